@@ -1,0 +1,188 @@
+/**
+ * The change-feed cursor (spec §2.4): an opaque base64url token clients hand back to resume.
+ *
+ * Binary layout, format version 1 (all integers big-endian):
+ *
+ *   offset  size  field
+ *   0       1     format version (1)
+ *   1       1     flags: bit 0 = block present; other bits must be 0
+ *   2       8     store epoch
+ *   10      8     chain id
+ *   18      8     processor instance id: first 8 bytes of sha256(instance string)
+ *   26      8     change sequence
+ *   34      8     block number          (only when the block flag is set)
+ *   42      32    block hash            (only when the block flag is set)
+ *   end-4   4     checksum: first 4 bytes of sha256 over every byte before it
+ *
+ * 38 bytes (51 characters) without a block, 78 bytes (104 characters) with one. The checksum
+ * detects corruption, not forgery. Every future format must keep the version in byte 0 and the
+ * checksum in the last 4 bytes, so an old binary can tell "damaged" from "newer format".
+ */
+import { createHash } from 'node:crypto';
+import { CodedError } from '../runtime/errors.js';
+import { readU64, u64Key } from './keys.js';
+
+export const CURSOR_FORMAT_VERSION = 1;
+
+export interface CursorBlock {
+  readonly number: number;
+  readonly hash: Uint8Array | `0x${string}`;
+}
+
+export interface CursorFields {
+  readonly epoch: bigint;
+  readonly chainId: number;
+  readonly instance: string;
+  readonly sequence: bigint;
+  readonly block?: CursorBlock;
+}
+
+/** What a decoder checks a cursor against: the store, chain and processor instance serving it. */
+export interface CursorExpectation {
+  readonly epoch: bigint;
+  readonly chainId: number;
+  readonly instance: string;
+}
+
+export interface DecodedCursor {
+  readonly version: number;
+  readonly epoch: bigint;
+  readonly chainId: number;
+  readonly instance: string;
+  readonly sequence: bigint;
+  readonly block?: { readonly number: number; readonly hash: `0x${string}` };
+}
+
+const FLAG_BLOCK = 0x01;
+const CHECKSUM_BYTES = 4;
+const HEADER_BYTES = 34;
+const BLOCK_BYTES = 40;
+const LENGTH_WITHOUT_BLOCK = HEADER_BYTES + CHECKSUM_BYTES;
+const LENGTH_WITH_BLOCK = HEADER_BYTES + BLOCK_BYTES + CHECKSUM_BYTES;
+/** Longer than any format this binary could be handed; refused before decoding. */
+const MAX_TOKEN_CHARS = 512;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const TOKEN_PREFIX_CHARS = 8;
+const U64_MAX = (1n << 64n) - 1n;
+
+export function encodeCursor(fields: CursorFields): string {
+  assertU64('epoch', fields.epoch);
+  assertU64('sequence', fields.sequence);
+  assertSafeNonNegative('chainId', fields.chainId);
+  const bytes = Buffer.alloc(fields.block ? LENGTH_WITH_BLOCK : LENGTH_WITHOUT_BLOCK);
+  bytes[0] = CURSOR_FORMAT_VERSION;
+  bytes[1] = fields.block ? FLAG_BLOCK : 0;
+  u64Key(fields.epoch).copy(bytes, 2);
+  u64Key(fields.chainId).copy(bytes, 10);
+  instanceId(fields.instance).copy(bytes, 18);
+  u64Key(fields.sequence).copy(bytes, 26);
+  if (fields.block) {
+    assertSafeNonNegative('block.number', fields.block.number);
+    u64Key(fields.block.number).copy(bytes, 34);
+    blockHashBytes(fields.block.hash).copy(bytes, 42);
+  }
+  checksum(bytes.subarray(0, bytes.length - CHECKSUM_BYTES)).copy(bytes, bytes.length - CHECKSUM_BYTES);
+  return bytes.toString('base64url');
+}
+
+/**
+ * Decodes a client's cursor and checks it belongs to `expect`. Throws CodedError:
+ * `cursor_invalid` when it is not a cursor or is damaged; `reset_required` when it is a sound
+ * cursor of another format version, store epoch, chain or processor instance.
+ */
+export function decodeCursor(token: string, expect: CursorExpectation): DecodedCursor {
+  const bytes = tokenBytes(token);
+  const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
+  if (!checksum(body).equals(bytes.subarray(bytes.length - CHECKSUM_BYTES))) {
+    throw invalid(token, 'cursor is corrupted (checksum mismatch)');
+  }
+  const version = bytes[0];
+  if (version !== CURSOR_FORMAT_VERSION) {
+    throw resetRequired(token, `incompatible cursor format (version ${version}; this node reads version ${CURSOR_FORMAT_VERSION})`, 'format_version');
+  }
+  const flags = bytes[1] ?? 0;
+  const hasBlock = flags === FLAG_BLOCK;
+  if ((flags !== 0 && !hasBlock) || bytes.length !== (hasBlock ? LENGTH_WITH_BLOCK : LENGTH_WITHOUT_BLOCK)) {
+    throw invalid(token, 'cursor is malformed');
+  }
+  checkBelongs(token, bytes, expect);
+  const decoded: DecodedCursor = {
+    version,
+    epoch: expect.epoch,
+    chainId: expect.chainId,
+    instance: expect.instance,
+    sequence: readU64(bytes, 26),
+  };
+  if (!hasBlock) return decoded;
+  const blockNumber = readU64(bytes, 34);
+  if (blockNumber > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid(token, 'cursor block number is out of range');
+  return { ...decoded, block: { number: Number(blockNumber), hash: `0x${bytes.subarray(42, 74).toString('hex')}` } };
+}
+
+function checkBelongs(token: string, bytes: Buffer, expect: CursorExpectation): void {
+  if (readU64(bytes, 2) !== expect.epoch) {
+    throw resetRequired(token, 'cursor belongs to another store epoch (the store was recreated or restored)', 'store_epoch');
+  }
+  const chainId = readU64(bytes, 10);
+  if (chainId !== BigInt(expect.chainId)) {
+    throw resetRequired(token, `cursor belongs to chain ${chainId}, this node serves chain ${expect.chainId}`, 'chain_id', {
+      cursorChainId: chainId.toString(),
+      chainId: expect.chainId,
+    });
+  }
+  if (!bytes.subarray(18, 26).equals(instanceId(expect.instance))) {
+    throw resetRequired(token, `cursor belongs to another processor instance than ${expect.instance}`, 'processor_instance', {
+      instance: expect.instance,
+    });
+  }
+}
+
+function tokenBytes(token: string): Buffer {
+  if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS || !BASE64URL.test(token)) {
+    throw invalid(String(token), 'cursor is not a base64url token');
+  }
+  const bytes = Buffer.from(token, 'base64url');
+  // Non-canonical spellings (stray bits in the last character) would decode to the same bytes.
+  if (bytes.toString('base64url') !== token) throw invalid(token, 'cursor is not a canonical base64url token');
+  if (bytes.length < 2 + CHECKSUM_BYTES) throw invalid(token, 'cursor is too short');
+  return bytes;
+}
+
+/** 64-bit id of a processor instance: a cursor of any other instance fails to match (up to a 2^-64 collision). */
+function instanceId(instance: string): Buffer {
+  return createHash('sha256').update(instance, 'utf8').digest().subarray(0, 8);
+}
+
+function checksum(body: Uint8Array): Buffer {
+  return createHash('sha256').update(body).digest().subarray(0, CHECKSUM_BYTES);
+}
+
+function blockHashBytes(hash: Uint8Array | string): Buffer {
+  if (typeof hash === 'string') {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new RangeError('cursor block hash must be 0x followed by 64 hex digits');
+    return Buffer.from(hash.slice(2), 'hex');
+  }
+  if (hash.length !== 32) throw new RangeError(`cursor block hash must be 32 bytes, got ${hash.length}`);
+  return Buffer.from(hash);
+}
+
+function assertU64(name: string, value: bigint): void {
+  if (value < 0n || value > U64_MAX) throw new RangeError(`cursor ${name} must fit in 64 bits, got ${value}`);
+}
+
+function assertSafeNonNegative(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`cursor ${name} must be a non-negative safe integer, got ${value}`);
+}
+
+/** Error details name the cursor by a short prefix only; the whole token is never echoed. */
+function tokenDetails(token: string): Record<string, unknown> {
+  return { cursorPrefix: token.length > TOKEN_PREFIX_CHARS ? `${token.slice(0, TOKEN_PREFIX_CHARS)}…` : token };
+}
+
+function invalid(token: string, message: string): CodedError {
+  return new CodedError('cursor_invalid', message, tokenDetails(token));
+}
+
+function resetRequired(token: string, message: string, reason: string, extra: Record<string, unknown> = {}): CodedError {
+  return new CodedError('reset_required', message, { ...tokenDetails(token), reason, ...extra });
+}

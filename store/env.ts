@@ -1,0 +1,184 @@
+/**
+ * `openStore`: the one LMDB environment of a data directory (`<dataDir>/db`) with its meta
+ * record checked and its tables opened through typed accessors. Table key layouts are listed
+ * in store/tables.ts.
+ *
+ * The same store may be opened from several worker threads of one process (lmdb-js shares the
+ * native environment between them). The data-directory write lock (store/lock.ts) is the
+ * caller's business: the node's root takes it once per process, the `db` commands take it too.
+ */
+import type { Database } from 'lmdb';
+import { recoverInterruptedCompaction } from './compaction-recovery.js';
+import { StoreChainMismatchError, StoreNotFoundError, StoreTableMissingError } from './errors.js';
+import { listTableNames, openEnvironment, openTable, storeExists, storePath, type RootEnvironment } from './environment.js';
+import { ensureMeta, readRawMeta, validateMeta, type MetaTable, type StoreMeta } from './meta.js';
+import {
+  CHAIN_TABLES,
+  META_TABLE,
+  parseProcessorTableName,
+  processorTableSpec,
+  SHARED_TABLES,
+  type ProcessorTableKind,
+  type TableSpec,
+} from './tables.js';
+
+export { STORE_SCHEMA_VERSION } from './meta.js';
+
+export interface OpenStoreOptions {
+  readonly dataDir: string;
+  /** The chain this node serves; recorded on first open, refused if the store holds another chain. */
+  readonly chainId?: number;
+  /** Open without creating anything; the store must exist. */
+  readonly readOnly?: boolean;
+}
+
+/** Raw bytes in, raw bytes out; keys are Buffers compared bytewise. */
+export type BinaryTable = Database<Buffer, Buffer>;
+/** msgpack-encoded records under binary keys; the owning lane narrows the record type. */
+export type BinaryKeyedRecordTable = Database<unknown, Buffer>;
+/** msgpack-encoded records under string keys. */
+export type StringKeyedRecordTable = Database<unknown, string>;
+
+export interface ChainTables {
+  readonly headers: BinaryTable;
+  readonly bodies: BinaryTable;
+  readonly receipts: BinaryTable;
+  readonly canonical: BinaryTable;
+  readonly hashToNumber: BinaryTable;
+  readonly journal: BinaryTable;
+}
+
+export interface ProcessorTables {
+  readonly instance: string;
+  readonly entities: BinaryTable;
+  readonly changes: BinaryTable;
+  readonly coverage: BinaryKeyedRecordTable;
+  readonly checkpoints: BinaryKeyedRecordTable;
+  readonly savepoints: StringKeyedRecordTable;
+  readonly artifacts: BinaryTable;
+  readonly state: BinaryTable;
+}
+
+export interface Store {
+  readonly env: RootEnvironment;
+  readonly dataDir: string;
+  /** The environment directory, `<dataDir>/db`. */
+  readonly path: string;
+  readonly readOnly: boolean;
+  readonly epoch: bigint;
+  readonly schemaVersion: number;
+  /** null until a node that names its chain has opened the store. */
+  readonly chainId: number | null;
+  readonly createdAt: string;
+  readonly meta: MetaTable;
+  readonly chain: ChainTables;
+  readonly consumers: StringKeyedRecordTable;
+  readonly snapshots: StringKeyedRecordTable;
+  readonly jobs: StringKeyedRecordTable;
+  /** The tables of one processor instance, created on first use (read-only: must exist). */
+  processor(instance: string): ProcessorTables;
+  /** Instances that have tables in this store. */
+  processorInstances(): string[];
+  /** Every table present on disk. */
+  tableNames(): string[];
+  close(): Promise<void>;
+}
+
+export function openStore(opts: OpenStoreOptions): Store {
+  const readOnly = opts.readOnly ?? false;
+  const path = storePath(opts.dataDir);
+  if (!readOnly) recoverInterruptedCompaction(opts.dataDir);
+  if (readOnly && !storeExists(path)) throw new StoreNotFoundError(path);
+
+  const env = openEnvironment(path, readOnly);
+  try {
+    const table = <V, K extends string | Buffer>(spec: TableSpec): Database<V, K> => {
+      const db = openTable<V, K>(env, spec);
+      if (!db) throw readOnly && !storeHasMeta(env) ? new StoreNotFoundError(path) : new StoreTableMissingError(path, spec.name);
+      return db;
+    };
+    const meta = table<unknown, string>(META_TABLE);
+    const hasOtherTables = listTableNames(env).some((name) => name !== META_TABLE.name);
+    const identity = readOnly ? validateMeta(readRawMeta(meta), path) : ensureMeta(meta, path, opts.chainId, hasOtherTables);
+    if (readOnly && opts.chainId !== undefined) ensureMetaChainMatches(identity, path, opts.chainId);
+    return buildStore(env, opts.dataDir, path, readOnly, identity, meta, table);
+  } catch (error) {
+    void env.close();
+    throw error;
+  }
+}
+
+function buildStore(
+  env: RootEnvironment,
+  dataDir: string,
+  path: string,
+  readOnly: boolean,
+  identity: StoreMeta,
+  meta: MetaTable,
+  table: <V, K extends string | Buffer>(spec: TableSpec) => Database<V, K>,
+): Store {
+  const chain: ChainTables = {
+    headers: table(CHAIN_TABLES.headers),
+    bodies: table(CHAIN_TABLES.bodies),
+    receipts: table(CHAIN_TABLES.receipts),
+    canonical: table(CHAIN_TABLES.canonical),
+    hashToNumber: table(CHAIN_TABLES.hashToNumber),
+    journal: table(CHAIN_TABLES.journal),
+  };
+  const processors = new Map<string, ProcessorTables>();
+  const openProcessor = (instance: string): ProcessorTables => {
+    const of = <V, K extends string | Buffer>(kind: ProcessorTableKind) => table<V, K>(processorTableSpec(instance, kind));
+    return {
+      instance,
+      entities: of('entities'),
+      changes: of('changes'),
+      coverage: of('coverage'),
+      checkpoints: of('checkpoints'),
+      savepoints: of('savepoints'),
+      artifacts: of('artifacts'),
+      state: of('state'),
+    };
+  };
+  return {
+    env,
+    dataDir,
+    path,
+    readOnly,
+    epoch: identity.epoch,
+    schemaVersion: identity.schemaVersion,
+    chainId: identity.chainId,
+    createdAt: identity.createdAt,
+    meta,
+    chain,
+    consumers: table(SHARED_TABLES.consumers),
+    snapshots: table(SHARED_TABLES.snapshots),
+    jobs: table(SHARED_TABLES.jobs),
+    processor(instance) {
+      let tables = processors.get(instance);
+      if (!tables) {
+        tables = openProcessor(instance);
+        processors.set(instance, tables);
+      }
+      return tables;
+    },
+    processorInstances() {
+      const instances = new Set<string>();
+      for (const name of listTableNames(env)) {
+        const parsed = parseProcessorTableName(name);
+        if (parsed) instances.add(parsed.instance);
+      }
+      return [...instances].sort();
+    },
+    tableNames: () => listTableNames(env),
+    close: () => env.close(),
+  };
+}
+
+function storeHasMeta(env: RootEnvironment): boolean {
+  return listTableNames(env).includes(META_TABLE.name);
+}
+
+/** A read-only open cannot record the chain, but it still refuses a store of another chain. */
+function ensureMetaChainMatches(identity: StoreMeta, path: string, chainId: number): void {
+  if (identity.chainId !== null && identity.chainId !== chainId) throw new StoreChainMismatchError(path, identity.chainId, chainId);
+}

@@ -1,0 +1,119 @@
+/**
+ * The registry of every LMDB sub-database (table) in the store: its name, key layout and
+ * value encoding. Every table is opened through this registry so that all threads agree
+ * on encodings, and `db inspect` / `db verify` can list and check what is on disk.
+ *
+ * Key layout ("u64" = 8-byte big-endian unsigned, "hash" = 32 raw bytes):
+ *
+ *   meta                      string name                 → msgpack value (see store/meta.ts)
+ *   chain.headers             hash (block hash)           → RLP header bytes
+ *   chain.bodies              hash (block hash)           → RLP body bytes (transactions, ommers, withdrawals)
+ *   chain.receipts            hash (block hash)           → encoded receipts of the block
+ *   chain.canonical           u64 (block number)          → hash of the canonical block at that height
+ *   chain.hashToNumber        hash (block hash)           → u64 block number
+ *   chain.journal             u64 (journal sequence)      → move (see store/journal.ts)
+ *   consumers                 string consumer id          → msgpack consumer record (owned by outbox)
+ *   snapshots                 string snapshot id          → msgpack snapshot record (query-and-follow)
+ *   jobs                      string job id               → msgpack history-job record
+ *
+ * Per processor instance (opened on demand, owned by that instance's writer only):
+ *
+ *   p.<instance>.entities     processor-defined bytes     → pre-rendered entity row bytes
+ *   p.<instance>.changes      u64 (change sequence)       → pre-rendered change envelope bytes
+ *   p.<instance>.coverage     u64 (first block of range)  → msgpack coverage record
+ *   p.<instance>.checkpoints  u64 (change sequence)       → msgpack recovery-checkpoint record
+ *   p.<instance>.savepoints   string savepoint id         → msgpack savepoint record
+ *   p.<instance>.artifacts    u64 (block number) ‖ bytes  → artifact bytes
+ *   p.<instance>.state        processor-defined bytes     → processor private state bytes
+ *
+ * No table is compressed: hot tables serve their bytes straight from the memory map.
+ */
+
+/** `binary`: keys are Buffers compared bytewise. `string`: UTF-8 keys (ordered-binary). */
+export type KeyEncoding = 'binary' | 'string';
+/** `binary`: values are raw Buffers. `msgpack`: values are msgpack-encoded records. */
+export type ValueEncoding = 'binary' | 'msgpack';
+
+export interface TableSpec {
+  readonly name: string;
+  readonly keyEncoding: KeyEncoding;
+  readonly valueEncoding: ValueEncoding;
+  /** Every key has exactly this many bytes (checked by `db verify`); undefined when keys vary. */
+  readonly keyWidth?: number;
+  /** A key that starts with a u64 in big-endian order (checked: at least 8 bytes). */
+  readonly keyStartsWithU64?: boolean;
+  readonly keyLayout: string;
+}
+
+export const META_TABLE: TableSpec = { name: 'meta', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string name' };
+
+export const CHAIN_TABLES = {
+  headers: { name: 'chain.headers', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
+  bodies: { name: 'chain.bodies', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
+  receipts: { name: 'chain.receipts', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
+  canonical: { name: 'chain.canonical', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 block number' },
+  hashToNumber: { name: 'chain.hashToNumber', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
+  journal: { name: 'chain.journal', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 journal sequence' },
+} as const satisfies Record<string, TableSpec>;
+
+export const SHARED_TABLES = {
+  consumers: { name: 'consumers', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string consumer id' },
+  snapshots: { name: 'snapshots', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string snapshot id' },
+  jobs: { name: 'jobs', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string job id' },
+} as const satisfies Record<string, TableSpec>;
+
+/** Tables that exist in every store, created when the store is created. */
+export const FIXED_TABLES: readonly TableSpec[] = [META_TABLE, ...Object.values(CHAIN_TABLES), ...Object.values(SHARED_TABLES)];
+
+type ProcessorTableShape = Omit<TableSpec, 'name'>;
+
+export const PROCESSOR_TABLE_SHAPES = {
+  entities: { keyEncoding: 'binary', valueEncoding: 'binary', keyLayout: 'processor-defined bytes' },
+  changes: { keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 change sequence' },
+  coverage: { keyEncoding: 'binary', valueEncoding: 'msgpack', keyWidth: 8, keyLayout: 'u64 first block of range' },
+  checkpoints: { keyEncoding: 'binary', valueEncoding: 'msgpack', keyWidth: 8, keyLayout: 'u64 change sequence' },
+  savepoints: { keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string savepoint id' },
+  artifacts: { keyEncoding: 'binary', valueEncoding: 'binary', keyStartsWithU64: true, keyLayout: 'u64 block number ‖ bytes' },
+  state: { keyEncoding: 'binary', valueEncoding: 'binary', keyLayout: 'processor-defined bytes' },
+} as const satisfies Record<string, ProcessorTableShape>;
+
+export type ProcessorTableKind = keyof typeof PROCESSOR_TABLE_SHAPES;
+export const PROCESSOR_TABLE_KINDS = Object.keys(PROCESSOR_TABLE_SHAPES) as ProcessorTableKind[];
+
+const PROCESSOR_PREFIX = 'p.';
+/** URL-safe, because instance ids appear in paths such as /v1/processors/{instance}. */
+const INSTANCE_ID = /^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/;
+
+export function assertProcessorInstanceId(instance: string): void {
+  if (!INSTANCE_ID.test(instance)) {
+    throw new RangeError(
+      `processor instance id ${JSON.stringify(instance.slice(0, 140))} is not valid: use 1-128 characters from A-Z a-z 0-9 . _ ~ @ : + - starting with a letter or digit`,
+    );
+  }
+}
+
+export function processorTableSpec(instance: string, kind: ProcessorTableKind): TableSpec {
+  assertProcessorInstanceId(instance);
+  return { name: `${PROCESSOR_PREFIX}${instance}.${kind}`, ...PROCESSOR_TABLE_SHAPES[kind] };
+}
+
+/** The spec of a table found on disk, or undefined when the name is not one this binary knows. */
+export function tableSpecByName(name: string): TableSpec | undefined {
+  const fixed = FIXED_TABLES.find((spec) => spec.name === name);
+  if (fixed) return fixed;
+  const parsed = parseProcessorTableName(name);
+  return parsed ? processorTableSpec(parsed.instance, parsed.kind) : undefined;
+}
+
+export function parseProcessorTableName(name: string): { instance: string; kind: ProcessorTableKind } | undefined {
+  if (!name.startsWith(PROCESSOR_PREFIX)) return undefined;
+  const lastDot = name.lastIndexOf('.');
+  const instance = name.slice(PROCESSOR_PREFIX.length, lastDot);
+  const kind = name.slice(lastDot + 1);
+  if (!isProcessorTableKind(kind) || !INSTANCE_ID.test(instance)) return undefined;
+  return { instance, kind };
+}
+
+function isProcessorTableKind(kind: string): kind is ProcessorTableKind {
+  return Object.hasOwn(PROCESSOR_TABLE_SHAPES, kind);
+}
