@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CodedError } from '../../runtime/errors.js';
+import { createTaskPool } from '../../runtime/pool.js';
+import { backoffDelay } from '../../runtime/supervisor.js';
+import { actorModule, child, lane, newSystem, quietPolicy, waitFor } from './helpers.js';
+
+test('a full mailbox makes senders wait and no message is lost, duplicated or reordered', async () => {
+  for (const batching of [true, false]) {
+    const system = newSystem({ batching });
+    system.startLane(lane('sink', [child('sink', 'counter', { mailboxCapacity: 4 })]));
+    system.startLane(lane('producers', [child('p1', 'producer'), child('p2', 'producer'), child('p3', 'producer')]));
+    await system.ask('sink', { type: 'slow', ms: 1 });
+    let maxDepth = 0;
+    const sampler = setInterval(() => {
+      const sink = system.actorStats().find((a) => a.name === 'sink')!;
+      maxDepth = Math.max(maxDepth, sink.mailboxDepth);
+    }, 1);
+    const perProducer = 300;
+    const results = await Promise.all(['p1', 'p2', 'p3'].map((p) => system.ask<{ sent: number; waited: number }>(p, { type: 'produce', to: 'sink', count: perProducer })));
+    clearInterval(sampler);
+    await waitFor(() => system.actorStats().find((a) => a.name === 'sink')!.mailboxDepth === 0, 5000, 'sink to drain');
+    const counted = await system.ask<{ total: number; outOfOrder: number; senders: Record<string, number> }>('sink', { type: 'count' });
+    assert.equal(counted.total, 3 * perProducer, `every message arrives exactly once (batching=${batching})`);
+    assert.equal(counted.outOfOrder, 0, 'per-sender order is kept');
+    assert.deepEqual(counted.senders, { p1: perProducer - 1, p2: perProducer - 1, p3: perProducer - 1 });
+    assert.ok(results.some((r) => r.waited > 0), 'producers had to wait for credit');
+    assert.ok(maxDepth <= 4, `depth never exceeds capacity (saw ${maxDepth})`);
+    const stats = system.actorStats().find((a) => a.name === 'sink')!;
+    assert.equal(stats.handled, BigInt(3 * perProducer + 2), 'handled counter counts every message');
+    await system.stop();
+  }
+});
+
+test('ask returns the handler result, carries coded errors and times out', async () => {
+  const system = newSystem();
+  system.startLane(lane('echo', [child('echo', 'counter')]));
+  assert.deepEqual(await system.ask('echo', { type: 'echo', value: { big: 2n ** 70n, list: [1, 'a'] } }), { big: 2n ** 70n, list: [1, 'a'] });
+  await assert.rejects(system.ask('echo', { type: 'fail-coded' }), (error: unknown) => error instanceof CodedError && error.code === 'invalid_request' && error.details?.why === 'test');
+  assert.equal(await system.ask('echo', { type: 'echo', value: 'still alive' }), 'still alive', 'a coded error does not crash the actor');
+  await system.ask('echo', { type: 'slow', ms: 300 });
+  const pending = system.ask('echo', { type: 'item', sender: 'x', seq: 0 }, 50);
+  await assert.rejects(pending, /did not answer 'item' within 50 ms/);
+  await system.stop();
+});
+
+test('a crashed actor is restarted with growing delays', async () => {
+  const system = newSystem();
+  const delays: number[] = [];
+  system.on('restarting', (_name: string, _attempt: number, delayMs: number) => delays.push(delayMs));
+  system.startLane(lane('flaky', [child('flaky', 'counter')], { intensity: 10, backoffInitialMs: 40, backoffMaxMs: 10_000 }));
+  for (let crash = 1; crash <= 3; crash += 1) {
+    const started = Date.now();
+    await assert.rejects(system.ask('flaky', { type: 'crash' }));
+    await waitFor(() => delays.length === crash, 5000, `restart ${crash}`);
+    assert.equal(await system.ask('flaky', { type: 'echo', value: crash }), crash, 'serves again after restart');
+    assert.ok(Date.now() - started >= delays[crash - 1]!, 'the restart waited its backoff');
+  }
+  assert.deepEqual(delays, [40, 80, 160]);
+  const status = system.laneStatuses().find((l) => l.lane === 'flaky')!;
+  assert.equal(status.restarts, 3);
+  assert.equal(status.state, 'ready');
+  assert.match(status.lastError ?? '', /crash on purpose/);
+  await system.stop();
+});
+
+test('a crash loop beyond the restart intensity escalates and marks the lane failed', async () => {
+  const system = newSystem();
+  const escalations: string[] = [];
+  system.on('escalated', (laneName: string) => escalations.push(laneName));
+  system.startLane(lane('loop', [child('loop', 'counter')], { intensity: 2, periodMs: 60_000, backoffInitialMs: 10 }));
+  system.startLane(lane('other', [child('other', 'counter')]));
+  const loopLane = () => system.laneStatuses().find((l) => l.lane === 'loop')!;
+  for (let i = 0; i < 3; i += 1) {
+    await assert.rejects(system.ask('loop', { type: 'crash' }), /crash on purpose/);
+    if (i < 2) await waitFor(() => loopLane().restarts === i + 1 && loopLane().state === 'ready', 5000, 'restart');
+  }
+  await waitFor(() => escalations.length === 1, 5000, 'escalation');
+  const status = system.laneStatuses().find((l) => l.lane === 'loop')!;
+  assert.equal(status.state, 'failed');
+  assert.match(status.failedReason ?? '', /restart intensity exceeded: 3 restarts/);
+  assert.equal(system.laneCounters().find((c) => c.lane === 'loop')!.escalations, 1);
+  await assert.rejects(system.ask('loop', { type: 'echo', value: 1 }), /lane 'loop' failed/);
+  assert.equal(await system.ask('other', { type: 'echo', value: 'ok' }), 'ok', 'other lanes keep serving');
+  await system.stop();
+});
+
+test('an actor over its memory budget dies alone and is restarted', async () => {
+  const system = newSystem();
+  system.startLane(lane('hog', [child('hog', 'hog', { memoryMb: 24 })]));
+  system.startLane(lane('bystander', [child('bystander', 'counter')]));
+  await system.ask('hog', { type: 'grow' });
+  await waitFor(() => system.actorStats().find((a) => a.name === 'hog')!.oomKills === 1, 20_000, 'the out-of-memory kill');
+  const hogLane = system.laneStatuses().find((l) => l.lane === 'hog')!;
+  assert.match(hogLane.lastError ?? '', /out of memory: exceeded its budget of 24 MB/);
+  assert.equal(await system.ask('bystander', { type: 'echo', value: 'unaffected' }), 'unaffected');
+  await waitFor(() => system.laneStatuses().find((l) => l.lane === 'hog')!.state === 'ready', 5000, 'hog restart');
+  assert.equal(await system.ask('hog', { type: 'ping' }), 'pong', 'the restarted actor serves again');
+  await system.stop();
+});
+
+test('actors run CPU tasks on the shared piscina pool', async () => {
+  const pool = createTaskPool({ module: actorModule('tasks'), threads: 2 });
+  const system = newSystem({ pool });
+  system.startLane(lane('hog', [child('hog', 'hog')]));
+  assert.equal(await system.ask('hog', { type: 'task', n: 12 }), 144);
+  const threads = new Set(await Promise.all([1, 2, 3, 4].map(() => pool.run<number>('threadId', null))));
+  assert.equal(threads.size, 2, 'the pool runs tasks on its configured number of threads');
+  await system.stop();
+  await pool.destroy();
+});
+
+test('backoff grows exponentially, is capped and jittered within bounds', () => {
+  const policy = { ...quietPolicy, backoffInitialMs: 100, backoffMaxMs: 1000, jitter: 0.5 };
+  assert.equal(backoffDelay(1, policy, () => 0.5), 100);
+  assert.equal(backoffDelay(3, policy, () => 0.5), 400);
+  assert.equal(backoffDelay(10, policy, () => 0.5), 1000);
+  assert.equal(backoffDelay(2, policy, () => 0), 100);
+  assert.equal(backoffDelay(2, policy, () => 1), 300);
+});
