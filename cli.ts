@@ -1,1 +1,109 @@
-export {};
+#!/usr/bin/env node
+/**
+ * `chain-node`: start the node, check a configuration, and run the store commands.
+ * Exit codes: 0 success, 1 failure (bad config, store locked, verification failed), 2 usage error.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, describeConfig, loadConfig } from './actors/node/config.js';
+import { runNode } from './actors/node/main.js';
+import { dbCompact, dbInspect, dbVerify } from './store/commands.js';
+import { DataDirLockedError } from './store/lock.js';
+
+const USAGE = `chain-node — a self-hosted Ethereum data node
+
+Usage:
+  chain-node start --config FILE [--set dotted.key=value ...]
+      Run the node. Each --set overrides one config key, parsed by that key's type
+      (e.g. --set listeners.api=127.0.0.1:18080 --set data_dir=/tmp/x).
+  chain-node config check --config FILE [--set dotted.key=value ...]
+      Validate the configuration and print the effective config as JSON (secrets masked).
+  chain-node db inspect --data-dir DIR
+      Print the store epoch, schema version, chain id and every table with entries and size.
+  chain-node db verify --data-dir DIR
+      Check the store's invariants; exit 1 when any check fails.
+  chain-node db compact --data-dir DIR
+      Copy the store compacted and swap it in safely.
+  chain-node help
+
+The db commands take the data-directory write lock and refuse while a node holds it.
+`;
+
+class UsageError extends Error {}
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): Record<string, unknown> {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: false });
+    return parsed.values as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+const CONFIG_OPTIONS = { config: { type: 'string' }, set: { type: 'string', multiple: true } } as const;
+const DB_OPTIONS = { 'data-dir': { type: 'string' } } as const;
+
+function requireString(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    case 'start': {
+      const values = parse(rest, CONFIG_OPTIONS);
+      runNode(loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
+      return -1;
+    }
+    case 'config': {
+      const [sub, ...flags] = rest;
+      if (sub !== 'check') throw new UsageError(`unknown config command '${sub ?? ''}'`);
+      const values = parse(flags, CONFIG_OPTIONS);
+      printJson(describeConfig(loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? [])));
+      return 0;
+    }
+    case 'db': {
+      const [sub, ...flags] = rest;
+      const run = { inspect: dbInspect, verify: dbVerify, compact: dbCompact }[sub ?? ''];
+      if (!run) throw new UsageError(`unknown db command '${sub ?? ''}'`);
+      const values = parse(flags, DB_OPTIONS);
+      const result = await run(requireString(values, 'data-dir'));
+      printJson(result);
+      return 'ok' in result && result.ok === false ? 1 : 0;
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`chain-node: ${error.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (error instanceof ConfigError) {
+      process.stderr.write(`chain-node: invalid configuration\n${error.message}\n`);
+      process.exitCode = 1;
+    } else if (error instanceof DataDirLockedError) {
+      process.stderr.write(`chain-node: ${error.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`chain-node: ${(error as Error).message ?? String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,117 @@
+/**
+ * The root actor (`node`), on the main thread: takes the data-directory lock, creates or opens
+ * the store, starts every lane under its supervisor, answers the lanes' questions about readiness
+ * and metrics, and shuts everything down in order on SIGINT/SIGTERM.
+ *
+ * Accepts (from lanes): ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
+ * `listening {listener, address, port}`.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ActorSystem } from '../../runtime/system.js';
+import type { LaneSpec } from '../../runtime/supervisor.js';
+import { createTaskPool } from '../../runtime/pool.js';
+import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
+import { acquireDataDirLock } from '../../store/lock.js';
+import { openStore } from '../../store/env.js';
+import { epochToHex } from '../../store/meta.js';
+import { ensureP2pSecret } from '../../store/secret.js';
+import type { ReadinessReport } from '../../api/operational.js';
+import type { LoadedConfig } from './config.js';
+import { buildLanes, STOP_ORDER } from './lanes.js';
+import { createRootMetrics } from './metrics.js';
+
+export interface RunningNode {
+  readonly system: ActorSystem;
+  /** Resolves when the node has stopped. */
+  readonly stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly log?: Logger;
+  /** Lanes started after the configured ones (fault drills and tests of the supervision surface). */
+  readonly extraLanes?: readonly LaneSpec[];
+}
+
+export function startNode(loaded: LoadedConfig, options: StartOptions = {}): RunningNode {
+  const log = options.log ?? createLogger({ lane: 'node', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
+  const { config, dataDir } = loaded;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lock = acquireDataDirLock(dataDir, 'node');
+  let store;
+  try {
+    ensureP2pSecret(dataDir);
+    store = openStore({ dataDir });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  log.info('store open', { dataDir, storeEpoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion });
+
+  const pool = createTaskPool({ module: fileURLToPath(new URL('../tasks.js', import.meta.url)), threads: config.runtime.pool_threads });
+  const system = new ActorSystem({ log, logLevel: config.log.level, logRate: config.log.max_lines_per_second, batching: config.runtime.message_batching, pool });
+  const readiness = (): ReadinessReport => {
+    const lanes = system.laneStatuses();
+    return { ready: lanes.every((lane) => !lane.required || lane.state === 'ready'), lanes };
+  };
+  const metrics = createRootMetrics(system, () => readiness().ready);
+  system.handleRoot((message, from) => {
+    switch (message.type) {
+      case 'readiness':
+        return readiness();
+      case 'metrics':
+        return metrics.text();
+      case 'listening':
+        log.info('listening', { listener: message.listener, address: message.address, port: message.port, actor: from });
+        return undefined;
+      default:
+        throw new Error(`the node does not accept '${message.type}' (from ${from})`);
+    }
+  });
+  system.on('escalated', (lane: string, reason: string) => log.error('lane failed; the node is not ready', { lane, reason }));
+  for (const lane of [...buildLanes(config, dataDir), ...(options.extraLanes ?? [])]) system.startLane(lane);
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => { resolveStopped = resolve; });
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      log.info('stopping');
+      await system.stop(STOP_ORDER);
+      await pool.destroy();
+      await store.close();
+      lock.release();
+      log.info('stopped');
+      resolveStopped();
+    })();
+    return stopping;
+  };
+  return { system, stopped, stop };
+}
+
+/** Runs the node until SIGINT/SIGTERM, then stops it within the configured shutdown budget and exits 0. */
+export function runNode(loaded: LoadedConfig): void {
+  const log = createLogger({ lane: 'node', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
+  const node = startNode(loaded, { log });
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      log.warn('second signal: exiting without a graceful stop', { signal });
+      process.exit(130);
+    }
+    log.info('signal received', { signal });
+    const budgetMs = loaded.config.runtime.shutdown_timeout_seconds * 1000;
+    setTimeout(() => {
+      log.error('graceful stop exceeded its budget; exiting', { budgetMs });
+      process.exit(1);
+    }, budgetMs + 2000).unref();
+    node.stop().then(() => process.exit(0), (error) => {
+      log.error('stop failed', errorFields(error));
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

@@ -1,0 +1,70 @@
+/**
+ * Every runtime metric, declared in one place: read at scrape time from the actors' shared
+ * mailbox control blocks and the supervisors, then merged with each actor's own registry.
+ * Labels are actor and lane names from the configuration, so cardinality is bounded.
+ */
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { ActorSystem } from '../../runtime/system.js';
+import type { LaneState } from '../../runtime/supervisor.js';
+
+const LANE_STATES: readonly LaneState[] = ['starting', 'ready', 'degraded', 'restarting', 'failed', 'stopped'];
+
+export interface RootMetrics {
+  text(): Promise<string>;
+}
+
+export function createRootMetrics(system: ActorSystem, isReady: () => boolean): RootMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const perActor = ['actor', 'lane'] as const;
+  new Gauge({
+    name: 'chain_node_actor_mailbox_depth', help: 'Messages in the actor mailbox (reserved and not yet handled)', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.mailboxDepth); },
+  });
+  new Gauge({
+    name: 'chain_node_actor_mailbox_capacity', help: 'Configured mailbox capacity', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.mailboxCapacity); },
+  });
+  new Counter({
+    name: 'chain_node_actor_messages_handled_total', help: 'Messages handled by the current incarnation of the actor', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.inc({ actor: a.name, lane: a.lane }, Number(a.handled)); },
+  });
+  new Gauge({
+    name: 'chain_node_actor_heap_used_bytes', help: 'V8 heap used by the actor worker', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.heapUsedBytes); },
+  });
+  new Gauge({
+    name: 'chain_node_actor_up', help: '1 while the actor worker runs', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.running ? 1 : 0); },
+  });
+  new Counter({
+    name: 'chain_node_actor_memory_budget_kills_total', help: 'Actor workers killed for exceeding their memory budget', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.inc({ actor: a.name, lane: a.lane }, a.oomKills); },
+  });
+  new Counter({
+    name: 'chain_node_lane_restarts_total', help: 'Actor restarts by the lane supervisor', labelNames: ['lane'], registers: [registry],
+    collect() { this.reset(); for (const l of system.laneCounters()) this.inc({ lane: l.lane }, l.restarts); },
+  });
+  new Counter({
+    name: 'chain_node_lane_escalations_total', help: 'Times the lane exceeded its restart intensity and was marked failed', labelNames: ['lane'], registers: [registry],
+    collect() { this.reset(); for (const l of system.laneCounters()) this.inc({ lane: l.lane }, l.escalations); },
+  });
+  new Gauge({
+    name: 'chain_node_lane_state', help: '1 for the current state of each lane', labelNames: ['lane', 'state'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const l of system.laneCounters()) for (const state of LANE_STATES) this.set({ lane: l.lane, state }, l.state === state ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'chain_node_ready', help: '1 when every required lane is ready', registers: [registry],
+    collect() { this.set(isReady() ? 1 : 0); },
+  });
+  return {
+    async text() {
+      const own = await registry.getMetricsAsJSON();
+      const actors = (await system.collectActorMetrics()) as typeof own[];
+      return AggregatorRegistry.aggregate([own, ...actors]).metrics();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The aggregate API listener's uWS application: every route of every module, the fallback for
+ * unknown routes and methods, and per-route request metrics.
+ */
+import uWS from 'uWebSockets.js';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { fallback, route, type HttpOptions } from './http.js';
+import { patternMatches, type Route } from './routes.js';
+import type { Logger } from '../runtime/log.js';
+
+export interface ApiServerOptions {
+  readonly routes: readonly Route[];
+  readonly maxBodyBytes: number;
+  readonly maxUrlBytes: number;
+  readonly log: Logger;
+  readonly metrics: Registry;
+}
+
+export interface ApiApp {
+  readonly app: uWS.TemplatedApp;
+  /** Requests being answered right now. */
+  readonly inFlight: { count: number };
+}
+
+export function createApiApp(options: ApiServerOptions): ApiApp {
+  const app = uWS.App();
+  const inFlight = { count: 0 };
+  const requests = new Counter({ name: 'chain_node_http_requests_total', help: 'HTTP requests answered, by route pattern and status', labelNames: ['route', 'status'], registers: [options.metrics] });
+  const duration = new Histogram({
+    name: 'chain_node_http_request_duration_seconds', help: 'Time from request to response, by route pattern', labelNames: ['route'],
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [options.metrics],
+  });
+  const http: HttpOptions = {
+    maxBodyBytes: options.maxBodyBytes, maxUrlBytes: options.maxUrlBytes, log: options.log, inFlight,
+    onResponse: (pattern, status, seconds) => {
+      requests.inc({ route: pattern, status: String(status) });
+      duration.observe({ route: pattern }, seconds);
+    },
+  };
+  for (const r of options.routes) route(app, r.method, r.pattern, r.handler, http);
+  const allowed = (path: string) => [...new Set(options.routes.filter((r) => patternMatches(r.pattern, path)).map((r) => r.method.toUpperCase()))];
+  fallback(app, allowed, http);
+  return { app, inFlight };
+}
+
+/** Listens on `host:port`; resolves with the listen socket and the port actually bound (for port 0). */
+export function listen(app: uWS.TemplatedApp, address: string): Promise<{ socket: uWS.us_listen_socket; port: number }> {
+  const separator = address.lastIndexOf(':');
+  const host = address.slice(0, separator).replace(/^\[|\]$/g, '');
+  const port = Number(address.slice(separator + 1));
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (socket === false) reject(new Error(`cannot listen on ${address}: address in use or not available`));
+      else resolve({ socket, port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket) });
+    });
+  });
+}
+
+export function closeListenSocket(socket: uWS.us_listen_socket): void {
+  uWS.us_listen_socket_close(socket);
+}
