@@ -11,7 +11,7 @@ import { errorFields } from '../runtime/log.js';
 import { openStore, type Store } from '../store/env.js';
 import { epochToHex } from '../store/meta.js';
 import { operationalRoutes, type ReadinessReport } from '../api/operational.js';
-import { closeListenSocket, createApiApp, listen, type ApiApp } from '../api/server.js';
+import { closeApp, closeListenSocket, createApiApp, listen, type ApiApp } from '../api/server.js';
 import type uWS from 'uWebSockets.js';
 
 export interface ListenerArgs {
@@ -50,11 +50,15 @@ export default defineActor<State, ListenerArgs>({
   handle(message) {
     throw new Error(`listener does not accept '${message.type}'`);
   },
+  abort(state) {
+    closeApp(state.api.app);
+  },
   async stop(state, ctx) {
     closeListenSocket(state.socket);
     const deadline = Date.now() + ctx.args.drainMs;
     while (state.api.inFlight.count > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     if (state.api.inFlight.count > 0) ctx.log.warn('stopping with requests still in flight', { inFlight: state.api.inFlight.count });
+    closeApp(state.api.app);
     try {
       await state.store.close();
     } catch (error) {

@@ -59,3 +59,12 @@ export function listen(app: uWS.TemplatedApp, address: string): Promise<{ socket
 export function closeListenSocket(socket: uWS.us_listen_socket): void {
   uWS.us_listen_socket_close(socket);
 }
+
+/**
+ * Closes every connection of the app (idle keep-alive ones too). A worker must do this before
+ * it exits: a uWS socket left open aborts the process when the worker's event loop closes.
+ * `close()` exists in this uWS build but is missing from its typings.
+ */
+export function closeApp(app: uWS.TemplatedApp): void {
+  (app as uWS.TemplatedApp & { close(): void }).close();
+}

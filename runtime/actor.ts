@@ -32,6 +32,11 @@ export interface ActorDefinition<State, Args = unknown> {
   handle(message: Message, state: State, ctx: ActorContext<Args>, from: string): unknown;
   /** Graceful stop: finish open work (e.g. close listen sockets, commit the open transaction). */
   stop?(state: State, ctx: ActorContext<Args>): void | Promise<void>;
+  /**
+   * Last breath before a crash, synchronous: release native resources that must not outlive the
+   * worker (a uWS socket left open aborts the whole process when the worker's loop closes).
+   */
+  abort?(state: State): void;
 }
 
 export function defineActor<State, Args = unknown>(definition: ActorDefinition<State, Args>): ActorDefinition<State, Args> {

@@ -33,6 +33,8 @@ export interface WorkerBoot {
   readonly logLevel: string;
   readonly logRate: number;
   readonly batching: boolean;
+  /** The worker's V8 heap budget; the worker stops itself cleanly before V8's hard limit kills it. */
+  readonly memoryMb: number;
 }
 
 /** Control messages, root → worker (structured clone, ports transferred). */
@@ -42,6 +44,7 @@ export type ToWorker =
   | { readonly t: 'unlink'; readonly to: string }
   | { readonly t: 'inbound'; readonly from: string; readonly port: MessagePort }
   | { readonly t: 'stop' }
+  | { readonly t: 'crash'; readonly reason: string }
   | { readonly t: 'metrics'; readonly id: number }
   | { readonly t: 'root'; readonly bytes: Uint8Array }
   | { readonly t: 'task-done'; readonly id: number; readonly ok: boolean; readonly value: unknown };
@@ -53,4 +56,5 @@ export type FromWorker =
   | { readonly t: 'metrics'; readonly id: number; readonly json: unknown }
   | { readonly t: 'root'; readonly bytes: Uint8Array }
   | { readonly t: 'task'; readonly id: number; readonly name: string; readonly input: unknown }
+  | { readonly t: 'crashed'; readonly reason: string; readonly memoryBudget: boolean }
   | { readonly t: 'stopped' };

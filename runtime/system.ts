@@ -174,12 +174,15 @@ export class ActorSystem extends EventEmitter {
     for (const link of this.rootLinks.values()) link.fail('system stopped');
   }
 
-  /** Crashes one actor on purpose (tests and fault drills): terminates its worker as if it had died. */
-  async kill(name: string): Promise<void> {
+  /** Crashes one actor on purpose (fault drills): it dies as on an uncaught error and its supervisor takes over. */
+  kill(name: string, reason = 'killed by a fault drill'): Promise<void> {
     const slot = this.slots.get(name);
-    if (!slot?.current) throw new Error(`actor '${name}' is not running`);
-    slot.current.exitReason = 'killed';
-    await slot.current.worker.terminate();
+    if (!slot?.current) return Promise.reject(new Error(`actor '${name}' is not running`));
+    const { worker } = slot.current;
+    return new Promise((resolve) => {
+      worker.once('exit', () => resolve());
+      this.post(slot, { t: 'crash', reason });
+    });
   }
 
   private async stopLanes(lanes: readonly string[]): Promise<void> {
@@ -214,7 +217,7 @@ export class ActorSystem extends EventEmitter {
     const worker = new Worker(HOST, {
       workerData: {
         name: spec.name, lane: slot.supervisor.lane, module: spec.module, mailbox: slot.mailbox, args: spec.args,
-        logLevel: this.options.logLevel, logRate: this.options.logRate, batching: this.options.batching ?? true,
+        logLevel: this.options.logLevel, logRate: this.options.logRate, batching: this.options.batching ?? true, memoryMb: spec.memoryMb,
       },
       resourceLimits: {
         maxOldGenerationSizeMb: spec.memoryMb,
@@ -228,6 +231,7 @@ export class ActorSystem extends EventEmitter {
     worker.on('message', (message: FromWorker) => this.onWorkerMessage(slot, message));
     worker.on('error', (error: Error & { code?: string }) => {
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        if (incarnation.exitReason?.startsWith('out of memory')) return;
         slot.oomKills += 1;
         incarnation.exitReason = `out of memory: exceeded its budget of ${spec.memoryMb} MB`;
       } else {
@@ -306,6 +310,12 @@ export class ActorSystem extends EventEmitter {
         return;
       case 'task':
         void this.runTask(slot, message.id, message.name, message.input);
+        return;
+      case 'crashed':
+        if (slot.current) {
+          slot.current.exitReason = message.memoryBudget ? `out of memory: exceeded its budget of ${slot.spec.memoryMb} MB (${message.reason})` : message.reason;
+          if (message.memoryBudget) slot.oomKills += 1;
+        }
         return;
       case 'stopped':
         return;

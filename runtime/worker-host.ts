@@ -143,15 +143,46 @@ function reply(delivery: Delivery, ok: boolean, value: unknown): void {
   delivery.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
 }
 
-function crash(error: unknown): never {
+let crashed = false;
+
+/** Let it crash: report why, release native resources, and end the worker; the supervisor decides what next. */
+function crash(error: unknown, memoryBudget = false): void {
+  if (crashed) return;
+  crashed = true;
   log.error('actor crashed', errorFields(error));
+  post({ t: 'crashed', reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error), memoryBudget });
+  try {
+    if (definition?.abort) definition.abort(state);
+  } catch (abortError) {
+    log.error('actor abort hook failed', errorFields(abortError));
+  }
   mailbox.close();
-  throw error;
+  // Replies already posted on actor ports reach their askers before the exit is seen.
+  setTimeout(() => process.exit(1), 25);
+}
+
+process.on('uncaughtException', (error) => crash(error));
+process.on('unhandledRejection', (error) => crash(error));
+
+/**
+ * V8 kills a worker that reaches its heap limit without running any code, which is fatal to the
+ * whole process when the worker holds native sockets. Stopping at 90% of the budget keeps the
+ * death clean; V8's hard limit remains the backstop.
+ */
+function watchMemory(): void {
+  const budget = boot.memoryMb * 1024 * 1024;
+  const check = () => {
+    const used = getHeapStatistics().used_heap_size;
+    mailbox.setHeapUsed(used);
+    if (used > budget * 0.9) crash(new Error(`out of memory: heap ${Math.round(used / 1048576)} MB reached 90% of its budget of ${boot.memoryMb} MB`), true);
+  };
+  check();
+  setInterval(check, 100).unref();
 }
 
 /** Handles queued deliveries one at a time; synchronous handlers never yield to the event loop between messages. */
 function drain(): void {
-  if (handling || definition === null || stopping) return;
+  if (handling || definition === null || stopping || crashed) return;
   handling = true;
   void (async () => {
     for (let delivery = inbox.shift(); delivery !== undefined; delivery = inbox.shift()) {
@@ -161,9 +192,8 @@ function drain(): void {
         if (result instanceof Promise) result = await result;
       } catch (error) {
         if (delivery.askId !== null) reply(delivery, false, toRemoteError(error));
-        if (!(error instanceof CodedError)) setImmediate(() => crash(error));
         mailbox.release();
-        if (!(error instanceof CodedError)) return;
+        if (!(error instanceof CodedError)) return setImmediate(() => crash(error));
         continue;
       }
       if (delivery.askId !== null) reply(delivery, true, result);
@@ -237,16 +267,14 @@ control.on('message', (message: ToWorker) => {
     case 'stop':
       void stop();
       return;
+    case 'crash':
+      crash(new Error(message.reason));
+      return;
   }
 });
 
-function reportHeap(): void {
-  mailbox.setHeapUsed(getHeapStatistics().used_heap_size);
-}
-
 async function start(): Promise<void> {
-  reportHeap();
-  setInterval(reportHeap, 1000).unref();
+  watchMemory();
   const moduleUrl = boot.module.startsWith('file:') ? boot.module : pathToFileURL(boot.module).href;
   const loaded = (await import(moduleUrl)) as { default: ActorDefinition<unknown, unknown> };
   state = await loaded.default.init(ctx);

@@ -7,10 +7,10 @@ import { z } from 'zod';
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
 
 /** `host:port` with a port in 0–65535 (0 picks a free port). */
-const listenAddress = z.string().regex(HOST_PORT, 'expected host:port, e.g. 127.0.0.1:8080').refine((value) => {
-  const port = Number(HOST_PORT.exec(value)?.groups?.port);
+const listenAddress = z.string().refine((value) => {
+  const port = Number(HOST_PORT.exec(value)?.groups?.port ?? NaN);
   return port >= 0 && port <= 65535;
-}, 'expected a port between 0 and 65535');
+}, 'expected host:port with a port between 0 and 65535, e.g. 127.0.0.1:8080');
 
 const positiveInt = z.number().int().positive();
 

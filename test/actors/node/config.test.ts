@@ -1,0 +1,124 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, describeConfig, loadConfig } from '../../../actors/node/config.js';
+import { PROJECT_ROOT } from '../../support/paths.js';
+import { runCli } from '../../support/node-process.js';
+
+function withConfig(toml: string, run: (file: string, dir: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-config-'));
+  try {
+    const file = join(dir, 'node.toml');
+    writeFileSync(file, toml);
+    run(file, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function problems(run: () => unknown): Array<{ key: string; value: string; expected: string }> {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return [...error.problems];
+  }
+  assert.fail('expected the configuration to be rejected');
+}
+
+test('config.example.toml is valid and lists every key of the schema with its default', () => {
+  const loaded = loadConfig(join(PROJECT_ROOT, 'config.example.toml'));
+  withConfig('', (file) => {
+    const defaults = loadConfig(file);
+    assert.deepEqual({ ...loaded.config, data_dir: '' }, { ...defaults.config, data_dir: '' }, 'the example shows exactly the defaults');
+  });
+  assert.equal(loaded.config.listeners.api, '127.0.0.1:8080');
+  assert.equal(loaded.config.listeners.rpc_http, '127.0.0.1:8545');
+  assert.equal(loaded.config.listeners.rpc_ws, '127.0.0.1:8546');
+  assert.equal(loaded.config.auth.token_file, '');
+});
+
+test('unknown keys and wrong types are rejected with the key, the value and what was expected', () => {
+  withConfig('data_dir = 5\n[listeners]\napi = "localhost"\nextra = 1\n[actors.listener]\nmemory_mb = "lots"\n[bogus]\n', (file) => {
+    const found = problems(() => loadConfig(file));
+    const byKey = Object.fromEntries(found.map((p) => [p.key, p]));
+    assert.match(byKey.data_dir!.expected, /expected string/);
+    assert.equal(byKey.data_dir!.value, '5');
+    assert.match(byKey['listeners.api']!.expected, /host:port/);
+    assert.equal(byKey['listeners.api']!.value, '"localhost"');
+    assert.match(byKey['listeners.extra']!.expected, /unknown key; expected one of: api, rpc_http, rpc_ws/);
+    assert.match(byKey['actors.listener.memory_mb']!.expected, /expected number/);
+    assert.match(byKey.bogus!.expected, /unknown key/);
+  });
+  withConfig('data_dir = [unterminated', (file) => {
+    assert.match(problems(() => loadConfig(file))[0]!.expected, /valid TOML/);
+  });
+});
+
+test('--set overrides one key, parsed by that key\'s type', () => {
+  withConfig('', (file) => {
+    const loaded = loadConfig(file, ['listeners.api=127.0.0.1:18080', 'data_dir=/tmp/x', 'runtime.pool_threads=4', 'runtime.message_batching=false', 'log.level=debug']);
+    assert.equal(loaded.config.listeners.api, '127.0.0.1:18080');
+    assert.equal(loaded.dataDir, '/tmp/x');
+    assert.equal(loaded.config.runtime.pool_threads, 4);
+    assert.equal(loaded.config.runtime.message_batching, false);
+    assert.equal(loaded.config.log.level, 'debug');
+    assert.match(problems(() => loadConfig(file, ['runtime.pool_threads=four']))[0]!.expected, /a number/);
+    assert.match(problems(() => loadConfig(file, ['runtime.message_batching=yes']))[0]!.expected, /true or false/);
+    assert.match(problems(() => loadConfig(file, ['runtime.nope=1']))[0]!.expected, /exists in the configuration schema/);
+    assert.match(problems(() => loadConfig(file, ['log.level=loud']))[0]!.expected, /expected one of/);
+    assert.match(problems(() => loadConfig(file, ['no-equals-sign']))[0]!.expected, /dotted.key=value/);
+  });
+});
+
+test('the API token comes from an owner-only environment file and is masked in the effective config', () => {
+  withConfig('[auth]\ntoken_file = "api.env"\n', (file, dir) => {
+    const tokenFile = join(dir, 'api.env');
+    writeFileSync(tokenFile, 'CHAIN_NODE_API_TOKEN=s3cret-token-value-0123456789\n', { mode: 0o600 });
+    const loaded = loadConfig(file);
+    assert.equal(loaded.apiToken, 's3cret-token-value-0123456789');
+    const shown = JSON.stringify(describeConfig(loaded));
+    assert.ok(!shown.includes('s3cret'), 'the effective config never shows the token');
+    assert.match(shown, /"token":"\*+"/);
+    chmodSync(tokenFile, 0o644);
+    const [problem] = problems(() => loadConfig(file));
+    assert.equal(problem!.key, 'auth.token_file');
+    assert.match(problem!.expected, /readable only by its owner \(mode is 644/);
+    chmodSync(tokenFile, 0o600);
+    writeFileSync(tokenFile, 'OTHER=1\n');
+    assert.match(problems(() => loadConfig(file))[0]!.expected, /CHAIN_NODE_API_TOKEN=<token>/);
+  });
+  withConfig('[auth]\ntoken_file = "missing.env"\n', (file) => {
+    assert.match(problems(() => loadConfig(file))[0]!.expected, /existing environment file/);
+  });
+});
+
+test('`config check` prints the effective config, and exits 1 naming the key on a bad config; unknown commands exit 2', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-config-cli-'));
+  try {
+    const file = join(dir, 'node.toml');
+    writeFileSync(file, '[runtime]\npool_threads = 3\n');
+    const ok = await runCli(['config', 'check', '--config', file, '--set', 'listeners.api=127.0.0.1:9999']);
+    assert.equal(ok.code, 0, ok.stderr);
+    const effective = JSON.parse(ok.stdout) as { runtime: { pool_threads: number }; listeners: { api: string } };
+    assert.equal(effective.runtime.pool_threads, 3);
+    assert.equal(effective.listeners.api, '127.0.0.1:9999');
+    writeFileSync(file, '[runtime]\npool_threads = -1\n');
+    const bad = await runCli(['config', 'check', '--config', file]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /config key 'runtime.pool_threads' = -1: .*expected/i);
+    const badStart = await runCli(['start', '--config', file]);
+    assert.equal(badStart.code, 1, 'a bad config stops start-up');
+    assert.match(badStart.stderr, /runtime.pool_threads/);
+    for (const args of [['frobnicate'], ['start', '--config', file, '--verbose'], ['db', 'explode', '--data-dir', dir], ['config', 'check']]) {
+      const usage = await runCli(args);
+      assert.equal(usage.code, 2, `usage error for ${args.join(' ')}`);
+      assert.match(usage.stderr, /Usage:/);
+    }
+    assert.equal((await runCli(['--help'])).code, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

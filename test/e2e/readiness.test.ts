@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../actors/node/config.js';
+import { startNode } from '../../actors/node/main.js';
+import { createLogger } from '../../runtime/log.js';
+import { freePort } from '../support/ports.js';
+import { child, lane } from '../runtime/helpers.js';
+
+test('a lane that exceeds its restart intensity makes /health/ready answer 503 with the reason, and metrics count it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-ready-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'node.toml'), `data_dir = "data"\n[listeners]\napi = "127.0.0.1:${port}"\n[log]\nlevel = "silent"\n`);
+  const node = startNode(loadConfig(join(dir, 'node.toml')), {
+    log: createLogger({ lane: 'node', level: 'silent', maxLinesPerSecond: 10 }),
+    extraLanes: [lane('upstream', [child('upstream', 'crash-on-start')], { intensity: 2, periodMs: 60_000, backoffInitialMs: 10 })],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    let body: { status: string; reasons: string[]; lanes: Array<{ lane: string; state: string; failedReason: string | null }> } | undefined;
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      try {
+        const response = await fetch(`${base}/health/ready`);
+        body = await response.json() as typeof body;
+        if (body!.lanes.find((l) => l.lane === 'upstream')?.state === 'failed') {
+          assert.equal(response.status, 503);
+          break;
+        }
+      } catch {
+        // listener still starting
+      }
+      if (Date.now() > deadline) throw new Error(`lane never failed: ${JSON.stringify(body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(body!.status, 'not_ready');
+    assert.match(body!.reasons.join('\n'), /lane 'upstream' is failed: restart intensity exceeded: 3 restarts .*the upstream refused on purpose/);
+    assert.equal(body!.lanes.find((l) => l.lane === 'listener')?.state, 'ready', 'the listener keeps serving');
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    assert.match(metrics, /chain_node_lane_escalations_total\{lane="upstream"\} 1/);
+    assert.match(metrics, /chain_node_lane_restarts_total\{lane="upstream"\} 2/);
+    assert.match(metrics, /chain_node_lane_state\{lane="upstream",state="failed"\} 1/);
+    assert.match(metrics, /chain_node_ready 0/);
+
+    const keepAlive = await fetch(`${base}/health/live`);
+    assert.equal(keepAlive.status, 200);
+    await node.system.kill('listener');
+    const back = Date.now() + 10_000;
+    while ((await fetch(`${base}/health/live`).catch(() => null))?.status !== 200) {
+      if (Date.now() > back) throw new Error('the listener did not come back');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const after = await (await fetch(`${base}/metrics`)).text();
+    assert.match(after, /chain_node_lane_restarts_total\{lane="listener"\} 1/, 'a crashed listener with open connections is restarted and the process survives');
+  } finally {
+    await node.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

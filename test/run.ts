@@ -1,0 +1,43 @@
+/**
+ * `npm test`: runs every compiled test file with node:test (Node 20 has no glob support, and a
+ * run that finds nothing exits 0), prints the spec reporter's output, and fails when any test
+ * failed or when no test ran at all.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const testRoot = fileURLToPath(new URL('.', import.meta.url));
+const filter = process.argv.slice(2);
+
+function findTests(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return findTests(path);
+    return entry.name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+const files = findTests(testRoot).filter((file) => filter.length === 0 || filter.some((f) => relative(testRoot, file).includes(f))).sort();
+if (files.length === 0) {
+  process.stderr.write('no test files found\n');
+  process.exit(1);
+}
+
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
+let tail = '';
+child.stdout.on('data', (chunk: Buffer) => {
+  process.stdout.write(chunk);
+  tail = (tail + chunk.toString('utf8')).slice(-4000);
+});
+child.on('exit', (code) => {
+  const count = (name: string) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(tail)?.[1] ?? 'NaN');
+  const tests = count('tests');
+  const failed = count('fail');
+  if (!(tests > 0)) {
+    process.stderr.write('no test ran: failing the run\n');
+    process.exit(1);
+  }
+  process.exit(code === 0 && failed === 0 ? 0 : 1);
+});
