@@ -28,7 +28,7 @@ export interface DevnetConfig {
   blockTimeMs: number;
   /** Gas limit of every block (constant). */
   gasLimit: bigint;
-  /** Non-blob transactions per block (block 1 also carries the token and pool setup). */
+  /** Non-blob transactions per block, a tenth of them gas-steering batches (block 1 adds the token and pool setup). */
   transactionsPerBlock: number;
   /** Average blob transactions per block (drawn from 0..2×average, capped by the fork's blob max and price). */
   blobTransactionsPerBlock: number;
@@ -76,13 +76,18 @@ export const DEFAULT_DEVNET_CONFIG: Readonly<DevnetConfig> = Object.freeze({
   bpo1Blob: Object.freeze({ target: 10, max: 15, baseFeeUpdateFraction: 8_346_193n }),
 });
 
+/** The keys whose value is not `undefined` (an unset optional key keeps its default). */
+function setKeys<T extends object>(input: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(input ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
 /** Defaults overlaid with `input`, checked; throws `DevnetConfigError` naming the first bad key. */
 export function resolveDevnetConfig(input: DevnetConfigInput = {}): DevnetConfig {
   const merged = {
     ...DEFAULT_DEVNET_CONFIG,
-    ...input,
-    forks: { ...DEFAULT_DEVNET_CONFIG.forks, ...input.forks },
-    bpo1Blob: { ...DEFAULT_DEVNET_CONFIG.bpo1Blob, ...input.bpo1Blob },
+    ...setKeys(input),
+    forks: { ...DEFAULT_DEVNET_CONFIG.forks, ...setKeys(input.forks) },
+    bpo1Blob: { ...DEFAULT_DEVNET_CONFIG.bpo1Blob, ...setKeys(input.bpo1Blob) },
   };
   return checkDevnetConfig(merged);
 }
