@@ -3,6 +3,8 @@ import { encode, decode } from './codec.js';
 import { MailboxControl, type MailboxBuffer } from './mailbox.js';
 import type { WireEntry } from './protocol.js';
 
+const MAX_BATCH = 512;
+
 interface Blocked {
   readonly entry: WireEntry;
   readonly resolve: () => void;
@@ -101,6 +103,7 @@ export class Link {
           next.resolve();
           continue;
         }
+        this.flush();
         await mailbox.waitForRoom();
       }
     } finally {
@@ -116,12 +119,16 @@ export class Link {
     });
   }
 
+  /**
+   * Batching: entries wait for the end of the current event-loop turn (or until a batch is full)
+   * and leave as one transfer. Asks leave at once, with whatever is queued before them.
+   */
   private enqueue(entry: WireEntry): void {
     this.outbox.push(entry);
-    if (!this.batching) return this.flush();
+    if (!this.batching || entry[0] === 1 || this.outbox.length >= MAX_BATCH) return this.flush();
     if (this.flushQueued) return;
     this.flushQueued = true;
-    queueMicrotask(() => {
+    setImmediate(() => {
       this.flushQueued = false;
       this.flush();
     });
