@@ -1,0 +1,35 @@
+/**
+ * Messages between the chain-data lanes (each receiving actor lists the ones it accepts).
+ *
+ *   source    → chain      HeadNotice       after the block's material (and every block of its branch back to a
+ *                                           known ancestor) is verified and recorded with store/chain-material.ts
+ *   finality  → chain      FinalizedNotice  the finalized block by the lane's finality backend
+ *   chain     → processor  JournalNotice    the chain journal grew to `sequence` (inclusive)
+ *   processor → listener   ChangesNotice    a processor's change log grew to `sequence` (inclusive)
+ *
+ * Hashes travel as 0x-hex strings; bulk data never travels: readers read LMDB.
+ */
+import type { Hex } from '../net/eth/hex.js';
+
+export interface HeadNotice {
+  readonly type: 'head';
+  readonly number: number;
+  readonly hash: Hex;
+}
+
+export interface FinalizedNotice {
+  readonly type: 'finalized';
+  readonly number: number;
+  readonly hash: Hex;
+}
+
+export interface JournalNotice {
+  readonly type: 'journal';
+  readonly sequence: number;
+}
+
+export interface ChangesNotice {
+  readonly type: 'changes';
+  readonly processor: string;
+  readonly sequence: number;
+}
