@@ -232,7 +232,6 @@ export class ActorSystem extends EventEmitter {
     worker.on('error', (error: Error & { code?: string }) => {
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
         if (incarnation.exitReason?.startsWith('out of memory')) return;
-        slot.oomKills += 1;
         incarnation.exitReason = `out of memory: exceeded its budget of ${spec.memoryMb} MB`;
       } else {
         incarnation.exitReason = `${error.name}: ${error.message}`;
@@ -245,6 +244,7 @@ export class ActorSystem extends EventEmitter {
   private onExit(slot: Slot, incarnation: Incarnation, code: number): void {
     if (slot.current !== incarnation) return;
     slot.current = null;
+    if (incarnation.exitReason?.startsWith('out of memory')) slot.oomKills += 1;
     new MailboxControl(slot.mailbox).close();
     slot.mailbox = createMailboxBuffer(slot.spec.mailboxCapacity);
     for (const holder of slot.linkedFrom) {
@@ -314,7 +314,6 @@ export class ActorSystem extends EventEmitter {
       case 'crashed':
         if (slot.current) {
           slot.current.exitReason = message.memoryBudget ? `out of memory: exceeded its budget of ${slot.spec.memoryMb} MB (${message.reason})` : message.reason;
-          if (message.memoryBudget) slot.oomKills += 1;
         }
         return;
       case 'stopped':

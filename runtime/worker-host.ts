@@ -191,13 +191,13 @@ function drain(): void {
         result = definition!.handle(delivery.message, state, ctx, delivery.from);
         if (result instanceof Promise) result = await result;
       } catch (error) {
-        if (delivery.askId !== null) reply(delivery, false, toRemoteError(error));
         mailbox.release();
+        if (delivery.askId !== null) reply(delivery, false, toRemoteError(error));
         if (!(error instanceof CodedError)) return setImmediate(() => crash(error));
         continue;
       }
-      if (delivery.askId !== null) reply(delivery, true, result);
       mailbox.release();
+      if (delivery.askId !== null) reply(delivery, true, result);
       if (stopping) break;
     }
     handling = false;

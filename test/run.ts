@@ -25,7 +25,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=300000', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
 let tail = '';
 child.stdout.on('data', (chunk: Buffer) => {
   process.stdout.write(chunk);

@@ -1,13 +1,20 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { CodedError } from '../../runtime/errors.js';
 import { createTaskPool } from '../../runtime/pool.js';
 import { backoffDelay } from '../../runtime/supervisor.js';
 import { actorModule, child, lane, newSystem, quietPolicy, waitFor } from './helpers.js';
+import type { ActorSystem } from '../../runtime/system.js';
 
-test('a full mailbox makes senders wait and no message is lost, duplicated or reordered', async () => {
+/** Stops the system after the test whatever happens, so a failing test cannot leave workers running. */
+function track(t: TestContext, system: ActorSystem): ActorSystem {
+  t.after(() => system.stop());
+  return system;
+}
+
+test('a full mailbox makes senders wait and no message is lost, duplicated or reordered', async (t) => {
   for (const batching of [true, false]) {
-    const system = newSystem({ batching });
+    const system = track(t, newSystem({ batching }));
     system.startLane(lane('sink', [child('sink', 'counter', { mailboxCapacity: 4 })]));
     system.startLane(lane('producers', [child('p1', 'producer'), child('p2', 'producer'), child('p3', 'producer')]));
     await system.ask('sink', { type: 'slow', ms: 1 });
@@ -32,8 +39,8 @@ test('a full mailbox makes senders wait and no message is lost, duplicated or re
   }
 });
 
-test('ask returns the handler result, carries coded errors and times out', async () => {
-  const system = newSystem();
+test('ask returns the handler result, carries coded errors and times out', async (t) => {
+  const system = track(t, newSystem());
   system.startLane(lane('echo', [child('echo', 'counter')]));
   assert.deepEqual(await system.ask('echo', { type: 'echo', value: { big: 2n ** 70n, list: [1, 'a'] } }), { big: 2n ** 70n, list: [1, 'a'] });
   await assert.rejects(system.ask('echo', { type: 'fail-coded' }), (error: unknown) => error instanceof CodedError && error.code === 'invalid_request' && error.details?.why === 'test');
@@ -44,8 +51,8 @@ test('ask returns the handler result, carries coded errors and times out', async
   await system.stop();
 });
 
-test('a crashed actor is restarted with growing delays', async () => {
-  const system = newSystem();
+test('a crashed actor is restarted with growing delays', async (t) => {
+  const system = track(t, newSystem());
   const delays: number[] = [];
   system.on('restarting', (_name: string, _attempt: number, delayMs: number) => delays.push(delayMs));
   system.startLane(lane('flaky', [child('flaky', 'counter')], { intensity: 10, backoffInitialMs: 40, backoffMaxMs: 10_000 }));
@@ -64,8 +71,8 @@ test('a crashed actor is restarted with growing delays', async () => {
   await system.stop();
 });
 
-test('a crash loop beyond the restart intensity escalates and marks the lane failed', async () => {
-  const system = newSystem();
+test('a crash loop beyond the restart intensity escalates and marks the lane failed', async (t) => {
+  const system = track(t, newSystem());
   const escalations: string[] = [];
   system.on('escalated', (laneName: string) => escalations.push(laneName));
   system.startLane(lane('loop', [child('loop', 'counter')], { intensity: 2, periodMs: 60_000, backoffInitialMs: 10 }));
@@ -85,8 +92,8 @@ test('a crash loop beyond the restart intensity escalates and marks the lane fai
   await system.stop();
 });
 
-test('an actor over its memory budget dies alone and is restarted', async () => {
-  const system = newSystem();
+test('an actor over its memory budget dies alone and is restarted', async (t) => {
+  const system = track(t, newSystem());
   system.startLane(lane('hog', [child('hog', 'hog', { memoryMb: 24 })]));
   system.startLane(lane('bystander', [child('bystander', 'counter')]));
   await system.ask('hog', { type: 'grow' });
@@ -99,15 +106,15 @@ test('an actor over its memory budget dies alone and is restarted', async () => 
   await system.stop();
 });
 
-test('actors run CPU tasks on the shared piscina pool', async () => {
+test('actors run CPU tasks on the shared piscina pool', async (t) => {
   const pool = createTaskPool({ module: actorModule('tasks'), threads: 2 });
-  const system = newSystem({ pool });
+  t.after(() => pool.destroy());
+  const system = track(t, newSystem({ pool }));
   system.startLane(lane('hog', [child('hog', 'hog')]));
   assert.equal(await system.ask('hog', { type: 'task', n: 12 }), 144);
   const threads = new Set(await Promise.all([1, 2, 3, 4].map(() => pool.run<number>('threadId', null))));
   assert.equal(threads.size, 2, 'the pool runs tasks on its configured number of threads');
   await system.stop();
-  await pool.destroy();
 });
 
 test('backoff grows exponentially, is capped and jittered within bounds', () => {
