@@ -28,6 +28,22 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
     backoff_jitter: z.number().min(0).max(1).default(0.2),
   }).prefault({});
 
+const processorConfig = z.strictObject({
+  /** Name in URLs (`/v1/processors/{id}`). */
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
+  kind: z.enum(['blobs']),
+  /** Immutable instance identity; a semantic change gets a new instance. Defaults to the id. */
+  instance: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/, 'expected an instance id of 1-128 URL-safe characters').optional(),
+  /** First block to process; omitted: the first block the chain lane applies. */
+  start_block: z.number().int().min(0).optional(),
+  history_mode: z.enum(['live_only', 'on_demand']).default('live_only'),
+  history_control: z.enum(['node_owned', 'application_subscriptions']).default('node_owned'),
+  /** `entities` keeps queryable output; `none` keeps none (queries answer output_not_retained). */
+  output: z.enum(['entities', 'none']).default('entities'),
+  /** The change feed (changes, stream, consumers); false answers delivery_disabled. */
+  delivery: z.boolean().default(true),
+});
+
 export const configSchema = z.strictObject({
   data_dir: z.string().min(1).default('./data'),
   listeners: z.strictObject({
@@ -50,12 +66,67 @@ export const configSchema = z.strictObject({
   limits: z.strictObject({
     max_request_body_bytes: positiveInt.max(256 * 1024 * 1024).default(1024 * 1024),
     max_url_bytes: positiveInt.max(65_536).default(8192),
+    default_page_limit: positiveInt.max(100_000).default(100),
+    max_page_limit: positiveInt.max(100_000).default(1000),
+    max_block_range: positiveInt.max(10_000_000).default(10_000),
   }).prefault({}),
+  sse: z.strictObject({
+    heartbeat_seconds: positiveInt.max(3600).default(15),
+    /** Bytes a connection may have queued before it is closed as too slow. */
+    max_buffered_bytes: positiveInt.max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
+    /** Changes read from the log per write burst. */
+    batch_changes: positiveInt.max(100_000).default(512),
+  }).prefault({}),
+  sources: z.strictObject({
+    live: z.strictObject({
+      kind: z.enum(['devnet', 'rpc']).default('devnet'),
+      /** Upstream JSON-RPC endpoint (kind = rpc). */
+      url: z.string().default(''),
+      /** Optional upstream WebSocket for newHeads (kind = rpc); empty: poll only. */
+      ws_url: z.string().default(''),
+      poll_interval_ms: positiveInt.max(600_000).default(1000),
+      request_timeout_ms: positiveInt.max(600_000).default(10_000),
+      max_retries: z.number().int().min(0).max(100).default(3),
+      backoff_initial_ms: positiveInt.max(600_000).default(200),
+      backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
+    }).prefault({}),
+  }).prefault({}),
+  finality: z.strictObject({
+    /** devnet: the devnet's own finality; rpc: the upstream's `finalized` block tag. */
+    kind: z.enum(['devnet', 'rpc']).default('devnet'),
+    poll_interval_ms: positiveInt.max(600_000).default(2000),
+  }).prefault({}),
+  chain: z.strictObject({
+    /** A reorg deeper than this fails closed (publication stops, readiness drops). */
+    max_reorg_depth: positiveInt.max(100_000).default(64),
+  }).prefault({}),
+  devnet: z.strictObject({
+    seed: z.string().default('chain-data-node'),
+    chain_id: positiveInt.default(1337),
+    block_time_ms: positiveInt.max(3_600_000).default(2000),
+    transactions_per_block: z.number().int().min(0).max(5000).default(12),
+    blob_transactions_per_block: z.number().int().min(0).max(100).default(3),
+    max_blobs_per_transaction: positiveInt.max(6).default(6),
+    reorg_every: z.number().int().min(0).default(30),
+    reorg_depth: positiveInt.default(2),
+    finality_lag: positiveInt.default(8),
+    /** Fork activations in seconds after genesis: Cancun → Prague → Osaka → BPO1. */
+    prague_after_seconds: z.number().int().min(0).default(40),
+    osaka_after_seconds: z.number().int().min(0).default(80),
+    bpo1_after_seconds: z.number().int().min(0).default(120),
+  }).prefault({}),
+  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true }])
+    .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),
   actors: z.strictObject({
     listener: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),
+    source: actorBudget({ mailbox_capacity: 256, memory_mb: 512 }),
+    finality: actorBudget({ mailbox_capacity: 64, memory_mb: 128 }),
+    chain: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),
+    processor: actorBudget({ mailbox_capacity: 1024, memory_mb: 512 }),
   }).prefault({}),
 });
 
 export type NodeConfig = z.infer<typeof configSchema>;
 export type ActorBudget = NodeConfig['actors']['listener'];
 export type LaneName = keyof NodeConfig['actors'];
+export type ProcessorConfig = NodeConfig['processors'][number];

@@ -1,0 +1,131 @@
+/**
+ * Coverage of a block-local processor instance: the inclusive block ranges it holds output for
+ * (`p.<instance>.coverage`: u64 first block → msgpack { to }), plus the instance's progress record
+ * in `p.<instance>.state` under `progress`. Written by the instance's own lane only.
+ */
+import { decodeU64KeyAsNumber, u64Key } from './keys.js';
+import type { BinaryKeyedRecordTable, BinaryTable, ProcessorTables } from './env.js';
+import { encode, decode } from '../runtime/codec.js';
+
+export type CoverageState = 'starting' | 'backfilling' | 'catching_up' | 'live' | 'degraded' | 'failed';
+export type Finality = 'preview' | 'included' | 'finalized';
+
+export interface BlockRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** What a processor lane records with every commit. */
+export interface ProcessorProgress {
+  /** The last chain-journal sequence this instance has applied. */
+  readonly journalSequence: number;
+  /** The last change sequence written. */
+  readonly changeSequence: bigint;
+  /** Highest block number recorded as finalized (its blocks at or below are finalized). */
+  readonly finalizedNumber: number | null;
+  /** The configured start, fixed at the first applied block when the configuration names none. */
+  readonly configuredStartBlock: number | null;
+  readonly state: CoverageState;
+  readonly stateReason: string | null;
+}
+
+export const INITIAL_PROGRESS: ProcessorProgress = {
+  journalSequence: 0, changeSequence: 0n, finalizedNumber: null, configuredStartBlock: null, state: 'starting', stateReason: null,
+};
+
+const PROGRESS_KEY = Buffer.from('progress');
+
+export function readProgress(state: BinaryTable): ProcessorProgress {
+  const value = state.getBinary(PROGRESS_KEY);
+  return value ? { ...INITIAL_PROGRESS, ...decode<ProcessorProgress>(value) } : INITIAL_PROGRESS;
+}
+
+export function writeProgress(state: BinaryTable, progress: ProcessorProgress): void {
+  state.put(PROGRESS_KEY, Buffer.from(encode(progress)));
+}
+
+export function readRanges(coverage: BinaryKeyedRecordTable): BlockRange[] {
+  const ranges: BlockRange[] = [];
+  for (const { key, value } of coverage.getRange({})) ranges.push({ from: decodeU64KeyAsNumber(key), to: (value as { to: number }).to });
+  return ranges;
+}
+
+/** Adds one block to coverage, merging with adjacent ranges; call inside the write transaction. */
+export function coverBlock(tables: ProcessorTables, number: number): void {
+  const ranges = readRanges(tables.coverage);
+  const before = ranges.find((r) => r.to === number - 1);
+  const after = ranges.find((r) => r.from === number + 1);
+  if (ranges.some((r) => r.from <= number && number <= r.to)) return;
+  const from = before ? before.from : number;
+  const to = after ? after.to : number;
+  if (after) tables.coverage.remove(u64Key(after.from));
+  tables.coverage.put(u64Key(from), { to });
+}
+
+/** Removes one block from coverage, splitting a range if needed; call inside the write transaction. */
+export function uncoverBlock(tables: ProcessorTables, number: number): void {
+  const range = readRanges(tables.coverage).find((r) => r.from <= number && number <= r.to);
+  if (!range) return;
+  tables.coverage.remove(u64Key(range.from));
+  if (range.from < number) tables.coverage.put(u64Key(range.from), { to: number - 1 });
+  if (number < range.to) tables.coverage.put(u64Key(number + 1), { to: range.to });
+}
+
+export interface ProcessorCoverage {
+  readonly chainId: number;
+  readonly requested?: { readonly fromBlock: number; readonly toBlock: number };
+  readonly available: ReadonlyArray<{ readonly fromBlock: number; readonly toBlock: number; readonly finality: Finality }>;
+  readonly configuredStartBlock: number;
+  readonly historicalTargetBlock: number | null;
+  readonly liveHeadBlock: number | null;
+  readonly processedThrough: number | null;
+  readonly finalizedThrough: number | null;
+  readonly complete: boolean;
+  readonly state: CoverageState;
+}
+
+/**
+ * ProcessorCoverage per spec §2.1: intervals split at gaps and at the finality boundary;
+ * `processedThrough` only when the first interval begins at the configured start (then the range
+ * from the start through it has no gaps, which is all `complete` claims).
+ */
+export function describeCoverage(input: {
+  chainId: number;
+  ranges: readonly BlockRange[];
+  progress: ProcessorProgress;
+  liveHeadBlock: number | null;
+  requested?: { fromBlock: number; toBlock: number };
+}): ProcessorCoverage {
+  const { ranges, progress } = input;
+  const finalized = progress.finalizedNumber;
+  const available: Array<{ fromBlock: number; toBlock: number; finality: Finality }> = [];
+  for (const range of ranges) {
+    if (finalized !== null && range.from <= finalized) {
+      available.push({ fromBlock: range.from, toBlock: Math.min(range.to, finalized), finality: 'finalized' });
+      if (range.to > finalized) available.push({ fromBlock: finalized + 1, toBlock: range.to, finality: 'included' });
+    } else {
+      available.push({ fromBlock: range.from, toBlock: range.to, finality: 'included' });
+    }
+  }
+  const configuredStartBlock = progress.configuredStartBlock ?? ranges[0]?.from ?? 0;
+  const first = ranges[0];
+  const processedThrough = first && first.from === configuredStartBlock ? first.to : null;
+  const finalizedThrough = finalized === null ? null : available.filter((a) => a.finality === 'finalized').reduce<number | null>((max, a) => Math.max(max ?? -1, a.toBlock), null);
+  return {
+    chainId: input.chainId,
+    ...(input.requested ? { requested: input.requested } : {}),
+    available,
+    configuredStartBlock,
+    historicalTargetBlock: null,
+    liveHeadBlock: input.liveHeadBlock,
+    processedThrough,
+    finalizedThrough,
+    complete: processedThrough !== null,
+    state: progress.state,
+  };
+}
+
+/** True when every block of [from, to] is covered. */
+export function rangeCovered(ranges: readonly BlockRange[], from: number, to: number): boolean {
+  return ranges.some((r) => r.from <= from && to <= r.to);
+}
