@@ -1,0 +1,44 @@
+/** BlobTransaction rows: one per type-3 transaction, in canonical transaction index order. */
+import { GAS_PER_BLOB, hashTransaction, recoverTransactionSender, type Hash, type Transaction } from '../../../net/eth/index.js';
+import type { BlobTransaction } from './types.js';
+
+export interface BlobTransactionRowsInput {
+  network: string;
+  blockNumber: number;
+  blockHash: Hash;
+  transactions: readonly Transaction[];
+  /** Gas used by each transaction, index for index with `transactions`. */
+  gasUsed: readonly bigint[];
+  executionBaseFee: bigint;
+  blobBaseFee: bigint;
+}
+
+export interface BlobTransactionRows {
+  rows: BlobTransaction[];
+  /** The canonical index in the block of each row. */
+  indexes: number[];
+}
+
+export function blobTransactionRows(input: BlobTransactionRowsInput): BlobTransactionRows {
+  const rows: BlobTransaction[] = [];
+  const indexes: number[] = [];
+  for (const [index, tx] of input.transactions.entries()) {
+    if (tx.type !== 'eip4844') continue;
+    const executionBurned = input.gasUsed[index]! * input.executionBaseFee;
+    const blobBurned = BigInt(tx.blobVersionedHashes.length) * GAS_PER_BLOB * input.blobBaseFee;
+    rows.push({
+      network: input.network,
+      blockNumber: input.blockNumber,
+      blockHash: input.blockHash,
+      txHash: hashTransaction(tx),
+      senderAddress: recoverTransactionSender(tx),
+      blobVersionedHashes: [...tx.blobVersionedHashes],
+      blobCount: tx.blobVersionedHashes.length,
+      totalBurnedWei: (executionBurned + blobBurned).toString(),
+      executionBurnedWei: executionBurned.toString(),
+      blobBurnedWei: blobBurned.toString(),
+    });
+    indexes.push(index);
+  }
+  return { rows, indexes };
+}

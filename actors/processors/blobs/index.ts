@@ -1,0 +1,12 @@
+/** The pure part of the blob-fee processor (`kind = "blobs"`): transform, rendering, key layout, schedule, schema. */
+export * from './block-rlp-size.js';
+export * from './entries.js';
+export * from './errors.js';
+export * from './field-definitions.js';
+export * from './keys.js';
+export { orderedBlock, orderedScheduleRow, orderedTransaction, renderBlock, renderChangePayload, renderScheduleRow, renderTransaction } from './render.js';
+export * from './schedule.js';
+export * from './schema.js';
+export { TRANSFORM_VERSION, transformBlock, type TransformBlockInput, type TransformedBlock } from './transform.js';
+export * from './types.js';
+export * from './with-finality.js';

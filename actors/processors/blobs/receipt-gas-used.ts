@@ -1,0 +1,17 @@
+/** Gas used by each transaction of a block, from its receipts' running totals. */
+import type { Receipt } from '../../../net/eth/index.js';
+import { BlobsMaterialMismatchError, type BlockIdentity } from './errors.js';
+
+/** Each receipt's cumulativeGasUsed minus the previous receipt's (the first counts from zero). */
+export function gasUsedPerTransaction(receipts: readonly Receipt[], block: BlockIdentity): bigint[] {
+  const used: bigint[] = [];
+  let previous = 0n;
+  for (const [index, receipt] of receipts.entries()) {
+    if (receipt.cumulativeGasUsed < previous) {
+      throw new BlobsMaterialMismatchError(block, `receipt ${index} cumulativeGasUsed ${receipt.cumulativeGasUsed} is below the previous receipt's ${previous}`);
+    }
+    used.push(receipt.cumulativeGasUsed - previous);
+    previous = receipt.cumulativeGasUsed;
+  }
+  return used;
+}
