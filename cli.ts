@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     case 'start': {
       const values = parse(rest, CONFIG_OPTIONS);
-      runNode(loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
+      await runNode(loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
       return -1;
     }
     case 'config': {

@@ -8,28 +8,29 @@
  *   processor → listener   ChangesNotice    a processor's change log grew to `sequence` (inclusive)
  *
  * Hashes travel as 0x-hex strings; bulk data never travels: readers read LMDB.
+ * (Type aliases, not interfaces, so they are assignable to the runtime's Message type.)
  */
 import type { Hex } from '../net/eth/hex.js';
 
-export interface HeadNotice {
+export type HeadNotice = {
   readonly type: 'head';
   readonly number: number;
   readonly hash: Hex;
-}
+};
 
-export interface FinalizedNotice {
+export type FinalizedNotice = {
   readonly type: 'finalized';
   readonly number: number;
   readonly hash: Hex;
-}
+};
 
-export interface JournalNotice {
+export type JournalNotice = {
   readonly type: 'journal';
   readonly sequence: number;
-}
+};
 
-export interface ChangesNotice {
+export type ChangesNotice = {
   readonly type: 'changes';
   readonly processor: string;
   readonly sequence: number;
-}
+};

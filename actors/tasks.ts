@@ -13,7 +13,7 @@ export interface BlockMaterialInput {
   readonly body: Uint8Array;
   /** Receipts in the eth/69 storage shape, when the source has them. */
   readonly receipts?: Uint8Array;
-  readonly expectedHash?: Hash;
+  readonly expectedHash?: Hash | undefined;
 }
 
 /** Decodes a block's material and verifies it against its header (hash, roots, bloom); throws a BlockVerificationError naming the mismatch. */

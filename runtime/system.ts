@@ -255,7 +255,7 @@ export class ActorSystem extends EventEmitter {
     const requested = incarnation.stopRequested || this.stopping;
     const decision = slot.supervisor.onExit(slot.spec, code, incarnation.exitReason, requested, Date.now());
     if (decision.action === 'ignore') return;
-    const fields = { actor: slot.spec.name, lane: slot.supervisor.lane, exitCode: code, reason: incarnation.exitReason };
+    const fields = { actor: slot.spec.name, actorLane: slot.supervisor.lane, exitCode: code, reason: incarnation.exitReason };
     if (decision.action === 'escalate') {
       this.options.log.error('lane failed: restart intensity exceeded', { ...fields, detail: slot.supervisor.failedReason });
       this.failLane(slot.supervisor);

@@ -84,6 +84,8 @@ export const configSchema = z.strictObject({
       url: z.string().default(''),
       /** Optional upstream WebSocket for newHeads (kind = rpc); empty: poll only. */
       ws_url: z.string().default(''),
+      /** geth genesis.json of the upstream's chain (fork schedule, blob schedule); not needed for mainnet. */
+      genesis_file: z.string().default(''),
       poll_interval_ms: positiveInt.max(600_000).default(1000),
       request_timeout_ms: positiveInt.max(600_000).default(10_000),
       max_retries: z.number().int().min(0).max(100).default(3),

@@ -21,6 +21,8 @@ export interface LoadedConfig {
   readonly config: NodeConfig;
   /** Absolute data directory (relative paths resolve against the config file's folder). */
   readonly dataDir: string;
+  /** The config file's folder: other relative paths in the config resolve against it. */
+  readonly configDir: string;
   /** The API bearer token, or null when `auth.token_file` is empty. */
   readonly apiToken: string | null;
 }
@@ -43,7 +45,7 @@ export function loadConfig(file: string, overrides: readonly string[] = []): Loa
   for (const override of overrides) applyOverride(raw, override);
   const config = validate(raw);
   const base = dirname(resolve(file));
-  return { config, dataDir: resolve(base, config.data_dir), apiToken: readApiToken(config.auth.token_file, base) };
+  return { config, dataDir: resolve(base, config.data_dir), configDir: base, apiToken: readApiToken(config.auth.token_file, base) };
 }
 
 export function validate(raw: unknown): NodeConfig {

@@ -5,7 +5,12 @@
 import { fileURLToPath } from 'node:url';
 import type { ChildSpec, LaneSpec, RestartPolicy } from '../../runtime/supervisor.js';
 import type { ActorBudget, NodeConfig } from './config-schema.js';
-import type { ListenerArgs } from '../listener.js';
+
+import type { DevnetSourceArgs } from '../sources/devnet.js';
+import type { FinalityArgs } from '../finality.js';
+import type { ChainArgs } from '../chain/actor.js';
+import type { ProcessorArgs } from '../processor/actor.js';
+import { devnetInput, type ChainSpec } from './chain-spec.js';
 
 const actorModule = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
 
@@ -32,19 +37,66 @@ function children(lane: string, file: string, budget: ActorBudget, shutdownMs: n
   }));
 }
 
-export function buildLanes(config: NodeConfig, dataDir: string): LaneSpec[] {
+/** Actor names of a lane's instances (`lane`, or `lane#1`, `lane#2`, … when it runs several). */
+function actorNames(lane: string, budget: ActorBudget): string[] {
+  return Array.from({ length: budget.instances }, (_, index) => (budget.instances === 1 ? lane : `${lane}#${index + 1}`));
+}
+
+export function processorLane(id: string): string {
+  return `processor.${id}`;
+}
+
+function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): LaneSpec {
+  const budget = config.actors.source;
+  const live = config.sources.live;
+  const file = live.kind === 'devnet' ? 'sources/devnet.js' : 'sources/rpc.js';
+  const args = live.kind === 'devnet'
+    ? ({ dataDir, devnet: devnetInput(config) } satisfies DevnetSourceArgs)
+    : {
+      url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
+      requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
+    };
+  return { lane: 'source', required: true, policy: restartPolicy(budget), children: children('source', file, { ...budget, instances: 1 }, shutdownMs, () => args) };
+}
+
+export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec): LaneSpec[] {
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
-  const listenerArgs: ListenerArgs = {
+  const listeners = actorNames('listener', config.actors.listener);
+  const processors = config.processors.map((p) => ({ id: p.id, kind: p.kind, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null }));
+  const listenerArgs = {
     address: config.listeners.api,
     dataDir,
     maxBodyBytes: config.limits.max_request_body_bytes,
     maxUrlBytes: config.limits.max_url_bytes,
     drainMs: Math.floor(shutdownMs / 2),
+    chainId: spec.chainId,
+    network: spec.network,
+    processors,
+    defaultPageLimit: config.limits.default_page_limit,
+    maxPageLimit: config.limits.max_page_limit,
+    maxBlockRange: config.limits.max_block_range,
+    sse: { heartbeatSeconds: config.sse.heartbeat_seconds, maxBufferedBytes: config.sse.max_buffered_bytes, batchChanges: config.sse.batch_changes },
+    rpcHttp: config.listeners.rpc_http,
+    rpcWs: config.listeners.rpc_ws,
   };
+  const finalityArgs: FinalityArgs = { kind: config.finality.kind, pollIntervalMs: config.finality.poll_interval_ms };
+  const chainArgs: ChainArgs = { dataDir, maxReorgDepth: config.chain.max_reorg_depth, processors: processors.map((p) => processorLane(p.id)) };
+  const single = (budget: ActorBudget) => ({ ...budget, instances: 1 });
   return [
+    sourceLane(config, dataDir, shutdownMs),
+    { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => finalityArgs) },
+    { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
+    ...processors.map((p): LaneSpec => {
+      const args: ProcessorArgs = {
+        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, listeners, batchMoves: 256,
+        chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis },
+      };
+      const lane = processorLane(p.id);
+      return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', single(config.actors.processor), shutdownMs, () => args) };
+    }),
     { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener.js', config.actors.listener, shutdownMs, () => listenerArgs) },
   ];
 }
 
-/** Stop order: listeners stop accepting first, writers finish their transactions after. */
-export const STOP_ORDER = ['listener'];
+/** Stop order: listeners stop accepting first, then the source and finality, then the writers finish their transactions. */
+export const STOP_ORDER = ['listener', 'source', 'finality', 'chain'];

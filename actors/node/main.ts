@@ -20,6 +20,7 @@ import type { ReadinessReport } from '../../api/operational.js';
 import type { LoadedConfig } from './config.js';
 import { buildLanes, STOP_ORDER } from './lanes.js';
 import { createRootMetrics } from './metrics.js';
+import { resolveChainSpec } from './chain-spec.js';
 
 export interface RunningNode {
   readonly system: ActorSystem;
@@ -34,20 +35,21 @@ export interface StartOptions {
   readonly extraLanes?: readonly LaneSpec[];
 }
 
-export function startNode(loaded: LoadedConfig, options: StartOptions = {}): RunningNode {
+export async function startNode(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningNode> {
   const log = options.log ?? createLogger({ lane: 'node', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
   const { config, dataDir } = loaded;
+  const spec = await resolveChainSpec(config, loaded.configDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireDataDirLock(dataDir, 'node');
   let store;
   try {
     ensureP2pSecret(dataDir);
-    store = openStore({ dataDir });
+    store = openStore({ dataDir, chainId: spec.chainId });
   } catch (error) {
     lock.release();
     throw error;
   }
-  log.info('store open', { dataDir, storeEpoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion });
+  log.info('store open', { dataDir, storeEpoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion, chainId: spec.chainId, network: spec.network });
 
   const pool = createTaskPool({ module: fileURLToPath(new URL('../tasks.js', import.meta.url)), threads: config.runtime.pool_threads });
   const system = new ActorSystem({ log, logLevel: config.log.level, logRate: config.log.max_lines_per_second, batching: config.runtime.message_batching, pool });
@@ -69,8 +71,8 @@ export function startNode(loaded: LoadedConfig, options: StartOptions = {}): Run
         throw new Error(`the node does not accept '${message.type}' (from ${from})`);
     }
   });
-  system.on('escalated', (lane: string, reason: string) => log.error('lane failed; the node is not ready', { lane, reason }));
-  for (const lane of [...buildLanes(config, dataDir), ...(options.extraLanes ?? [])]) system.startLane(lane);
+  system.on('escalated', (lane: string, reason: string) => log.error('lane failed; the node is not ready', { failedLane: lane, reason }));
+  for (const lane of [...buildLanes(config, dataDir, spec), ...(options.extraLanes ?? [])]) system.startLane(lane);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => { resolveStopped = resolve; });
@@ -91,9 +93,9 @@ export function startNode(loaded: LoadedConfig, options: StartOptions = {}): Run
 }
 
 /** Runs the node until SIGINT/SIGTERM, then stops it within the configured shutdown budget and exits 0. */
-export function runNode(loaded: LoadedConfig): void {
+export async function runNode(loaded: LoadedConfig): Promise<void> {
   const log = createLogger({ lane: 'node', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
-  const node = startNode(loaded, { log });
+  const node = await startNode(loaded, { log });
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;

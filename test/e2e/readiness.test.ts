@@ -13,7 +13,7 @@ test('a lane that exceeds its restart intensity makes /health/ready answer 503 w
   const dir = mkdtempSync(join(tmpdir(), 'cdn-ready-'));
   const port = await freePort();
   writeFileSync(join(dir, 'node.toml'), `data_dir = "data"\n[listeners]\napi = "127.0.0.1:${port}"\n[log]\nlevel = "silent"\n`);
-  const node = startNode(loadConfig(join(dir, 'node.toml')), {
+  const node = await startNode(loadConfig(join(dir, 'node.toml')), {
     log: createLogger({ lane: 'node', level: 'silent', maxLinesPerSecond: 10 }),
     extraLanes: [lane('upstream', [child('upstream', 'crash-on-start')], { intensity: 2, periodMs: 60_000, backoffInitialMs: 10 })],
   });

@@ -1,0 +1,109 @@
+/**
+ * Lane `chain`: keeps fork choice from the source's head and the finality lane's finalized block,
+ * and appends `apply / undo / finalize` moves to the chain journal — the one ordered truth every
+ * processor follows. A reorg deeper than `chain.max_reorg_depth`, or one that contradicts
+ * finalized material, fails closed: no further moves are published, the lane reports degraded
+ * (readiness drops) with the reason, and nothing finalized is ever undone.
+ *
+ * Accepts: HeadNotice (from `source`), FinalizedNotice (from `finality`), ask `status`.
+ * Sends: JournalNotice to every processor actor.
+ */
+import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { openStore, type Store } from '../../store/env.js';
+import type { FinalizedNotice, HeadNotice, JournalNotice } from '../chain-messages.js';
+import { ForkChoiceError, planHead, type BlockRef } from './fork-choice.js';
+import { chainView, commitFinalized, commitHead, loadChainState, type ChainState } from './journal-writer.js';
+
+export interface ChainArgs {
+  readonly dataDir: string;
+  readonly maxReorgDepth: number;
+  /** Actor names of the processors that follow the journal. */
+  readonly processors: readonly string[];
+}
+
+interface State {
+  readonly store: Store;
+  readonly chain: ChainState;
+  failed: string | null;
+  pendingFinalized: BlockRef | null;
+}
+
+type Ctx = ActorContext<ChainArgs>;
+
+function failClosed(ctx: Ctx, state: State, reason: string): void {
+  if (state.failed !== null) return;
+  state.failed = reason;
+  ctx.log.error('chain failed closed: publication stopped', { reason });
+  ctx.degraded(`failed closed: ${reason}`);
+}
+
+async function notifyProcessors(ctx: Ctx, state: State): Promise<void> {
+  const notice: JournalNotice = { type: 'journal', sequence: state.chain.sequence };
+  await Promise.all(ctx.args.processors.map((name) => ctx.send(name, notice)));
+}
+
+async function onHead(ctx: Ctx, state: State, notice: HeadNotice): Promise<void> {
+  if (state.failed !== null) return;
+  let plan;
+  try {
+    plan = planHead(chainView(state.store, state.chain), { number: notice.number, hash: notice.hash }, ctx.args.maxReorgDepth);
+  } catch (error) {
+    if (error instanceof ForkChoiceError && error.reason !== 'missing_material') return failClosed(ctx, state, error.message);
+    throw error;
+  }
+  if (plan.undo.length === 0 && plan.apply.length === 0) return;
+  await commitHead(state.store, state.chain, plan);
+  if (plan.undo.length > 0) ctx.log.info('reorg', { depth: plan.undo.length, commonAncestor: plan.commonAncestor?.number, newHead: notice.number });
+  if (state.pendingFinalized) await onFinalized(ctx, state, state.pendingFinalized, false);
+  await notifyProcessors(ctx, state);
+}
+
+async function onFinalized(ctx: Ctx, state: State, finalized: BlockRef, notify = true): Promise<void> {
+  if (state.failed !== null) return;
+  const current = state.chain.finalized;
+  if (current && finalized.number < current.number) return;
+  if (current && finalized.number === current.number) {
+    if (finalized.hash !== current.hash) failClosed(ctx, state, `finality reports block ${finalized.number} as ${finalized.hash}, but ${current.hash} was already finalized`);
+    return;
+  }
+  const canonical = chainView(state.store, state.chain).canonicalHash(finalized.number);
+  if (canonical === undefined) {
+    const belowAnchor = state.chain.anchor !== null && finalized.number < state.chain.anchor;
+    state.pendingFinalized = belowAnchor ? null : finalized;
+    return;
+  }
+  if (canonical !== finalized.hash) {
+    failClosed(ctx, state, `finality reports block ${finalized.number} as ${finalized.hash}, which contradicts the canonical ${canonical}`);
+    return;
+  }
+  state.pendingFinalized = null;
+  await commitFinalized(state.store, state.chain, finalized);
+  if (notify) await notifyProcessors(ctx, state);
+}
+
+export default defineActor<State, ChainArgs>({
+  init(ctx) {
+    const store = openStore({ dataDir: ctx.args.dataDir });
+    const chain = loadChainState(store);
+    ctx.log.info('chain state', { head: chain.head?.number ?? null, finalized: chain.finalized?.number ?? null, journal: chain.sequence });
+    ctx.ready();
+    return { store, chain, failed: null, pendingFinalized: null };
+  },
+  async handle(message, state, ctx) {
+    switch (message.type) {
+      case 'head':
+        return onHead(ctx, state, message as HeadNotice);
+      case 'finalized': {
+        const notice = message as FinalizedNotice;
+        return onFinalized(ctx, state, { number: notice.number, hash: notice.hash });
+      }
+      case 'status':
+        return { head: state.chain.head, finalized: state.chain.finalized, journalSequence: state.chain.sequence, failed: state.failed };
+      default:
+        throw new Error(`chain does not accept '${message.type}'`);
+    }
+  },
+  async stop(state) {
+    await state.store.close();
+  },
+});

@@ -1,0 +1,88 @@
+/**
+ * The chain lane's writes: canonical numbering and the chain journal, in one transaction per
+ * decision, so the journal is always the exact sequence of moves that produced `chain.canonical`.
+ */
+import { bytesToHex, hexToBytes, type Hex } from '../../net/eth/hex.js';
+import { decodeHeader } from '../../net/eth/header.js';
+import { getBlockNumber, getHeaderBytes } from '../../store/chain-material.js';
+import { decodeJournalMove, encodeJournalMove, type JournalMove } from '../../store/journal.js';
+import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
+import type { Store } from '../../store/env.js';
+import type { BlockRef, ChainView, HeadPlan } from './fork-choice.js';
+
+export interface ChainState {
+  head: BlockRef | null;
+  finalized: BlockRef | null;
+  /** The last journal sequence written (0 when the journal is empty). */
+  sequence: number;
+  /** The lowest canonical block (the anchor the chain started from). */
+  anchor: number | null;
+}
+
+/** Reads the chain lane's state back from the store after a restart. */
+export function loadChainState(store: Store): ChainState {
+  let head: BlockRef | null = null;
+  let anchor: number | null = null;
+  for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) head = { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) };
+  for (const key of store.chain.canonical.getKeys({ limit: 1 })) anchor = decodeU64KeyAsNumber(key);
+  let sequence = 0;
+  let finalized: BlockRef | null = null;
+  for (const { key, value } of store.chain.journal.getRange({ reverse: true })) {
+    if (sequence === 0) sequence = decodeU64KeyAsNumber(key);
+    const move = decodeJournalMove(value);
+    if (move.op === 'finalize') {
+      finalized = { number: move.number, hash: bytesToHex(move.hash) };
+      break;
+    }
+  }
+  return { head, finalized, sequence, anchor };
+}
+
+export function chainView(store: Store, state: ChainState): ChainView {
+  return {
+    head: state.head,
+    finalized: state.finalized,
+    canonicalHash: (number) => {
+      const hash = store.chain.canonical.getBinary(u64Key(number));
+      return hash ? bytesToHex(hash) : undefined;
+    },
+    header: (hash: Hex) => {
+      const bytes = getHeaderBytes(store, hexToBytes(hash));
+      if (!bytes) return undefined;
+      const header = decodeHeader(bytes);
+      return { number: getBlockNumber(store, hexToBytes(hash)) ?? header.number, parentHash: header.parentHash };
+    },
+  };
+}
+
+function move(op: JournalMove['op'], ref: BlockRef): Buffer {
+  return encodeJournalMove({ op, number: ref.number, hash: hexToBytes(ref.hash) });
+}
+
+/** Commits a head plan: undo moves, then apply moves, with the canonical table kept in step. */
+export async function commitHead(store: Store, state: ChainState, plan: HeadPlan): Promise<void> {
+  let sequence = state.sequence;
+  await store.env.transaction(() => {
+    for (const ref of plan.undo) {
+      store.chain.journal.put(u64Key(++sequence), move('undo', ref));
+      store.chain.canonical.remove(u64Key(ref.number));
+    }
+    for (const ref of plan.apply) {
+      store.chain.journal.put(u64Key(++sequence), move('apply', ref));
+      store.chain.canonical.put(u64Key(ref.number), Buffer.from(hexToBytes(ref.hash)));
+    }
+  });
+  state.sequence = sequence;
+  const last = plan.apply[plan.apply.length - 1];
+  if (last) state.head = last;
+  if (state.anchor === null && last) state.anchor = plan.apply[0]!.number;
+}
+
+export async function commitFinalized(store: Store, state: ChainState, finalized: BlockRef): Promise<void> {
+  const sequence = state.sequence + 1;
+  await store.env.transaction(() => {
+    store.chain.journal.put(u64Key(sequence), move('finalize', finalized));
+  });
+  state.sequence = sequence;
+  state.finalized = finalized;
+}

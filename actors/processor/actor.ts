@@ -1,0 +1,121 @@
+/**
+ * Lane `processor.<id>`: one processor instance. Tails the chain journal from its own committed
+ * position and commits each batch of moves in one transaction (see commit.ts); then tells every
+ * listener that its change log grew. Restarting at any moment resumes from the committed position.
+ *
+ * Accepts: JournalNotice (from `chain`), ask `status`.
+ * Sends: ChangesNotice to every listener actor.
+ */
+import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { Counter, Histogram } from 'prom-client';
+import { openStore, type Store, type ProcessorTables } from '../../store/env.js';
+import { readProgress, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
+import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import type { ChangesNotice, JournalNotice } from '../chain-messages.js';
+import { commitMoves, readMoves, type CommitContext } from './commit.js';
+import { kindContext, processorKind } from './kinds.js';
+
+export interface ProcessorArgs {
+  readonly dataDir: string;
+  readonly id: string;
+  readonly kind: string;
+  readonly instance: string;
+  readonly chainId: number;
+  readonly network: string;
+  readonly startBlock: number | null;
+  /** Actor names of the listeners to notify. */
+  readonly listeners: readonly string[];
+  /** Journal moves per transaction while catching up. */
+  readonly batchMoves: number;
+  /** Schedule and genesis of the served chain (see kinds.ts). */
+  readonly chain: Parameters<typeof kindContext>[1];
+}
+
+interface State {
+  readonly store: Store;
+  readonly tables: ProcessorTables;
+  readonly commit: CommitContext;
+  progress: ProcessorProgress;
+  target: number;
+  running: boolean;
+  readonly moves: Counter;
+  readonly commitSeconds: Histogram;
+}
+
+type Ctx = ActorContext<ProcessorArgs>;
+
+function journalHead(store: Store): number {
+  for (const key of store.chain.journal.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key);
+  return 0;
+}
+
+async function setState(state: State, coverageState: CoverageState): Promise<void> {
+  if (state.progress.state === coverageState) return;
+  state.progress = { ...state.progress, state: coverageState };
+  const progress = state.progress;
+  await state.store.env.transaction(() => writeProgress(state.tables.state, { ...readProgress(state.tables.state), state: progress.state, stateReason: null }));
+}
+
+/** Applies journal moves until the instance reaches the journal head it has been told about. */
+async function run(ctx: Ctx, state: State): Promise<void> {
+  if (state.running) return;
+  state.running = true;
+  try {
+    while (state.progress.journalSequence < state.target) {
+      const behind = state.target - state.progress.journalSequence;
+      await setState(state, behind > ctx.args.batchMoves ? 'catching_up' : 'live');
+      const moves = readMoves(state.store, state.progress.journalSequence, Math.min(behind, ctx.args.batchMoves));
+      if (moves.length === 0) break;
+      const started = performance.now();
+      const result = await commitMoves(state.commit, moves, new Date().toISOString());
+      state.commitSeconds.observe((performance.now() - started) / 1000);
+      state.moves.inc(moves.length);
+      state.progress = result.progress;
+      if (result.changes > 0) {
+        const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence) };
+        await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch((error: Error) => {
+          // A listener that is down reads the log when it is back; the commit stands.
+          ctx.log.debug('listener not notified', { listener, reason: error.message });
+        })));
+      }
+    }
+    await setState(state, 'live');
+  } finally {
+    state.running = false;
+  }
+}
+
+export default defineActor<State, ProcessorArgs>({
+  async init(ctx) {
+    const store = openStore({ dataDir: ctx.args.dataDir });
+    const tables = store.processor(ctx.args.instance);
+    const kind = processorKind(ctx.args.kind);
+    const commit: CommitContext = {
+      store, tables, kind, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
+    };
+    const state: State = {
+      store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
+      moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
+      commitSeconds: new Histogram({ name: 'chain_node_processor_commit_seconds', help: 'Time of one processor commit (a batch of moves)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [ctx.metrics] }),
+    };
+    ctx.log.info('processor resumes', { instance: ctx.args.instance, journalSequence: state.progress.journalSequence, changeSequence: state.progress.changeSequence.toString(), journalHead: state.target });
+    ctx.ready();
+    setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
+    return state;
+  },
+  async handle(message, state, ctx) {
+    switch (message.type) {
+      case 'journal':
+        state.target = Math.max(state.target, (message as JournalNotice).sequence);
+        return run(ctx, state);
+      case 'status':
+        return { ...state.progress, changeSequence: state.progress.changeSequence.toString(), target: state.target };
+      default:
+        throw new Error(`processor does not accept '${message.type}'`);
+    }
+  },
+  async stop(state) {
+    while (state.running) await new Promise((resolve) => setTimeout(resolve, 10));
+    await state.store.close();
+  },
+});

@@ -1,0 +1,99 @@
+/**
+ * One processor commit: a batch of chain-journal moves applied in a single LMDB write transaction —
+ * entity rows (through the kind), rendered change envelopes, coverage and the new journal
+ * position together. That is what makes the node's own state exactly-once.
+ */
+import { bytesToHex, type Hex } from '../../net/eth/hex.js';
+import { decodeHeader } from '../../net/eth/header.js';
+import { encodeChangeValue, putChange, type ChangeOperation } from '../../store/change-log.js';
+import { coverBlock, readProgress, readRanges, uncoverBlock, writeProgress, type Finality, type ProcessorProgress } from '../../store/coverage.js';
+import { encodeCursor } from '../../store/cursor.js';
+import { getHeaderBytes } from '../../store/chain-material.js';
+import { decodeJournalMove, type JournalMove } from '../../store/journal.js';
+import { u64Key } from '../../store/keys.js';
+import { hexToBytes } from '../../net/eth/hex.js';
+import type { Store, ProcessorTables } from '../../store/env.js';
+import { readBlockInput } from './block-input.js';
+import { renderEnvelope, type EnvelopeBlock } from './envelope.js';
+import type { KindChange, KindContext, ProcessorKind } from './kind.js';
+
+export interface CommitContext {
+  readonly store: Store;
+  readonly tables: ProcessorTables;
+  readonly kind: ProcessorKind;
+  readonly kindContext: KindContext;
+  readonly instance: string;
+  readonly chainId: number;
+  readonly startBlock: number | null;
+}
+
+export interface CommitResult {
+  readonly progress: ProcessorProgress;
+  readonly changes: number;
+}
+
+/** Journal moves after `after`, at most `limit`. */
+export function readMoves(store: Store, after: number, limit: number): Array<{ sequence: number; move: JournalMove }> {
+  const moves: Array<{ sequence: number; move: JournalMove }> = [];
+  for (const { key, value } of store.chain.journal.getRange({ start: u64Key(after + 1), limit })) {
+    moves.push({ sequence: Number(key.readBigUInt64BE(0)), move: decodeJournalMove(value) });
+  }
+  return moves;
+}
+
+function envelopeBlock(store: Store, number: number, hash: Hex): EnvelopeBlock {
+  const bytes = getHeaderBytes(store, hexToBytes(hash));
+  if (!bytes) return { number, hash, parentHash: '0x' as Hex, timestamp: 0 };
+  const header = decodeHeader(bytes);
+  return { number, hash, parentHash: header.parentHash, timestamp: header.timestamp };
+}
+
+export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ sequence: number; move: JournalMove }>, emittedAt: string): Promise<CommitResult> {
+  let written = 0;
+  const progress = await ctx.store.env.transaction(() => {
+    let current = readProgress(ctx.tables.state);
+    let changeSequence = current.changeSequence;
+    const publish = (operation: ChangeOperation, block: EnvelopeBlock, finality: Finality, change: Pick<KindChange, 'kind' | 'key'> & { dataJson: string | null }) => {
+      changeSequence += 1n;
+      const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance, sequence: changeSequence, block: { number: block.number, hash: block.hash } });
+      const json = renderEnvelope({
+        sequence: changeSequence, cursor, operation, chainId: ctx.chainId, block, finality,
+        kind: change.kind, schema: ctx.kind.descriptor.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
+      });
+      putChange(ctx.tables.changes, changeSequence, encodeChangeValue(operation, cursor, json));
+      written += 1;
+    };
+    for (const { sequence, move } of moves) {
+      const hash = bytesToHex(move.hash) as Hex;
+      const inRange = ctx.startBlock === null || move.number >= ctx.startBlock;
+      if (move.op === 'apply' && inRange) {
+        const finality: Finality = current.finalizedNumber !== null && move.number <= current.finalizedNumber ? 'finalized' : 'included';
+        const input = readBlockInput(ctx.store, move.number, hash);
+        const block = { number: move.number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
+        for (const change of ctx.kind.apply(ctx.kindContext, input, finality)) publish('apply', block, finality, change);
+        coverBlock(ctx.tables, move.number);
+        if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
+      } else if (move.op === 'undo') {
+        const change = ctx.kind.undo(ctx.kindContext, move.number, hash);
+        if (change) {
+          publish('undo', envelopeBlock(ctx.store, move.number, hash), 'included', change);
+          uncoverBlock(ctx.tables, move.number);
+        }
+      } else if (move.op === 'finalize') {
+        const previous = current.finalizedNumber ?? -1;
+        if (move.number > previous) {
+          const ranges = readRanges(ctx.tables.coverage);
+          const covered = ranges.some((r) => r.from <= move.number && r.to > previous);
+          ctx.kind.finalize(ctx.kindContext, previous + 1, move.number);
+          current = { ...current, finalizedNumber: move.number };
+          if (covered) publish('finalized', envelopeBlock(ctx.store, move.number, hash), 'finalized', { kind: ctx.kind.finalizedKind, key: null, dataJson: null });
+        }
+      }
+      current = { ...current, journalSequence: sequence };
+    }
+    current = { ...current, changeSequence };
+    writeProgress(ctx.tables.state, current);
+    return current;
+  });
+  return { progress, changes: written };
+}
