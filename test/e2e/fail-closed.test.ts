@@ -1,0 +1,22 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
+
+test('a reorg deeper than chain.max_reorg_depth fails closed: readiness drops with the reason and nothing more is published', async (t) => {
+  const node = await startNodeProcess({
+    sets: ['devnet.block_time_ms=100', 'devnet.reorg_every=6', 'devnet.reorg_depth=3', 'devnet.finality_lag=5', 'chain.max_reorg_depth=2', 'finality.poll_interval_ms=100'],
+  });
+  t.after(async () => {
+    await node.stop();
+    removeDir(node.dir);
+  });
+  let body: { reasons: string[] } = { reasons: [] };
+  await waitUntil(node, async () => {
+    const response = await fetch(`${node.baseUrl}/health/ready`);
+    body = await response.json() as typeof body;
+    return response.status === 503;
+  }, 30_000);
+  assert.match(body.reasons.join('\n'), /lane 'chain' is degraded: failed closed: head \d+ .* would undo 3 blocks .*max_reorg_depth = 2/);
+  const metrics = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  assert.match(metrics, /chain_node_lane_state\{lane="chain",state="degraded"\} 1/);
+});
