@@ -13,6 +13,7 @@ import { epochFromBytes, epochToHex, isChainId, readRawMeta, STORE_SCHEMA_VERSIO
 import { allTableStats, environmentStats, type TableStats } from './stats.js';
 import { META_TABLE } from './tables.js';
 import { openRegisteredTable, runVerifyChecks, type VerifyCheckResult } from './verify.js';
+import './verify-chain-data.js';
 
 export { registerVerifyCheck, registeredVerifyChecks, type VerifyCheck, type VerifyCheckResult, type VerifyContext } from './verify.js';
 export type { DbCompactResult } from './compact.js';

@@ -7,6 +7,7 @@ import { loadConfig } from '../../actors/node/config.js';
 import { startNode } from '../../actors/node/main.js';
 import { createLogger } from '../../runtime/log.js';
 import { openStore } from '../../store/env.js';
+import { dbVerify } from '../../store/commands.js';
 import { readChanges } from '../../store/change-log.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
 import { decodeJournalMove } from '../../store/journal.js';
@@ -41,7 +42,8 @@ test('devnet → chain journal → blobs processor: apply, undo with the previou
   const node = await startNode(loadConfig(join(dir, 'node.toml')), { log: createLogger({ lane: 'node', level: 'silent', maxLinesPerSecond: 10 }) });
   t.after(() => node.stop());
   const store = openStore({ dataDir: join(dir, 'data') });
-  t.after(() => store.close());
+  let storeOpen = true;
+  t.after(() => (storeOpen ? store.close() : undefined));
   const tables = store.processor('blobs');
 
   const deadline = Date.now() + 60_000;
@@ -83,4 +85,12 @@ test('devnet → chain journal → blobs processor: apply, undo with the previou
     assert.equal(stored.blockHash, bytesToHex(canonical), `block ${n} row is the canonical block`);
     assert.equal(stored.finality, progress.finalizedNumber !== null && n <= progress.finalizedNumber ? 'finalized' : 'included');
   }
+
+  storeOpen = false;
+  await store.close();
+  await node.stop();
+  const report = await dbVerify(join(dir, 'data'));
+  assert.ok(report.ok, JSON.stringify(report.checks.filter((c) => !c.ok)));
+  assert.ok(report.checks.some((c) => c.name === 'chain.journal replay' && c.ok));
+  assert.ok(report.checks.some((c) => c.name === 'processor blobs change log and coverage' && c.ok));
 });
