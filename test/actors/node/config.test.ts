@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, describeConfig, loadConfig } from '../../../actors/node/config.js';
@@ -34,6 +35,15 @@ test('config.example.toml is valid and lists every key of the schema with its de
     const defaults = loadConfig(file);
     assert.deepEqual({ ...loaded.config, data_dir: '' }, { ...defaults.config, data_dir: '' }, 'the example shows exactly the defaults');
   });
+  const raw = parseToml(readFileSync(join(PROJECT_ROOT, 'config.example.toml'), 'utf8')) as Record<string, unknown>;
+  const missing: string[] = [];
+  const walk = (value: unknown, shown: unknown, path: string) => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [key, child] of Object.entries(value)) walk(child, (shown as Record<string, unknown> | undefined)?.[key], path ? `${path}.${key}` : key);
+    } else if (shown === undefined) missing.push(path);
+  };
+  walk(loaded.config, raw, '');
+  assert.deepEqual(missing.filter((key) => !key.startsWith('processors')), [], 'every key appears in config.example.toml');
   assert.equal(loaded.config.listeners.api, '127.0.0.1:8080');
   assert.equal(loaded.config.listeners.rpc_http, '127.0.0.1:8545');
   assert.equal(loaded.config.listeners.rpc_ws, '127.0.0.1:8546');
