@@ -1,0 +1,92 @@
+/**
+ * Upstream JSON → verified block material. `materialFromJson` converts a full block (`eth_getBlockByNumber|Hash`
+ * with full transactions) and its `eth_getBlockReceipts`, verifies them against the header with `verifyBlock`
+ * (block hash, transactions root, withdrawals root, blob gas, receipts root, bloom, gas used) and re-encodes them
+ * as the chain tables store them. Nothing unverified leaves this module: a mismatch throws `BlockVerificationError`
+ * naming the field, malformed JSON throws `UpstreamFormatError`.
+ */
+import { encodeBlockBody } from '../eth/block.js';
+import { BlockVerificationError } from '../eth/errors.js';
+import { encodeHeader, type BlockHeader } from '../eth/header.js';
+import { hexToBytes } from '../eth/hex.js';
+import { encodeEth69Receipts, type Receipt } from '../eth/receipt.js';
+import type { Transaction } from '../eth/transaction-types.js';
+import { transactionsRoot } from '../eth/trie-root.js';
+import { verifyBlock, type VerifyBlockParameters } from '../eth/verify-block.js';
+import type { Withdrawal } from '../eth/withdrawal.js';
+import type { BlockMaterial } from '../../store/chain-material.js';
+import { PooledBlobRootError, UpstreamFormatError } from './errors.js';
+import { headerFromJson } from './header-json.js';
+import { JsonFields } from './json-fields.js';
+import { pooledTransactionsRoot } from './pooled-blob-root.js';
+import { receiptFromJson } from './receipt-json.js';
+import { transactionFromJson } from './transaction-json.js';
+import { withdrawalFromJson } from './withdrawal-json.js';
+
+export { headerFromJson } from './header-json.js';
+export { receiptFromJson } from './receipt-json.js';
+export { transactionFromJson } from './transaction-json.js';
+export { withdrawalFromJson } from './withdrawal-json.js';
+
+export interface ConvertedBlock {
+  /** What `recordBlocks` writes. */
+  readonly material: BlockMaterial;
+  readonly header: BlockHeader;
+  readonly transactions: readonly Transaction[];
+  /** Present from Shanghai on. */
+  readonly withdrawals: readonly Withdrawal[] | undefined;
+  /** null when converted without receipts. */
+  readonly receipts: readonly Receipt[] | null;
+}
+
+export interface ConvertOptions {
+  /**
+   * Also accept a transactions root taken over blob transactions' pooled form (anvil ≤ 1.7.1, see
+   * pooled-blob-root.ts). Every other check stays; off by default, for dev chains only.
+   */
+  readonly pooledBlobRoots?: boolean;
+}
+
+export async function materialFromJson(block: unknown, receipts: readonly unknown[] | null, options: ConvertOptions = {}): Promise<ConvertedBlock> {
+  const f = new JsonFields(block, 'block');
+  const hash = f.fixed('hash', 32);
+  const header = headerFromJson(block);
+  const subject = `block ${header.number}`;
+  const transactions = f.list('transactions').map((tx, i) => {
+    if (typeof tx === 'string') throw new UpstreamFormatError(subject, 'transactions', 'transaction hashes only; request the block with full transactions (second parameter true)');
+    return transactionFromJson(tx, i);
+  });
+  if (f.has('uncles') && f.list('uncles').length > 0) {
+    throw new UpstreamFormatError(subject, 'uncles', 'the block has uncles; this source follows post-merge chains, where blocks have none');
+  }
+  const withdrawals = f.has('withdrawals') ? f.list('withdrawals').map(withdrawalFromJson) : undefined;
+  const decodedReceipts = receipts === null ? null : receipts.map(receiptFromJson);
+  const params: VerifyBlockParameters = { header, transactions, withdrawals, uncles: [], expectedHash: hash, receipts: decodedReceipts ?? undefined };
+  await verifyMaterial(params, f.list('transactions'), options.pooledBlobRoots === true);
+  const material: BlockMaterial = {
+    number: header.number,
+    hash: hexToBytes(hash),
+    header: encodeHeader(header),
+    body: encodeBlockBody({ transactions, uncles: [], ...(withdrawals === undefined ? {} : { withdrawals }) }),
+    receipts: decodedReceipts === null ? null : encodeEth69Receipts(decodedReceipts),
+  };
+  return { material, header, transactions, withdrawals, receipts: decodedReceipts };
+}
+
+/**
+ * verifyBlock. When only the transactions root fails and it matches the blob transactions' pooled form, the block
+ * is accepted with `pooledBlobRoots` (everything else re-verified against the canonical root; the block hash was
+ * already checked), and refused with an error that says so otherwise.
+ */
+async function verifyMaterial(params: VerifyBlockParameters, transactionsJson: readonly unknown[], pooledBlobRoots: boolean): Promise<void> {
+  try {
+    await verifyBlock(params);
+    return;
+  } catch (error) {
+    if (!(error instanceof BlockVerificationError) || error.field !== 'transactionsRoot') throw error;
+    if ((await pooledTransactionsRoot(transactionsJson, params.transactions)) !== params.header.transactionsRoot) throw error;
+    if (!pooledBlobRoots) throw new PooledBlobRootError(error.expected, error.actual, error.blockNumber, error.blockHash);
+  }
+  const canonicalRoot = await transactionsRoot(params.transactions);
+  await verifyBlock({ ...params, header: { ...params.header, transactionsRoot: canonicalRoot }, expectedHash: undefined });
+}

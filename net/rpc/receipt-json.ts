@@ -1,0 +1,31 @@
+/**
+ * A JSON-RPC receipt object → `Receipt` (post-Byzantium: `status`, not a state root). The bloom is recomputed from
+ * the logs rather than taken from the JSON, so the receipts-root check proves the logs themselves.
+ */
+import { logsBloom } from '../eth/bloom.js';
+import type { Log } from '../eth/log.js';
+import type { Receipt } from '../eth/receipt.js';
+import { TRANSACTION_TYPE_BYTE, type TransactionType } from '../eth/transaction-types.js';
+import { UpstreamFormatError } from './errors.js';
+import { JsonFields } from './json-fields.js';
+
+const TYPE_BY_NUMBER = new Map<number, TransactionType>(
+  Object.entries(TRANSACTION_TYPE_BYTE).map(([name, byte]) => [byte, name as TransactionType]),
+);
+
+export function receiptFromJson(json: unknown, index = 0): Receipt {
+  const f = new JsonFields(json, `receipt ${index}`);
+  const typeNumber = f.has('type') ? f.number('type') : 0;
+  const type = TYPE_BY_NUMBER.get(typeNumber);
+  if (type === undefined) throw f.invalid('type', 'a transaction type 0x0 … 0x4', f.raw('type'));
+  if (!f.has('status')) throw new UpstreamFormatError(f.subject, 'status', 'missing (a pre-Byzantium state-root receipt); this source follows post-Byzantium chains only');
+  const status = f.quantity('status');
+  if (status > 1n) throw f.invalid('status', '0x0 or 0x1', f.raw('status'));
+  const logs = f.list('logs').map((log, i) => logFromJson(log, `${f.subject} log ${i}`));
+  return { type, status: status === 1n ? 'success' : 'reverted', cumulativeGasUsed: f.quantity('cumulativeGasUsed'), logsBloom: logsBloom(logs), logs };
+}
+
+function logFromJson(json: unknown, subject: string): Log {
+  const f = new JsonFields(json, subject);
+  return { address: f.address('address'), topics: f.fixedList('topics', 32), data: f.data('data') };
+}

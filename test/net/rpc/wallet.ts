@@ -1,0 +1,38 @@
+/**
+ * A viem wallet on anvil's first dev account, KZG from kzg-wasm for blob transactions, and a tiny contract whose
+ * every call emits one log, so receipts carry logs and blocks a non-empty bloom.
+ */
+import { bytesToHex, createPublicClient, createWalletClient, defineKzg, hexToBytes, http, type Hex, type Kzg } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { loadKZG } from 'kzg-wasm';
+import { DEV_PRIVATE_KEY, type Anvil } from '../../support/anvil.js';
+
+/** kzg-wasm speaks hex, viem's KZG interface bytes. Loading the trusted setup takes ~25 s on this machine. */
+export async function loadKzg(): Promise<Kzg> {
+  const kzg = await loadKZG();
+  return defineKzg({
+    blobToKzgCommitment: (blob) => hexToBytes(kzg.blobToKZGCommitment(bytesToHex(blob)) as Hex),
+    computeBlobKzgProof: (blob, commitment) => hexToBytes(kzg.computeBlobKZGProof(bytesToHex(blob), bytesToHex(commitment)) as Hex),
+  });
+}
+
+export function clients(anvil: Anvil) {
+  const account = privateKeyToAccount(DEV_PRIVATE_KEY);
+  const transport = http(anvil.url);
+  return {
+    account,
+    wallet: createWalletClient({ account, chain: foundry, transport }),
+    public: createPublicClient({ chain: foundry, transport }),
+  };
+}
+
+/** Topic of the log the contract emits. */
+export const LOG_TOPIC: Hex = `0x${'ab'.repeat(32)}`;
+
+/**
+ * Init code returning a runtime that stores 42 at memory 0 and emits LOG1(memory[0..32], LOG_TOPIC):
+ * runtime = PUSH1 42 PUSH1 0 MSTORE PUSH32 topic PUSH1 32 PUSH1 0 LOG1 STOP (44 bytes);
+ * init = PUSH1 44 PUSH1 12 PUSH1 0 CODECOPY PUSH1 44 PUSH1 0 RETURN (12 bytes).
+ */
+export const LOGGER_INIT_CODE: Hex = `0x602c600c600039602c6000f3602a6000527f${'ab'.repeat(32)}60206000a100`;
