@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig, type DevnetConfigInput } from '../../net/devnet/index.js';
 import { MAINNET_GENESIS_HASH, MAINNET_GENESIS_TIMESTAMP, MAINNET_SCHEDULE, type ForkSchedule } from '../../net/eth/fork-schedule.js';
 import { parseGethGenesis } from '../../net/eth/genesis.js';
-import { buildGenesisBlock } from '../../net/eth/genesis-state.js';
+import { createRpcClient } from '../../net/rpc/client.js';
 import type { Hex } from '../../net/eth/hex.js';
 import { ConfigError } from './config.js';
 import type { NodeConfig } from './config-schema.js';
@@ -31,15 +31,16 @@ export function devnetInput(config: NodeConfig): DevnetConfigInput {
   };
 }
 
-async function upstreamChainId(url: string, timeoutMs: number): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const body = (await response.json()) as { result?: string; error?: { message: string } };
-  if (!body.result) throw new Error(`eth_chainId failed: ${body.error?.message ?? `HTTP ${response.status}`}`);
-  return Number(BigInt(body.result));
+/** The upstream's chain id and genesis block (the genesis hash and timestamp anchor fork ids). */
+async function upstreamIdentity(config: NodeConfig): Promise<{ chainId: number; genesis: { hash: Hex; timestamp: number } }> {
+  const live = config.sources.live;
+  const client = createRpcClient({ url: live.url, timeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms });
+  const [chainId, genesis] = await Promise.all([
+    client.call<string>('eth_chainId', []),
+    client.call<{ hash: Hex; timestamp: string } | null>('eth_getBlockByNumber', ['0x0', false]),
+  ]);
+  if (!genesis) throw new Error(`the upstream ${client.endpoint} has no genesis block`);
+  return { chainId: Number(BigInt(chainId)), genesis: { hash: genesis.hash, timestamp: Number(BigInt(genesis.timestamp)) } };
 }
 
 export async function resolveChainSpec(config: NodeConfig, configDir: string): Promise<ChainSpec> {
@@ -48,15 +49,17 @@ export async function resolveChainSpec(config: NodeConfig, configDir: string): P
     const genesis = devnetGenesis(devnet);
     return { chainId: devnet.chainId, network: 'devnet', schedule: devnetForkSchedule(devnet), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } };
   }
-  const { url, genesis_file: genesisFile, request_timeout_ms: timeout } = config.sources.live;
+  const { url, genesis_file: genesisFile } = config.sources.live;
   if (url === '') throw new ConfigError([{ key: 'sources.live.url', value: '""', expected: 'the upstream JSON-RPC URL when sources.live.kind = "rpc"' }]);
-  const chainId = await upstreamChainId(url, timeout);
+  const { chainId, genesis } = await upstreamIdentity(config);
   if (genesisFile !== '') {
     const parsed = parseGethGenesis(JSON.parse(readFileSync(resolve(configDir, genesisFile), 'utf8')));
     if (Number(parsed.chainId) !== chainId) throw new ConfigError([{ key: 'sources.live.genesis_file', value: JSON.stringify(genesisFile), expected: `a genesis for the upstream's chain ${chainId} (it names chain ${parsed.chainId})` }]);
-    const genesis = await buildGenesisBlock(parsed);
-    return { chainId, network: chainId === 1 ? 'mainnet' : `chain-${chainId}`, schedule: parsed.schedule, genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } };
+    return { chainId, network: chainId === 1 ? 'mainnet' : `chain-${chainId}`, schedule: parsed.schedule, genesis };
   }
-  if (chainId === 1) return { chainId, network: 'mainnet', schedule: MAINNET_SCHEDULE, genesis: { hash: MAINNET_GENESIS_HASH, timestamp: MAINNET_GENESIS_TIMESTAMP } };
+  if (chainId === 1) {
+    if (genesis.hash !== MAINNET_GENESIS_HASH) throw new Error(`the upstream says chain 1 but its genesis is ${genesis.hash}`);
+    return { chainId, network: 'mainnet', schedule: MAINNET_SCHEDULE, genesis: { hash: MAINNET_GENESIS_HASH, timestamp: MAINNET_GENESIS_TIMESTAMP } };
+  }
   throw new ConfigError([{ key: 'sources.live.genesis_file', value: '""', expected: `a geth genesis.json for the upstream's chain ${chainId} (only mainnet is built in)` }]);
 }

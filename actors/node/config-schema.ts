@@ -91,6 +91,8 @@ export const configSchema = z.strictObject({
       max_retries: z.number().int().min(0).max(100).default(3),
       backoff_initial_ms: positiveInt.max(600_000).default(200),
       backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
+      /** Dev chains only: accept anvil's non-canonical transactions root of blocks with blob transactions (anvil ≤ 1.7.1). */
+      pooled_blob_roots: z.boolean().default(false),
     }).prefault({}),
   }).prefault({}),
   finality: z.strictObject({

@@ -7,6 +7,7 @@ import type { ChildSpec, LaneSpec, RestartPolicy } from '../../runtime/superviso
 import type { ActorBudget, NodeConfig } from './config-schema.js';
 
 import type { DevnetSourceArgs } from '../sources/devnet.js';
+import type { RpcSourceArgs } from '../sources/rpc.js';
 import type { FinalityArgs } from '../finality.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
@@ -55,7 +56,8 @@ function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): La
     : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
       requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
-    };
+      pooledBlobRoots: live.pooled_blob_roots,
+    } satisfies RpcSourceArgs;
   return { lane: 'source', required: true, policy: restartPolicy(budget), children: children('source', file, { ...budget, instances: 1 }, shutdownMs, () => args) };
 }
 
