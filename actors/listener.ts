@@ -1,8 +1,11 @@
 /**
- * Lane `listener`: serves the aggregate API and operational routes on uWebSockets.js, reading
- * LMDB directly from this worker.
+ * Lane `listener`: serves the aggregate API (status, capabilities, processors, change pages, typed
+ * blob queries), the SSE change stream and the operational routes on uWebSockets.js, reading LMDB
+ * directly from this worker.
  *
- * Accepts: (none yet; later lanes push change-head notices here).
+ * Accepts:
+ *   `changes` ChangesNotice {processor: <processor id>, sequence}: the processor's change log grew to
+ *             `sequence` (inclusive) and is committed; open SSE streams of that processor advance.
  * Sends to `node`: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
  * `listening {listener, address, port}`.
  */
@@ -12,6 +15,12 @@ import { openStore, type Store } from '../store/env.js';
 import { epochToHex } from '../store/meta.js';
 import { operationalRoutes, type ReadinessReport } from '../api/operational.js';
 import { closeApp, closeListenSocket, createApiApp, listen, type ApiApp } from '../api/server.js';
+import { aggregateRoutes } from '../api/aggregate/aggregate-routes.js';
+import type { AggregateContext } from '../api/aggregate/aggregate-context.js';
+import { createProcessorRegistry, type ConfiguredProcessor } from '../api/aggregate/configured-processors.js';
+import { SseHub, type SseSettings } from '../api/sse/sse-hub.js';
+import { registerStreamRoute } from '../api/sse/stream-route.js';
+import type { ChangesNotice } from './chain-messages.js';
 import type uWS from 'uWebSockets.js';
 
 export interface ListenerArgs {
@@ -20,11 +29,27 @@ export interface ListenerArgs {
   readonly maxBodyBytes: number;
   readonly maxUrlBytes: number;
   readonly drainMs: number;
+  /** The chain this node serves (every cursor and coverage names it). */
+  readonly chainId: number;
+  /** The network name, as in BlobsBlock.network. */
+  readonly network: string;
+  /** `[[processors]]`, with `instance` defaulted to the id and `startBlock` null when not configured. */
+  readonly processors: readonly ConfiguredProcessor[];
+  /** `[limits]` default_page_limit, max_page_limit, max_block_range. */
+  readonly defaultPageLimit: number;
+  readonly maxPageLimit: number;
+  readonly maxBlockRange: number;
+  /** `[sse]` heartbeat_seconds, max_buffered_bytes, batch_changes. */
+  readonly sse: SseSettings;
+  /** `[listeners]` rpc_http and rpc_ws (host:port), reported by /v1/capabilities. */
+  readonly rpcHttp: string;
+  readonly rpcWs: string;
 }
 
 interface State {
   readonly store: Store;
   readonly api: ApiApp;
+  readonly hub: SseHub;
   readonly socket: uWS.us_listen_socket;
 }
 
@@ -32,25 +57,45 @@ export default defineActor<State, ListenerArgs>({
   async init(ctx) {
     const args = ctx.args;
     const store = openStore({ dataDir: args.dataDir, readOnly: true });
-    const routes = operationalRoutes({
-      storeIdentity: () => {
-        const epoch = store.meta.get('storeEpoch');
-        if (epoch === undefined) throw new Error('the store has no epoch record');
-        return { epoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion };
-      },
-      readiness: () => ctx.ask<ReadinessReport>('node', { type: 'readiness' }, 2000),
-      metricsText: () => ctx.ask<string>('node', { type: 'metrics' }, 5000),
-    });
+    const context: AggregateContext = {
+      store,
+      chainId: args.chainId,
+      network: args.network,
+      processors: createProcessorRegistry(args.processors),
+      limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
+      rpc: { http: args.rpcHttp, webSocket: args.rpcWs },
+    };
+    const routes = [
+      ...operationalRoutes({
+        storeIdentity: () => {
+          const epoch = store.meta.get('storeEpoch');
+          if (epoch === undefined) throw new Error('the store has no epoch record');
+          return { epoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion };
+        },
+        readiness: () => ctx.ask<ReadinessReport>('node', { type: 'readiness' }, 2000),
+        metricsText: () => ctx.ask<string>('node', { type: 'metrics' }, 5000),
+      }),
+      ...aggregateRoutes(context),
+    ];
     const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics });
-    const { socket, port } = await listen(api.app, args.address);
+    const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: ctx.metrics });
+    registerStreamRoute(api.app, context, hub, ctx.log);
+    const { socket, port } = await listen(api.app, args.address).catch((error: unknown) => {
+      hub.close();
+      closeApp(api.app);
+      throw error;
+    });
     await ctx.send('node', { type: 'listening', listener: 'api', address: args.address, port });
     ctx.ready();
-    return { store, api, socket };
+    return { store, api, hub, socket };
   },
-  handle(message) {
-    throw new Error(`listener does not accept '${message.type}'`);
+  handle(message, state, ctx) {
+    if (message.type !== 'changes') throw new Error(`listener does not accept '${message.type}'`);
+    const notice = message as unknown as ChangesNotice;
+    if (!state.hub.notify(notice.processor)) ctx.log.warn('change notice for a processor without a stream here', { processor: notice.processor, sequence: notice.sequence });
   },
   abort(state) {
+    state.hub.close();
     closeApp(state.api.app);
   },
   async stop(state, ctx) {
@@ -58,6 +103,7 @@ export default defineActor<State, ListenerArgs>({
     const deadline = Date.now() + ctx.args.drainMs;
     while (state.api.inFlight.count > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     if (state.api.inFlight.count > 0) ctx.log.warn('stopping with requests still in flight', { inFlight: state.api.inFlight.count });
+    state.hub.close();
     closeApp(state.api.app);
     try {
       await state.store.close();

@@ -1,0 +1,15 @@
+/** What every aggregate route reads from: the listener's read-only store and the node's configuration. */
+import type { Store } from '../../store/env.js';
+import type { ProcessorRegistry } from './configured-processors.js';
+import type { PageLimits } from './query-params.js';
+
+export interface AggregateContext {
+  readonly store: Store;
+  readonly chainId: number;
+  /** The network name (as in BlobsBlock.network). */
+  readonly network: string;
+  readonly processors: ProcessorRegistry;
+  readonly limits: PageLimits;
+  /** Configured JSON-RPC listener addresses (host:port). */
+  readonly rpc: { readonly http: string; readonly webSocket: string };
+}

@@ -1,0 +1,11 @@
+/** Every aggregate route of spec §4.3–§4.4 this node serves over plain HTTP (the SSE stream is in api/sse/). */
+import type { Route } from '../routes.js';
+import type { AggregateContext } from './aggregate-context.js';
+import { blobsRoutes } from './blobs/blobs-routes.js';
+import { capabilitiesRoutes } from './capabilities.js';
+import { changesRoutes } from './changes-routes.js';
+import { statusRoutes } from './status-routes.js';
+
+export function aggregateRoutes(context: AggregateContext): Route[] {
+  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context)];
+}

@@ -1,0 +1,41 @@
+/**
+ * `…/blobs/transactions?blockNumber=` (a Page of one block's BlobTransaction rows in canonical
+ * transaction-index order) and `…/blobs/transactions/{hash}` (one BlobTransaction).
+ */
+import { HttpError } from '../../errors.js';
+import type { Handler } from '../../http.js';
+import { rangeCovered } from '../../../store/coverage.js';
+import type { AggregateContext } from '../aggregate-context.js';
+import { jsonBytesReply, pageBytes } from '../json-body.js';
+import { readCoverage } from '../processor-reader.js';
+import { requiredBlockNumber } from '../query-params.js';
+import { rangeIncomplete } from '../range-incomplete.js';
+import { blockTransactionRows, transactionRow } from './blob-entity-reads.js';
+import { retainedOutput, type TargetResolver } from './blob-query-target.js';
+
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+export function blockTransactionsHandler(context: AggregateContext, target: TargetResolver): Handler {
+  return (request) => {
+    const { processor } = target(request);
+    const output = retainedOutput(context, processor);
+    const blockNumber = requiredBlockNumber(request.query, 'blockNumber');
+    const requested = { fromBlock: blockNumber, toBlock: blockNumber };
+    const coverage = readCoverage(context.store, context.chainId, processor, requested);
+    if (!rangeCovered(output.ranges, blockNumber, blockNumber)) throw rangeIncomplete(requested, coverage);
+    const rows = output.entities ? blockTransactionRows(output.entities, blockNumber) : [];
+    return jsonBytesReply(pageBytes(rows, null, coverage));
+  };
+}
+
+export function oneTransactionHandler(context: AggregateContext, target: TargetResolver): Handler {
+  return (request) => {
+    const { processor, params } = target(request);
+    const hash = params[0] ?? '';
+    if (!TX_HASH.test(hash)) throw new HttpError('invalid_request', 'the transaction hash must be 0x followed by 64 hex digits', { parameter: 'hash' });
+    const output = retainedOutput(context, processor);
+    const row = output.entities ? transactionRow(output.entities, hash) : undefined;
+    if (!row) throw new HttpError('not_found', `processor '${processor.id}' holds no blob transaction ${hash.toLowerCase()}`, { txHash: hash.toLowerCase() });
+    return jsonBytesReply(row);
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Reads one processor instance's tables from the listener's read-only store: coverage, change-log
+ * bounds and the chain's live head. Reads made in one synchronous turn share one LMDB read
+ * snapshot. An instance whose lane has not created its tables yet reads as empty.
+ */
+import type { ProcessorTables, Store } from '../../store/env.js';
+import { StoreTableMissingError } from '../../store/errors.js';
+import { changeHead, changeTail } from '../../store/change-log.js';
+import { describeCoverage, readProgress, readRanges, INITIAL_PROGRESS, type BlockRange, type ProcessorCoverage, type ProcessorProgress } from '../../store/coverage.js';
+import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import type { ConfiguredProcessor } from './configured-processors.js';
+
+export interface LiveHead {
+  readonly number: number;
+  readonly hash: string;
+}
+
+export interface BlockInterval {
+  readonly fromBlock: number;
+  readonly toBlock: number;
+}
+
+/** The instance's tables, or null while its lane has not created them. */
+export function processorTables(store: Store, instance: string): ProcessorTables | null {
+  try {
+    return store.processor(instance);
+  } catch (error) {
+    if (error instanceof StoreTableMissingError) return null;
+    throw error;
+  }
+}
+
+/** The highest canonical block recorded by the chain lane, or null before the first. */
+export function liveHead(store: Store): LiveHead | null {
+  for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
+    return { number: decodeU64KeyAsNumber(key), hash: `0x${Buffer.from(value).toString('hex')}` };
+  }
+  return null;
+}
+
+export function coveredRanges(tables: ProcessorTables | null): BlockRange[] {
+  return tables ? readRanges(tables.coverage) : [];
+}
+
+export function progressOf(processor: ConfiguredProcessor, tables: ProcessorTables | null): ProcessorProgress {
+  const progress = tables ? readProgress(tables.state) : INITIAL_PROGRESS;
+  return progress.configuredStartBlock === null && processor.startBlock !== null ? { ...progress, configuredStartBlock: processor.startBlock } : progress;
+}
+
+/** ProcessorCoverage (spec §2.1) of one instance, with `requested` when the caller names a range. */
+export function readCoverage(store: Store, chainId: number, processor: ConfiguredProcessor, requested?: BlockInterval): ProcessorCoverage {
+  const tables = processorTables(store, processor.instance);
+  return describeCoverage({
+    chainId,
+    ranges: coveredRanges(tables),
+    progress: progressOf(processor, tables),
+    liveHeadBlock: liveHead(store)?.number ?? null,
+    ...(requested ? { requested } : {}),
+  });
+}
+
+export interface ChangeBounds {
+  /** The highest sequence ever written (0 before the first change). */
+  readonly head: bigint;
+  /** The lowest retained sequence, or null when nothing is retained. */
+  readonly tail: bigint | null;
+}
+
+export function changeBounds(processor: ConfiguredProcessor, tables: ProcessorTables | null): ChangeBounds {
+  if (!tables) return { head: 0n, tail: null };
+  const logged = changeHead(tables.changes);
+  const progressed = BigInt(progressOf(processor, tables).changeSequence);
+  return { head: logged > progressed ? logged : progressed, tail: changeTail(tables.changes) };
+}

@@ -1,0 +1,111 @@
+/**
+ * One SSE response with a bounded send buffer. uWS `write` returning false means the socket has
+ * backpressure (uWS keeps that chunk): later chunks wait in a JS queue (shared Buffers, so a
+ * fan-out costs no copies) until `onWritable` drains it. A connection whose queue would pass
+ * `maxBufferedBytes`, or that stays stalled for too long, is a slow consumer and is closed
+ * (spec §4.8 rule 5: durable resume comes from the change log).
+ */
+import type { HttpResponse } from 'uWebSockets.js';
+
+export type ConnectionEnd = 'ended' | 'slow_consumer' | 'aborted';
+
+export interface ConnectionEvents {
+  /** The socket took everything queued: the connection can take more. */
+  readonly drained: (connection: SseConnection) => void;
+  readonly gone: (connection: SseConnection, how: ConnectionEnd) => void;
+}
+
+export class SseConnection {
+  /** The sequence of the last change handed to this connection. */
+  position: bigint;
+  private closed = false;
+  /** When the socket last refused a write and has not drained since; null while writable. */
+  private stalledSince: number | null = null;
+  private queue: Buffer[] = [];
+  private queuedBytes = 0;
+
+  constructor(
+    private readonly res: HttpResponse,
+    position: bigint,
+    private readonly maxBufferedBytes: number,
+    private readonly events: ConnectionEvents,
+  ) {
+    this.position = position;
+    res.onWritable(() => this.drain());
+    res.onAborted(() => this.gone('aborted'));
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /** True while the socket accepts writes without backpressure. */
+  get writable(): boolean {
+    return !this.closed && this.stalledSince === null;
+  }
+
+  /** Milliseconds since the socket last refused a write without draining, 0 when writable. */
+  stalledFor(now: number): number {
+    return this.stalledSince === null ? 0 : now - this.stalledSince;
+  }
+
+  /** Writes or queues one chunk; false when the connection is (now) closed. */
+  send(chunk: Buffer): boolean {
+    if (this.closed) return false;
+    if (this.stalledSince !== null) return this.enqueue(chunk);
+    let accepted = true;
+    this.res.cork(() => {
+      accepted = this.res.write(chunk);
+    });
+    if (!accepted) this.stalledSince = Date.now();
+    return true;
+  }
+
+  /** Ends the response after whatever is queued, optionally with one last chunk. */
+  end(last?: Buffer): void {
+    if (this.closed) return;
+    const pending = last ? [...this.queue, last] : this.queue;
+    this.gone('ended');
+    this.res.cork(() => {
+      for (const chunk of pending) this.res.write(chunk);
+      this.res.end();
+    });
+  }
+
+  /** Closes the socket at once: the consumer is too slow. */
+  dropSlow(): void {
+    if (this.closed) return;
+    this.gone('slow_consumer');
+    this.res.close();
+  }
+
+  private enqueue(chunk: Buffer): boolean {
+    if (this.queuedBytes + chunk.length > this.maxBufferedBytes) {
+      this.dropSlow();
+      return false;
+    }
+    this.queue.push(chunk);
+    this.queuedBytes += chunk.length;
+    return true;
+  }
+
+  private drain(): boolean {
+    while (!this.closed && this.queue.length > 0) {
+      const chunk = this.queue.shift()!;
+      this.queuedBytes -= chunk.length;
+      if (!this.res.write(chunk)) return false;
+    }
+    if (this.closed) return true;
+    this.stalledSince = null;
+    this.events.drained(this);
+    return true;
+  }
+
+  private gone(how: ConnectionEnd): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.queuedBytes = 0;
+    this.events.gone(this, how);
+  }
+}

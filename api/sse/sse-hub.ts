@@ -1,0 +1,119 @@
+/**
+ * The listener's SSE hub: one change fan-out per processor, the set of open streams, one heartbeat
+ * timer for all of them (which also drops streams stalled for two intervals), and their metrics.
+ * `notify` is called for every ChangesNotice; `close` ends every stream and drops the timers
+ * (listener stop/abort).
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { HttpResponse } from 'uWebSockets.js';
+import { readChanges } from '../../store/change-log.js';
+import type { Store } from '../../store/env.js';
+import { processorDescriptor, type ConfiguredProcessor } from '../aggregate/configured-processors.js';
+import { changeBounds, processorTables, readCoverage } from '../aggregate/processor-reader.js';
+import { ChangeFanout } from './change-fanout.js';
+import { SseConnection, type ConnectionEnd } from './sse-connection.js';
+import { HEARTBEAT_FRAME, resetRequiredFrame, type ResetReason } from './sse-frames.js';
+
+export interface SseSettings {
+  readonly heartbeatSeconds: number;
+  readonly maxBufferedBytes: number;
+  readonly batchChanges: number;
+}
+
+export interface SseHubOptions {
+  readonly store: Store;
+  readonly chainId: number;
+  readonly processors: readonly ConfiguredProcessor[];
+  readonly settings: SseSettings;
+  readonly metrics: Registry;
+}
+
+export class SseHub {
+  private readonly fanouts = new Map<string, ChangeFanout>();
+  private readonly owners = new Map<SseConnection, ChangeFanout>();
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly open: Gauge;
+  private readonly ended: Counter;
+
+  constructor(private readonly options: SseHubOptions) {
+    for (const processor of options.processors) {
+      if (processor.delivery) this.fanouts.set(processor.id, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges));
+    }
+    this.heartbeat = setInterval(() => this.beat(), options.settings.heartbeatSeconds * 1000);
+    this.open = new Gauge({ name: 'chain_node_sse_streams', help: 'Open SSE change streams', registers: [options.metrics] });
+    this.ended = new Counter({ name: 'chain_node_sse_streams_ended_total', help: 'SSE change streams ended, by how', labelNames: ['how'], registers: [options.metrics] });
+  }
+
+  /** Wraps an accepted response and starts delivering changes after `position`. */
+  attach(processor: ConfiguredProcessor, res: HttpResponse, position: bigint): SseConnection {
+    const fanout = this.fanouts.get(processor.id);
+    if (!fanout) throw new Error(`processor '${processor.id}' has no change stream`);
+    const connection = new SseConnection(res, position, this.options.settings.maxBufferedBytes, {
+      drained: () => fanout.wake(),
+      gone: (gone, how) => this.detach(gone, how),
+    });
+    this.owners.set(connection, fanout);
+    this.open.inc();
+    fanout.join(connection);
+    return connection;
+  }
+
+  /** A processor's change log grew (ChangesNotice); unknown ids are ignored and reported false. */
+  notify(processorId: string): boolean {
+    const fanout = this.fanouts.get(processorId);
+    fanout?.wake();
+    return fanout !== undefined;
+  }
+
+  /** Ends every stream and stops the heartbeat. */
+  close(): void {
+    clearInterval(this.heartbeat);
+    for (const fanout of this.fanouts.values()) fanout.close();
+    for (const connection of [...this.owners.keys()]) connection.end();
+  }
+
+  /** The terminal reset frame for `processor` now (head and coverage read at call time). */
+  resetFrame(processor: ConfiguredProcessor, reason: ResetReason): Buffer {
+    const { store, chainId } = this.options;
+    const head = changeBounds(processor, processorTables(store, processor.instance)).head;
+    return resetRequiredFrame({ chainId, processor: processorDescriptor(processor), head, coverage: readCoverage(store, chainId, processor), reason });
+  }
+
+  private sourceFor(processor: ConfiguredProcessor) {
+    const store = this.options.store;
+    return {
+      read: (after: bigint, limit: number) => {
+        store.env.resetReadTxn();
+        const tables = processorTables(store, processor.instance);
+        return tables ? readChanges(tables.changes, after, limit) : [];
+      },
+      expire: (connections: readonly SseConnection[], position: bigint) => {
+        const frame = this.resetFrame(processor, {
+          code: 'cursor_expired',
+          message: `changes after ${position} are no longer retained; take a snapshot and resubscribe`,
+          details: { action: 'snapshot and resubscribe' },
+        });
+        for (const connection of connections) connection.end(frame);
+      },
+    };
+  }
+
+  private detach(connection: SseConnection, how: ConnectionEnd): void {
+    const fanout = this.owners.get(connection);
+    if (!fanout) return;
+    this.owners.delete(connection);
+    fanout.leave(connection);
+    this.open.dec();
+    this.ended.inc({ how });
+  }
+
+  /** A heartbeat to every stream; a stream stalled for two heartbeat intervals is a slow consumer. */
+  private beat(): void {
+    const now = Date.now();
+    const stallLimit = 2 * this.options.settings.heartbeatSeconds * 1000;
+    for (const connection of this.owners.keys()) {
+      if (connection.stalledFor(now) > stallLimit) connection.dropSlow();
+      else connection.send(HEARTBEAT_FRAME);
+    }
+  }
+}

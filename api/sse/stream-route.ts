@@ -1,0 +1,74 @@
+/**
+ * `GET /v1/processors/{p}/stream` (spec §4.8), registered on the uWS app directly because a stream
+ * outlives the request/reply cycle of api/http.ts (and must not hold up a graceful drain).
+ *
+ * Accept, all in the request's own turn: unknown processor 404, delivery disabled 409, damaged
+ * cursor 400 — as JSON errors before any stream byte. Otherwise 200 `text/event-stream`, the
+ * `hello` frame, then either the changes after the resume position (the `Last-Event-ID` header wins
+ * over `after`, as an EventSource reconnect sends both) or, for a cursor that cannot resume here,
+ * one terminal `reset_required` event and the end of the stream.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { errorBody } from '../errors.js';
+import { newRequestId, statusLine } from '../http.js';
+import { CodedError } from '../../runtime/errors.js';
+import type { Logger } from '../../runtime/log.js';
+import { errorFields } from '../../runtime/log.js';
+import type { AggregateContext } from '../aggregate/aggregate-context.js';
+import { resumePosition } from '../aggregate/change-position.js';
+import { processorDescriptor, requireDelivery, type ConfiguredProcessor } from '../aggregate/configured-processors.js';
+import { changeBounds, processorTables, readCoverage } from '../aggregate/processor-reader.js';
+import { helloFrame } from './sse-frames.js';
+import type { SseHub } from './sse-hub.js';
+
+export const STREAM_PATTERN = '/v1/processors/:processor/stream';
+
+type Accepted = { processor: ConfiguredProcessor; position: bigint } | { processor: ConfiguredProcessor; reset: CodedError };
+
+export function registerStreamRoute(app: TemplatedApp, context: AggregateContext, hub: SseHub, log: Logger): void {
+  app.get(STREAM_PATTERN, (res, req) => {
+    const requestId = newRequestId();
+    let accepted: Accepted;
+    try {
+      accepted = accept(context, req);
+    } catch (error) {
+      answerError(res, requestId, error, log);
+      return;
+    }
+    res.writeStatus(statusLine(200));
+    res.writeHeader('content-type', 'text/event-stream');
+    res.writeHeader('cache-control', 'no-cache');
+    res.writeHeader('x-request-id', requestId);
+    res.write(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
+    if ('reset' in accepted) {
+      const { code, message, details } = accepted.reset;
+      res.end(hub.resetFrame(accepted.processor, { code, message, details }));
+      return;
+    }
+    hub.attach(accepted.processor, res, accepted.position);
+  });
+}
+
+function accept(context: AggregateContext, req: HttpRequest): Accepted {
+  const processor = context.processors.byId(decodeURIComponent(req.getParameter(0) ?? ''));
+  requireDelivery(processor);
+  const lastEventId = req.getHeader('last-event-id');
+  const token = lastEventId !== '' ? lastEventId : new URLSearchParams(req.getQuery() ?? '').get('after') ?? undefined;
+  const owner = { epoch: context.store.epoch, chainId: context.chainId, instance: processor.instance };
+  try {
+    return { processor, position: resumePosition(token, owner, changeBounds(processor, processorTables(context.store, processor.instance))) };
+  } catch (error) {
+    if (error instanceof CodedError && (error.code === 'reset_required' || error.code === 'cursor_expired')) return { processor, reset: error };
+    throw error;
+  }
+}
+
+function answerError(res: HttpResponse, requestId: string, error: unknown, log: Logger): void {
+  const { status, body, headers } = errorBody(error instanceof URIError ? new CodedError('invalid_request', 'the processor name is not valid percent-encoding') : error, requestId);
+  if (status >= 500) log.error('stream request failed', { requestId, route: STREAM_PATTERN, ...errorFields(error) });
+  res.writeStatus(statusLine(status));
+  res.writeHeader('x-request-id', requestId);
+  for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);
+  res.writeHeader('content-type', 'application/json');
+  res.end(JSON.stringify(body));
+}
