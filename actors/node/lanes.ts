@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { ChildSpec, LaneSpec, RestartPolicy } from '../../runtime/supervisor.js';
 import type { ActorBudget, NodeConfig } from './config-schema.js';
 
+import type { ListenerArgs } from '../listener.js';
 import type { DevnetSourceArgs } from '../sources/devnet.js';
 import type { RpcSourceArgs } from '../sources/rpc.js';
 import type { FinalityArgs } from '../finality.js';
@@ -65,7 +66,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec)
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
   const listeners = actorNames('listener', config.actors.listener);
   const processors = config.processors.map((p) => ({ id: p.id, kind: p.kind, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null }));
-  const listenerArgs = {
+  const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
     dataDir,
     maxBodyBytes: config.limits.max_request_body_bytes,
