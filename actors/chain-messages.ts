@@ -6,6 +6,7 @@
  *   finality  → chain      FinalizedNotice  the finalized block by the lane's finality backend
  *   chain     → processor  JournalNotice    the chain journal grew to `sequence` (inclusive)
  *   processor → listener   ChangesNotice    a processor's change log grew to `sequence` (inclusive)
+ *   node      → listener   LaneTroublesNotice  which processors are degraded or failed by lane trouble, on every change
  *
  * Hashes travel as 0x-hex strings; bulk data never travels: readers read LMDB.
  * (Type aliases, not interfaces, so they are assignable to the runtime's Message type.)
@@ -33,4 +34,9 @@ export type ChangesNotice = {
   readonly type: 'changes';
   readonly processor: string;
   readonly sequence: number;
+};
+
+export type LaneTroublesNotice = {
+  readonly type: 'lanes';
+  readonly troubles: Readonly<Record<string, { readonly state: 'degraded' | 'failed'; readonly reason: string }>>;
 };

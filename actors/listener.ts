@@ -6,6 +6,8 @@
  * Accepts:
  *   `changes` ChangesNotice {processor: <processor id>, sequence}: the processor's change log grew to
  *             `sequence` (inclusive) and is committed; open SSE streams of that processor advance.
+ *   `lanes`   LaneTroublesNotice {troubles: processor id → {state, reason}}: from the root whenever a lane's
+ *             health changes; coverage reports `degraded`/`failed` for processors in trouble.
  * Sends to `node`: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
  * `listening {listener, address, port}`.
  */
@@ -20,7 +22,8 @@ import type { AggregateContext } from '../api/aggregate/aggregate-context.js';
 import { createProcessorRegistry, type ConfiguredProcessor } from '../api/aggregate/configured-processors.js';
 import { SseHub, type SseSettings } from '../api/sse/sse-hub.js';
 import { registerStreamRoute } from '../api/sse/stream-route.js';
-import type { ChangesNotice } from './chain-messages.js';
+import type { ChangesNotice, LaneTroublesNotice } from './chain-messages.js';
+import { setLaneTroubles } from '../api/aggregate/lane-health.js';
 import type uWS from 'uWebSockets.js';
 
 export interface ListenerArgs {
@@ -90,6 +93,10 @@ export default defineActor<State, ListenerArgs>({
     return { store, api, hub, socket };
   },
   handle(message, state, ctx) {
+    if (message.type === 'lanes') {
+      setLaneTroubles((message as unknown as LaneTroublesNotice).troubles);
+      return;
+    }
     if (message.type !== 'changes') throw new Error(`listener does not accept '${message.type}'`);
     const notice = message as unknown as ChangesNotice;
     if (!state.hub.notify(notice.processor)) ctx.log.warn('change notice for a processor without a stream here', { processor: notice.processor, sequence: notice.sequence });

@@ -21,6 +21,7 @@ import type { LoadedConfig } from './config.js';
 import { buildLanes, STOP_ORDER } from './lanes.js';
 import { createRootMetrics } from './metrics.js';
 import { resolveChainSpec } from './chain-spec.js';
+import { laneTroubles } from './lane-troubles.js';
 
 export interface RunningNode {
   readonly system: ActorSystem;
@@ -58,6 +59,19 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     return { ready: lanes.every((lane) => !lane.required || lane.state === 'ready'), lanes };
   };
   const metrics = createRootMetrics(system, () => readiness().ready);
+  const processorIds = config.processors.map((p) => p.id);
+  let pushedTroubles = '';
+  const pushTroubles = (force = false) => {
+    const troubles = laneTroubles(system.laneStatuses(), processorIds);
+    const key = JSON.stringify(troubles);
+    if (key === pushedTroubles && !force) return;
+    pushedTroubles = key;
+    const listeners = system.laneStatuses().find((lane) => lane.lane === 'listener')?.actors.filter((a) => a.running).map((a) => a.name) ?? [];
+    for (const listener of listeners) {
+      system.send(listener, { type: 'lanes', troubles }).catch((error: Error) => log.debug('lane troubles not delivered', { listener, reason: error.message }));
+    }
+  };
+  for (const event of ['status', 'restarting', 'escalated']) system.on(event, () => pushTroubles());
   system.handleRoot((message, from) => {
     switch (message.type) {
       case 'readiness':
@@ -66,6 +80,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
         return metrics.text();
       case 'listening':
         log.info('listening', { listener: message.listener, address: message.address, port: message.port, actor: from });
+        setImmediate(() => pushTroubles(true));
         return undefined;
       default:
         throw new Error(`the node does not accept '${message.type}' (from ${from})`);

@@ -9,6 +9,7 @@ import { changeHead, changeTail } from '../../store/change-log.js';
 import { describeCoverage, readProgress, readRanges, INITIAL_PROGRESS, type BlockRange, type ProcessorCoverage, type ProcessorProgress } from '../../store/coverage.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ConfiguredProcessor } from './configured-processors.js';
+import { coverageStateOf } from './lane-health.js';
 
 export interface LiveHead {
   readonly number: number;
@@ -43,7 +44,8 @@ export function coveredRanges(tables: ProcessorTables | null): BlockRange[] {
 }
 
 export function progressOf(processor: ConfiguredProcessor, tables: ProcessorTables | null): ProcessorProgress {
-  const progress = tables ? readProgress(tables.state) : INITIAL_PROGRESS;
+  const stored = tables ? readProgress(tables.state) : INITIAL_PROGRESS;
+  const progress = { ...stored, state: coverageStateOf(processor.id, stored.state) };
   return progress.configuredStartBlock === null && processor.startBlock !== null ? { ...progress, configuredStartBlock: processor.startBlock } : progress;
 }
 

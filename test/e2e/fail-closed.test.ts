@@ -19,4 +19,10 @@ test('a reorg deeper than chain.max_reorg_depth fails closed: readiness drops wi
   assert.match(body.reasons.join('\n'), /lane 'chain' is degraded: failed closed: head \d+ .* would undo 3 blocks .*max_reorg_depth = 2/);
   const metrics = await (await fetch(`${node.baseUrl}/metrics`)).text();
   assert.match(metrics, /chain_node_lane_state\{lane="chain",state="degraded"\} 1/);
+  const status = await (await fetch(`${node.baseUrl}/v1/processors/blobs/status`)).json() as { coverage: { state: string } };
+  assert.equal(status.coverage.state, 'degraded', 'processor coverage reports the lane trouble');
+  const head = async () => ((await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes/head`)).json()) as { sequence: string }).sequence;
+  const frozen = await head();
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.equal(await head(), frozen, 'publication stopped');
 });
