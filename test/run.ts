@@ -26,15 +26,21 @@ if (files.length === 0) {
 }
 
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=300000', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
-let tail = '';
+/** The reporter's closing counters (`ℹ tests N`, `ℹ fail N`), from wherever they appear in the output. */
+const counters = new Map<string, number>();
+let pending = '';
 child.stdout.on('data', (chunk: Buffer) => {
   process.stdout.write(chunk);
-  tail = (tail + chunk.toString('utf8')).slice(-4000);
+  const lines = (pending + chunk.toString('utf8')).split('\n');
+  pending = lines.pop() ?? '';
+  for (const line of lines) {
+    const match = /^ℹ (tests|fail) (\d+)$/.exec(line.trim());
+    if (match) counters.set(match[1]!, Number(match[2]));
+  }
 });
 child.on('exit', (code) => {
-  const count = (name: string) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(tail)?.[1] ?? 'NaN');
-  const tests = count('tests');
-  const failed = count('fail');
+  const tests = counters.get('tests') ?? NaN;
+  const failed = counters.get('fail') ?? NaN;
   if (!(tests > 0)) {
     process.stderr.write('no test ran: failing the run\n');
     process.exit(1);
