@@ -7,10 +7,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ingestWorkload } from './workloads/ingest.js';
 import { runtimeWorkload } from './workloads/runtime.js';
 import type { Figure, Workload, WorkloadOptions } from './workload.js';
 
-const WORKLOADS: readonly Workload[] = [runtimeWorkload];
+const WORKLOADS: readonly Workload[] = [runtimeWorkload, ingestWorkload];
 
 function format(value: number): string {
   if (!Number.isFinite(value)) return String(value);

@@ -1,0 +1,76 @@
+/**
+ * The root of a Merkle Patricia trie built in one pass over its entries in key order. Sorted keys make every
+ * subtrie a contiguous run of entries, so the trie is built bottom-up by splitting runs at their first differing
+ * nibble: each node is encoded and hashed exactly once, where an insert-by-insert trie rehashes the whole path of
+ * every insert.
+ */
+import { keccak256 } from './keccak.js';
+import { branchNode, extensionNode, leafNode, nodeReference } from './trie-node.js';
+
+export interface TrieEntry {
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+export class UnsortedTrieKeysError extends Error {
+  override readonly name = 'UnsortedTrieKeysError';
+  constructor(position: number) {
+    super(`trie entry ${position} does not sort strictly after entry ${position - 1}: give the entries sorted by key, without duplicates`);
+  }
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+function toNibbles(key: Uint8Array): Uint8Array {
+  const nibbles = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    nibbles[2 * i] = key[i]! >> 4;
+    nibbles[2 * i + 1] = key[i]! & 15;
+  }
+  return nibbles;
+}
+
+/** Entries `from`…`to - 1` share their first `depth` nibbles; the result is their subtrie's node RLP. */
+function encodeRun(paths: readonly Uint8Array[], values: readonly Uint8Array[], from: number, to: number, depth: number): Uint8Array {
+  const first = paths[from]!;
+  if (to - from === 1) return leafNode(first.subarray(depth), values[from]!);
+  const last = paths[to - 1]!;
+  let shared = depth;
+  while (shared < first.length && first[shared] === last[shared]) shared++;
+  if (shared === depth) return encodeBranch(paths, values, from, to, depth);
+  return extensionNode(first.subarray(depth, shared), nodeReference(encodeBranch(paths, values, from, to, shared)));
+}
+
+function encodeBranch(paths: readonly Uint8Array[], values: readonly Uint8Array[], from: number, to: number, depth: number): Uint8Array {
+  const children: (Uint8Array | undefined)[] = new Array(16);
+  let value: Uint8Array | undefined;
+  let start = from;
+  if (paths[start]!.length === depth) value = values[start++];
+  while (start < to) {
+    const nibble = paths[start]![depth]!;
+    let end = start + 1;
+    while (end < to && paths[end]![depth] === nibble) end++;
+    children[nibble] = nodeReference(encodeRun(paths, values, start, end, depth + 1));
+    start = end;
+  }
+  return branchNode(children, value);
+}
+
+/**
+ * keccak256 of the root node. Entries must be sorted by key, strictly (else `UnsortedTrieKeysError`), and values
+ * non-empty (a trie holds no empty value: putting one deletes the key).
+ */
+export function sortedTrieRoot(entries: readonly TrieEntry[]): Uint8Array {
+  if (entries.length === 0) return keccak256(Uint8Array.of(0x80));
+  for (let i = 0; i < entries.length; i++) {
+    if (entries[i]!.value.length === 0) throw new RangeError(`trie entry ${i} has an empty value; leave the key out instead`);
+    if (i > 0 && compareBytes(entries[i - 1]!.key, entries[i]!.key) >= 0) throw new UnsortedTrieKeysError(i);
+  }
+  const paths = entries.map((entry) => toNibbles(entry.key));
+  const values = entries.map((entry) => entry.value);
+  return keccak256(encodeRun(paths, values, 0, entries.length, 0));
+}
