@@ -19,7 +19,7 @@ export async function loadKzg(): Promise<Kzg> {
 
 export function clients(anvil: Anvil) {
   const account = privateKeyToAccount(DEV_PRIVATE_KEY);
-  const transport = http(anvil.url);
+  const transport = http(anvil.url, { timeout: 120_000 });
   return {
     account,
     wallet: createWalletClient({ account, chain: foundry, transport }),
