@@ -1,17 +1,19 @@
 /**
- * `npm run bench -- <workload…> [--duration S] [--rounds N] [--smoke] [--list] [--out DIR]
- * [--set mailbox_capacity=N]`: runs workloads, prints a table, and writes a JSON result file with
- * the machine, the options and every figure (min/median/max over rounds).
+ * `npm run bench -- <workload…> [--duration S] [--rounds N] [--connections N] [--smoke] [--list]
+ * [--out DIR] [--set mailbox_capacity=N]`: runs workloads, prints a table, and writes a JSON result
+ * file with the machine, the options and every figure (min/median/max over rounds).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ingestWorkload } from './workloads/ingest.js';
+import { queryWorkload } from './workloads/query.js';
 import { runtimeWorkload } from './workloads/runtime.js';
+import { sseWorkload } from './workloads/sse.js';
 import type { Figure, Workload, WorkloadOptions } from './workload.js';
 
-const WORKLOADS: readonly Workload[] = [runtimeWorkload, ingestWorkload];
+const WORKLOADS: readonly Workload[] = [runtimeWorkload, ingestWorkload, queryWorkload, sseWorkload];
 
 function format(value: number): string {
   if (!Number.isFinite(value)) return String(value);
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
     options: {
       duration: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, smoke: { type: 'boolean', default: false },
       list: { type: 'boolean', default: false }, out: { type: 'string', default: 'bench/results' }, set: { type: 'string', multiple: true },
+      connections: { type: 'string', default: '50' },
     },
   });
   if (values.list) {
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
     rounds: values.smoke ? 1 : Number(values.rounds),
     smoke: values.smoke ?? false,
     mailboxCapacity: Number(sets.mailbox_capacity ?? 1024),
+    connections: Number(values.connections),
   };
   const chosen = positionals.length === 0 ? WORKLOADS : positionals.map((name) => {
     const workload = WORKLOADS.find((w) => w.name === name);

@@ -4,6 +4,8 @@ export interface WorkloadOptions {
   readonly rounds: number;
   readonly smoke: boolean;
   readonly mailboxCapacity: number;
+  /** Concurrent connections (query) or streams (sse) of the load generator; 50 when absent. */
+  readonly connections?: number;
 }
 
 export interface Figure {

@@ -1,0 +1,90 @@
+/**
+ * A real node for one workload: `dist/cli.js start` in its own process, on free loopback ports and a
+ * temporary data directory, with the caller's `--set` overrides. `stop` ends the process (SIGTERM,
+ * then SIGKILL) and removes the directory.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exitOf, spawnNodeScript, stopProcess, tailOutput } from './load/spawn.js';
+
+const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
+
+/**
+ * A devnet that makes a block every `blockTimeMs` without reorgs, with blob transactions but no
+ * ordinary ones: at bench block rates their signing and sender recovery would take over half a core,
+ * which the query and SSE workloads are not about (the ingest workload measures it).
+ */
+export function steadyDevnet(blockTimeMs: number): string[] {
+  return [`devnet.block_time_ms=${blockTimeMs}`, 'devnet.reorg_every=0', 'devnet.transactions_per_block=0'];
+}
+
+export interface BenchNode {
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  readonly pid: number;
+  /** Resolves once `check` holds, polling every 100 ms; fails if the node exits or the time runs out. */
+  waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchNode(sets: readonly string[]): Promise<BenchNode> {
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
+  const dataDir = join(dir, 'data');
+  const configFile = join(dir, 'node.toml');
+  writeFileSync(configFile, '');
+  const [api, rpcHttp, rpcWs] = [await freePort(), await freePort(), await freePort()];
+  const args = [
+    'start', '--config', configFile,
+    '--set', `data_dir=${dataDir}`,
+    '--set', `listeners.api=127.0.0.1:${api}`,
+    '--set', `listeners.rpc_http=127.0.0.1:${rpcHttp}`,
+    '--set', `listeners.rpc_ws=127.0.0.1:${rpcWs}`,
+    '--set', 'log.level=warn',
+    ...sets.flatMap((set) => ['--set', set]),
+  ];
+  const child = spawnNodeScript(CLI, args);
+  const output = tailOutput(child);
+  let exited = false;
+  void exitOf(child).then(() => { exited = true; });
+  const node: BenchNode = {
+    baseUrl: `http://127.0.0.1:${api}`,
+    dataDir,
+    pid: child.pid!,
+    async waitFor(what, check, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (exited) throw new Error(`the node exited while waiting for ${what}:\n${output.join('\n')}`);
+        if (await check().catch(() => false)) return;
+        if (Date.now() > deadline) throw new Error(`the node did not reach ${what} within ${timeoutMs} ms:\n${output.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async stop() {
+      await stopProcess(child, 15_000);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await node.waitFor('readiness', async () => (await fetch(`${node.baseUrl}/health/ready`)).status === 200, 30_000);
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
+  return node;
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * Workload `query`: the typed blob routes under load from autocannon (a separate process), against
+ * a real node whose devnet has produced enough blocks, and against a naive `node:http` baseline
+ * reading the same LMDB from another process (JSON.parse/JSON.stringify per request):
+ *   one block   GET /v1/q/blobs/blocks/{n}
+ *   range page  GET /v1/q/blobs/blocks?fromBlock=a&toBlock=a+width−1&limit=width
+ * Each run also reports the cores the server and autocannon kept busy (on a shared machine, read
+ * throughput together with those). Any connection error, timeout or non-2xx response, from either
+ * server, fails the workload once every run is done (the message names each failing run).
+ */
+import { loadavg } from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
+import { runAutocannon, type LoadResult } from '../load/autocannon-result.js';
+import { startServerProcess, type ServerProcess } from '../load/server-process.js';
+import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
+import { summarize } from '../stats.js';
+import type { Figure, Workload, WorkloadOptions } from '../workload.js';
+
+interface Scenario {
+  readonly name: string;
+  readonly path: string;
+  /** The part of a reply both servers must agree on. */
+  readonly rows: (body: unknown) => unknown;
+}
+
+interface Shape {
+  readonly blockTimeMs: number;
+  /** Blocks the devnet must have produced before any load starts. */
+  readonly blocks: number;
+  /** The block the one-block route asks for. */
+  readonly oneBlock: number;
+  /** The first block and the width of the range page. */
+  readonly rangeFrom: number;
+  readonly rangeWidth: number;
+}
+
+const FULL: Shape = { blockTimeMs: 100, blocks: 120, oneBlock: 100, rangeFrom: 10, rangeWidth: 100 };
+const SMOKE: Shape = { blockTimeMs: 50, blocks: 30, oneBlock: 10, rangeFrom: 5, rangeWidth: 20 };
+
+function scenarios(shape: Shape): Scenario[] {
+  const rangeTo = shape.rangeFrom + shape.rangeWidth - 1;
+  return [
+    { name: 'one block', path: `/v1/q/blobs/blocks/${shape.oneBlock}`, rows: (body) => body },
+    {
+      name: `${shape.rangeWidth}-block page`,
+      path: `/v1/q/blobs/blocks?fromBlock=${shape.rangeFrom}&toBlock=${rangeTo}&limit=${shape.rangeWidth}`,
+      rows: (body) => (body as { data: unknown }).data,
+    },
+  ];
+}
+
+async function fetchJson(url: string): Promise<unknown> {
+  const response = await fetch(url);
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+/** The baseline must serve the very rows the node serves, or the ratio means nothing. */
+async function assertSameRows(node: BenchNode, baseline: ServerProcess, scenario: Scenario): Promise<void> {
+  const [fromNode, fromBaseline] = await Promise.all([fetchJson(node.baseUrl + scenario.path), fetchJson(baseline.baseUrl + scenario.path)]);
+  if (!isDeepStrictEqual(scenario.rows(fromNode), scenario.rows(fromBaseline))) throw new Error(`${scenario.name}: the baseline's rows differ from the node's`);
+}
+
+async function measure(node: BenchNode, baseline: ServerProcess, scenario: Scenario, options: WorkloadOptions, failures: string[]): Promise<Figure[]> {
+  const nodeRuns: LoadResult[] = [];
+  const baselineRuns: LoadResult[] = [];
+  const load = async (url: string, serverPid: number, runs: LoadResult[]) => {
+    const result = await runAutocannon(url, serverPid, options.connections ?? 50, options.durationSeconds);
+    if (result.failures > 0) failures.push(`GET ${url}: ${result.failures}`);
+    runs.push(result);
+  };
+  for (let round = 0; round < options.rounds; round += 1) {
+    await load(node.baseUrl + scenario.path, node.pid, nodeRuns);
+    await load(baseline.baseUrl + scenario.path, baseline.pid, baselineRuns);
+  }
+  const ratios = nodeRuns.map((run, i) => run.requestsPerSecond / baselineRuns[i]!.requestsPerSecond);
+  const of = (runs: LoadResult[], who: string): Figure[] => [
+    { name: `${scenario.name}, ${who}: throughput`, unit: 'req/s', ...summarize(runs.map((r) => r.requestsPerSecond)) },
+    { name: `${scenario.name}, ${who}: latency p50`, unit: 'ms', ...summarize(runs.map((r) => r.latencyP50Ms)) },
+    { name: `${scenario.name}, ${who}: latency p99`, unit: 'ms', ...summarize(runs.map((r) => r.latencyP99Ms)) },
+    { name: `${scenario.name}, ${who}: server CPU`, unit: 'cores', ...summarize(runs.map((r) => r.serverCpuCores)) },
+    { name: `${scenario.name}, ${who}: load generator CPU`, unit: 'cores', ...summarize(runs.map((r) => r.loadGeneratorCpuCores)) },
+  ];
+  return [...of(nodeRuns, 'node'), ...of(baselineRuns, 'naive baseline'), { name: `${scenario.name}: node / baseline throughput`, unit: 'ratio', ...summarize(ratios) }];
+}
+
+export const queryWorkload: Workload = {
+  name: 'query',
+  description: 'typed blob routes (one block, a block-range page) under autocannon, vs a naive node:http + JSON baseline on the same LMDB',
+  async run(options) {
+    const shape = options.smoke ? SMOKE : FULL;
+    const loadAtStart = loadavg()[0]!;
+    const node = await startBenchNode(steadyDevnet(shape.blockTimeMs));
+    try {
+      const lastNeeded = Math.max(shape.blocks, shape.rangeFrom + shape.rangeWidth) - 1;
+      await node.waitFor(`block ${lastNeeded} served`, async () => (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${lastNeeded}`)).status === 200, 120_000 + 2 * lastNeeded * shape.blockTimeMs);
+      const baseline = await startServerProcess('naive-server', ['--data-dir', node.dataDir]);
+      try {
+        const figures: Figure[] = [{ name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart }];
+        const failures: string[] = [];
+        for (const scenario of scenarios(shape)) {
+          await assertSameRows(node, baseline, scenario);
+          figures.push(...await measure(node, baseline, scenario, options, failures));
+        }
+        if (failures.length > 0) throw new Error(`errors, timeouts or non-2xx responses under load: ${failures.join('; ')}`);
+        figures.push({ name: 'runs with errors, timeouts or non-2xx', unit: 'runs', min: failures.length, median: failures.length, max: failures.length });
+        return figures;
+      } finally {
+        await baseline.stop();
+      }
+    } finally {
+      await node.stop();
+    }
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * Workload `sse`: N concurrent change streams (`--connections`) opened by separate load processes
+ * (bench/load/sse-client-pool.ts) against a real node whose devnet commits one change per 100 ms block,
+ * then against a naive `node:http` fan-out over the same change log (bench/load/naive-sse-server.ts).
+ * Reports streams established, disconnects, events/s delivered, the share of (stream, change) pairs
+ * delivered, commit → client latency p50/p99/max, and the cores the server and the load generator
+ * kept busy (on a shared machine, read latency together with those).
+ */
+import { loadavg } from 'node:os';
+import { startServerProcess } from '../load/server-process.js';
+import { runSseClientPool, type SseClientsResult } from '../load/sse-client-pool.js';
+import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
+import { summarize } from '../stats.js';
+import type { Figure, Workload, WorkloadOptions } from '../workload.js';
+
+const BLOCK_TIME_MS = 100;
+const RAMP_TIMEOUT_MS = 120_000;
+const STREAM_PATH = '/v1/processors/blobs/stream';
+const HEAD_PATH = '/v1/processors/blobs/changes/head';
+
+interface Target {
+  readonly who: string;
+  readonly baseUrl: string;
+  readonly pid: number;
+  /** The node resumes each wave of streams after the current head; the baseline starts at its head anyway. */
+  readonly resumesFromHead: boolean;
+}
+
+async function headCursor(node: BenchNode): Promise<string | null> {
+  const response = await fetch(node.baseUrl + HEAD_PATH);
+  if (response.status !== 200) return null;
+  return ((await response.json()) as { cursor: string | null }).cursor;
+}
+
+/** The processor's commit time so far; `emittedAt` is stamped as a commit starts, so it is part of the latency. */
+async function commitTotals(node: BenchNode): Promise<{ seconds: number; commits: number }> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  const total = (suffix: string) => Number(new RegExp(`^chain_node_processor_commit_seconds_${suffix}\\{[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { seconds: total('sum'), commits: total('count') };
+}
+
+async function streamClients(target: Target, options: WorkloadOptions): Promise<SseClientsResult> {
+  const run = await runSseClientPool({
+    url: target.baseUrl + STREAM_PATH,
+    headUrl: target.resumesFromHead ? target.baseUrl + HEAD_PATH : null,
+    serverPid: target.pid,
+    streams: options.connections ?? 50,
+    durationSeconds: options.durationSeconds,
+    rampTimeoutMs: RAMP_TIMEOUT_MS,
+  });
+  if (run.events === 0) throw new Error(`${target.who}: no change reached any of ${run.established}/${run.requested} streams in ${run.windowSeconds.toFixed(1)} s`);
+  return run;
+}
+
+const changesInWindow = (run: SseClientsResult) => (run.sequences ? run.sequences.last - run.sequences.first + 1 : 0);
+const eventsPerSecond = (run: SseClientsResult) => run.events / run.windowSeconds;
+
+function figuresOf(who: string, runs: readonly SseClientsResult[]): Figure[] {
+  const figure = (name: string, unit: string, value: (run: SseClientsResult) => number): Figure => ({ name: `${who}: ${name}`, unit, ...summarize(runs.map(value)) });
+  return [
+    figure('streams established', 'streams', (run) => run.established),
+    figure('time to open the streams', 's', (run) => run.rampSeconds),
+    figure('disconnects', 'streams', (run) => run.disconnects),
+    figure('events delivered', 'events/s', eventsPerSecond),
+    figure('(stream, change) pairs delivered', 'ratio', (run) => run.events / (run.established * changesInWindow(run))),
+    figure('commit → client p50', 'ms', (run) => run.latencyMs.p50),
+    figure('commit → client p99', 'ms', (run) => run.latencyMs.p99),
+    figure('commit → client max', 'ms', (run) => run.latencyMs.max),
+    figure('server CPU', 'cores', (run) => run.serverCpuCores),
+    figure('load generator processes', 'processes', (run) => run.processes),
+    figure('load generator CPU', 'cores', (run) => run.clientCpuCores),
+    figure('load generator event-loop delay p99', 'ms', (run) => run.clientLoopDelayP99Ms),
+  ];
+}
+
+function ratio(name: string, nodeRuns: readonly SseClientsResult[], baselineRuns: readonly SseClientsResult[], value: (run: SseClientsResult) => number): Figure {
+  return { name, unit: 'ratio', ...summarize(nodeRuns.map((run, i) => value(run) / value(baselineRuns[i]!))) };
+}
+
+export const sseWorkload: Workload = {
+  name: 'sse',
+  description: 'N concurrent SSE change streams (--connections): commit → client latency, events/s, vs a naive node:http fan-out',
+  async run(options) {
+    const loadAtStart = loadavg()[0]!;
+    const node = await startBenchNode(steadyDevnet(BLOCK_TIME_MS));
+    try {
+      await node.waitFor('a first change', async () => (await headCursor(node)) !== null, 60_000);
+      const baseline = await startServerProcess('naive-sse-server', ['--data-dir', node.dataDir]);
+      try {
+        const nodeTarget: Target = { who: 'node', baseUrl: node.baseUrl, pid: node.pid, resumesFromHead: true };
+        const baselineTarget: Target = { who: 'naive baseline', baseUrl: baseline.baseUrl, pid: baseline.pid, resumesFromHead: false };
+        const nodeRuns: SseClientsResult[] = [];
+        const baselineRuns: SseClientsResult[] = [];
+        const commitMs: number[] = [];
+        for (let round = 0; round < options.rounds; round += 1) {
+          const before = await commitTotals(node);
+          nodeRuns.push(await streamClients(nodeTarget, options));
+          const after = await commitTotals(node);
+          commitMs.push((1000 * (after.seconds - before.seconds)) / (after.commits - before.commits));
+          baselineRuns.push(await streamClients(baselineTarget, options));
+        }
+        return [
+          { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
+          { name: 'change rate (one change per devnet block)', unit: 'changes/s', ...summarize(nodeRuns.map((run) => changesInWindow(run) / run.windowSeconds)) },
+          ...figuresOf('node', nodeRuns),
+          { name: 'node: processor commit (part of the latency), mean', unit: 'ms', ...summarize(commitMs) },
+          ...figuresOf('naive baseline', baselineRuns),
+          ratio('node / baseline p99 latency', nodeRuns, baselineRuns, (run) => run.latencyMs.p99),
+          ratio('node / baseline events/s', nodeRuns, baselineRuns, eventsPerSecond),
+        ];
+      } finally {
+        await baseline.stop();
+      }
+    } finally {
+      await node.stop();
+    }
+  },
+};
