@@ -76,8 +76,8 @@ export async function startBenchNode(sets: readonly string[]): Promise<BenchNode
   return node;
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that was free a moment ago (tests use it too). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
