@@ -126,6 +126,18 @@ function tooLarge(limit: number): HttpError {
   return new HttpError('payload_too_large', `request body exceeds the limit of ${limit} bytes`, { limitBytes: limit });
 }
 
+const parameterCounts = new Map<string, number>();
+
+/** Path parameters of a route pattern, counted once per pattern rather than per request. */
+function parameterCountOf(pattern: string): number {
+  let count = parameterCounts.get(pattern);
+  if (count === undefined) {
+    count = (pattern.match(/\/:/g) ?? []).length;
+    parameterCounts.set(pattern, count);
+  }
+  return count;
+}
+
 function readRequest(req: HttpRequest, method: Method, requestId: string, pattern: string, options: HttpOptions): Omit<Request, 'body'> {
   const rawPath = req.getUrl();
   const rawQuery = req.getQuery() ?? '';
@@ -136,7 +148,7 @@ function readRequest(req: HttpRequest, method: Method, requestId: string, patter
     if (value !== '') headers[name] = value;
   }
   const params: string[] = [];
-  const parameterCount = (pattern.match(/\/:/g) ?? []).length;
+  const parameterCount = parameterCountOf(pattern);
   for (let i = 0; i < parameterCount; i += 1) params.push(decodeComponent(req.getParameter(i) ?? '', 'path parameter'));
   let path: string;
   let query: URLSearchParams;

@@ -43,7 +43,7 @@ export function readMoves(store: Store, after: number, limit: number): Array<{ s
 
 function envelopeBlock(store: Store, number: number, hash: Hex): EnvelopeBlock {
   const bytes = getHeaderBytes(store, hexToBytes(hash));
-  if (!bytes) return { number, hash, parentHash: '0x' as Hex, timestamp: 0 };
+  if (!bytes) throw new Error(`block ${number} (${hash}) is in the journal but its header is not recorded`);
   const header = decodeHeader(bytes);
   return { number, hash, parentHash: header.parentHash, timestamp: header.timestamp };
 }
