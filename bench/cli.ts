@@ -7,13 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ingestWorkload } from './workloads/ingest.js';
-import { queryWorkload } from './workloads/query.js';
-import { runtimeWorkload } from './workloads/runtime.js';
-import { sseWorkload } from './workloads/sse.js';
-import type { Figure, Workload, WorkloadOptions } from './workload.js';
-
-const WORKLOADS: readonly Workload[] = [runtimeWorkload, ingestWorkload, queryWorkload, sseWorkload];
+import { findWorkload, WORKLOADS } from './workloads/index.js';
+import type { Figure, WorkloadOptions } from './workload.js';
 
 function format(value: number): string {
   if (!Number.isFinite(value)) return String(value);
@@ -51,7 +46,7 @@ async function main(): Promise<void> {
     connections: Number(values.connections),
   };
   const chosen = positionals.length === 0 ? WORKLOADS : positionals.map((name) => {
-    const workload = WORKLOADS.find((w) => w.name === name);
+    const workload = findWorkload(name);
     if (!workload) throw new Error(`unknown workload '${name}' (see --list)`);
     return workload;
   });

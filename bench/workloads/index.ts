@@ -1,0 +1,20 @@
+/**
+ * Every bench workload, in the order `npm run bench` runs them when none is named. Adding one: write
+ * `bench/workloads/<name>.ts` exporting a `Workload`, and add one line below.
+ */
+import type { Workload } from '../workload.js';
+import { ingestWorkload } from './ingest.js';
+import { queryWorkload } from './query.js';
+import { runtimeWorkload } from './runtime.js';
+import { sseWorkload } from './sse.js';
+
+export const WORKLOADS: readonly Workload[] = [
+  runtimeWorkload,
+  ingestWorkload,
+  queryWorkload,
+  sseWorkload,
+];
+
+export function findWorkload(name: string): Workload | undefined {
+  return WORKLOADS.find((workload) => workload.name === name);
+}
