@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig, type DevnetConfigInput } from '../../net/devnet/index.js';
+import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig, secondsPerBlock, type DevnetConfig, type DevnetConfigInput } from '../../net/devnet/index.js';
 import { MAINNET_GENESIS_HASH, MAINNET_GENESIS_TIMESTAMP, MAINNET_SCHEDULE, type ForkSchedule } from '../../net/eth/fork-schedule.js';
 import { parseGethGenesis } from '../../net/eth/genesis.js';
 import { createRpcClient } from '../../net/rpc/client.js';
@@ -19,6 +19,20 @@ export interface ChainSpec {
   readonly network: string;
   readonly schedule: ForkSchedule;
   readonly genesis: { readonly hash: Hex; readonly timestamp: number };
+  /** The settings that generate this chain (devnet only), recorded in the store and checked on every start. */
+  readonly generator?: Readonly<Record<string, string>>;
+}
+
+/** Every resolved devnet setting that shapes the chain (the timer pace only through whole seconds per block; the in-memory window not at all). */
+function devnetGenerator(devnet: DevnetConfig): Record<string, string> {
+  const { retainBlocks: _memoryOnly, blockTimeMs: _pace, forks, bpo1Blob, ...rest } = devnet;
+  const entries: [string, unknown][] = [
+    ...Object.entries(rest),
+    ['secondsPerBlock', secondsPerBlock(devnet)],
+    ...Object.entries(forks).map(([fork, offset]): [string, unknown] => [`forks.${fork}`, offset]),
+    ...Object.entries(bpo1Blob).map(([field, value]): [string, unknown] => [`bpo1Blob.${field}`, value]),
+  ];
+  return Object.fromEntries(entries.map(([key, value]) => [key, String(value)]));
 }
 
 export function devnetInput(config: NodeConfig): DevnetConfigInput {
@@ -47,7 +61,7 @@ export async function resolveChainSpec(config: NodeConfig, configDir: string): P
   if (config.sources.live.kind === 'devnet') {
     const devnet = resolveDevnetConfig(devnetInput(config));
     const genesis = devnetGenesis(devnet);
-    return { chainId: devnet.chainId, network: 'devnet', schedule: devnetForkSchedule(devnet), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } };
+    return { chainId: devnet.chainId, network: 'devnet', schedule: devnetForkSchedule(devnet), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp }, generator: devnetGenerator(devnet) };
   }
   const { url, genesis_file: genesisFile } = config.sources.live;
   if (url === '') throw new ConfigError([{ key: 'sources.live.url', value: '""', expected: 'the upstream JSON-RPC URL when sources.live.kind = "rpc"' }]);

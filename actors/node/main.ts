@@ -14,6 +14,7 @@ import { createTaskPool } from '../../runtime/pool.js';
 import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
 import { acquireDataDirLock } from '../../store/lock.js';
 import { openStore } from '../../store/env.js';
+import { ensureChainIdentity } from '../../store/chain-identity.js';
 import { epochToHex } from '../../store/meta.js';
 import { ensureP2pSecret } from '../../store/secret.js';
 import type { ReadinessReport } from '../../api/operational.js';
@@ -46,6 +47,12 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   try {
     ensureP2pSecret(dataDir);
     store = openStore({ dataDir, chainId: spec.chainId });
+    try {
+      ensureChainIdentity(store, { genesisHash: spec.genesis.hash, ...(spec.generator ? { generator: spec.generator } : {}) });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
   } catch (error) {
     lock.release();
     throw error;
