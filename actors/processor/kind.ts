@@ -8,7 +8,7 @@ import type { Transaction } from '../../net/eth/transaction-types.js';
 import type { Receipt } from '../../net/eth/receipt.js';
 import type { Hex } from '../../net/eth/hex.js';
 import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
-import type { ProcessorTables } from '../../store/env.js';
+import type { BinaryTable, ProcessorTables } from '../../store/env.js';
 import type { Finality } from '../../store/coverage.js';
 
 export interface KindContext {
@@ -45,8 +45,54 @@ export interface ProcessorDescriptor {
   readonly deliveryOrdering: string;
 }
 
+/** Block metadata of one stored row, carried by every generic entity result (spec §2.7). */
+export interface CollectionRowMeta {
+  readonly blockNumber: number | null;
+  readonly blockHash: Hex | null;
+  readonly timestamp: number | null;
+  readonly finality: Finality | null;
+}
+
+/** One row of a collection as a scan yields it. */
+export interface CollectionRow {
+  /** The entity key (what `/entities/{key}` names, in hex). */
+  readonly key: Buffer;
+  readonly value: Buffer;
+  /** Where the row sits in the collection's scan order; a scan resumes strictly after it. */
+  readonly position: Buffer;
+  readonly meta: CollectionRowMeta;
+}
+
+export interface CollectionScan {
+  /** Inclusive block bounds; rows without a block are left out when either is given. */
+  readonly fromBlock: number | null;
+  readonly toBlock: number | null;
+  /** Resume strictly after this position (null: from the start). */
+  readonly after: Buffer | null;
+}
+
+/**
+ * A collection of a kind's entity table, served by the generic entity API (spec §2.7, §4.3). Rows are
+ * scanned in block order (a block range is one cursor walk where the key layout allows it).
+ */
+export interface CollectionDescription {
+  readonly name: string;
+  readonly description: string;
+  /** The schema label of its rows' decoded data. */
+  readonly schema: string;
+  /** True when `key` names a row of this collection (the entity route refuses other keys). */
+  owns(key: Uint8Array): boolean;
+  /** The row stored under an entity key, with its metadata; undefined when absent. */
+  get(entities: BinaryTable, key: Buffer): CollectionRow | undefined;
+  scan(entities: BinaryTable, scan: CollectionScan): Iterable<CollectionRow>;
+  /** Lowest and highest block among the rows present (spec §2.7 retainedBounds), null when none has a block. */
+  bounds(entities: BinaryTable): { readonly fromBlock: number; readonly toBlock: number } | null;
+}
+
 export interface ProcessorKind {
   readonly descriptor: ProcessorDescriptor;
+  /** The collections its entity table serves through the generic entity API. */
+  readonly collections: readonly CollectionDescription[];
   /** The change kind of `finalized` envelopes. */
   readonly finalizedKind: string;
   /** Writes the rows of an applied block (inside the lane's write transaction) and returns its changes. */

@@ -4,8 +4,9 @@ import type { AggregateContext } from './aggregate-context.js';
 import { blobsRoutes } from './blobs/blobs-routes.js';
 import { capabilitiesRoutes } from './capabilities.js';
 import { changesRoutes } from './changes-routes.js';
+import { entitiesRoutes } from './entities/entities-routes.js';
 import { statusRoutes } from './status-routes.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context)];
+  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context), ...entitiesRoutes(context, null)];
 }

@@ -6,6 +6,7 @@
 import { hexToBytes } from '../../../net/eth/hex.js';
 import type { BlockInput, KindChange, KindContext, ProcessorKind } from '../../processor/kind.js';
 import type { Finality } from '../../../store/coverage.js';
+import { BLOBS_COLLECTIONS } from './collections.js';
 import { blockEntries } from './entries.js';
 import { blockKey, blockTxIndexPrefix, scheduleKey, SCHEDULE_KEY_PREFIX, txKey } from './keys.js';
 import { renderChangePayload, renderScheduleRow } from './render.js';
@@ -50,6 +51,7 @@ function scheduleChanges(ctx: KindContext, block: BlockInput): KindChange[] {
 
 export const blobsKind: ProcessorKind = {
   descriptor: BLOBS_PROCESSOR,
+  collections: BLOBS_COLLECTIONS,
   finalizedKind: 'blobs.block.put',
 
   apply(ctx, block, finality) {
