@@ -9,7 +9,8 @@
  *   `lanes`   LaneTroublesNotice {troubles: processor id → {state, reason}}: from the root whenever a lane's
  *             health changes; coverage reports `degraded`/`failed` for processors in trouble.
  * Sends to `node`: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
- * `listening {listener, address, port}`.
+ * `listening {listener, address, port}`. Asks `outbox` for every change to a consumer record
+ * (actors/outbox/messages.ts); reads records and change bytes itself.
  */
 import { defineActor } from '../runtime/actor.js';
 import { errorFields } from '../runtime/log.js';
@@ -25,6 +26,9 @@ import { registerStreamRoute } from '../api/sse/stream-route.js';
 import type { ChangesNotice, LaneTroublesNotice } from './chain-messages.js';
 import { setLaneTroubles } from '../api/aggregate/lane-health.js';
 import type uWS from 'uWebSockets.js';
+import { bearerCheck } from '../api/auth/bearer.js';
+import { consumerRoutes } from '../api/aggregate/consumers/consumer-routes.js';
+import { outboxAsker } from './outbox/ask.js';
 
 export interface ListenerArgs {
   readonly address: string;
@@ -47,6 +51,8 @@ export interface ListenerArgs {
   /** `[listeners]` rpc_http and rpc_ws (host:port), reported by /v1/capabilities. */
   readonly rpcHttp: string;
   readonly rpcWs: string;
+  /** The API bearer token (from `auth.token_file`), or null: then no route asks for one. Never logged. */
+  readonly apiToken?: string | null;
 }
 
 interface State {
@@ -67,6 +73,7 @@ export default defineActor<State, ListenerArgs>({
       processors: createProcessorRegistry(args.processors),
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
       rpc: { http: args.rpcHttp, webSocket: args.rpcWs },
+      bearer: args.apiToken ? bearerCheck(args.apiToken) : null,
     };
     const routes = [
       ...operationalRoutes({
@@ -79,8 +86,9 @@ export default defineActor<State, ListenerArgs>({
         metricsText: () => ctx.ask<string>('node', { type: 'metrics' }, 5000),
       }),
       ...aggregateRoutes(context),
+      ...consumerRoutes(context, outboxAsker(ctx)),
     ];
-    const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics });
+    const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics, bearer: context.bearer ?? null });
     const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: ctx.metrics });
     registerStreamRoute(api.app, context, hub, ctx.log);
     const { socket, port } = await listen(api.app, args.address).catch((error: unknown) => {

@@ -6,6 +6,7 @@ import uWS from 'uWebSockets.js';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { fallback, route, type HttpOptions } from './http.js';
 import { patternMatches, type Route } from './routes.js';
+import { guarded, type BearerCheck } from './auth/bearer.js';
 import type { Logger } from '../runtime/log.js';
 
 export interface ApiServerOptions {
@@ -14,6 +15,8 @@ export interface ApiServerOptions {
   readonly maxUrlBytes: number;
   readonly log: Logger;
   readonly metrics: Registry;
+  /** The API bearer check (api/auth/bearer.ts), or null when no token is configured; open routes skip it. */
+  readonly bearer?: BearerCheck | null;
 }
 
 export interface ApiApp {
@@ -37,7 +40,7 @@ export function createApiApp(options: ApiServerOptions): ApiApp {
       duration.observe({ route: pattern }, seconds);
     },
   };
-  for (const r of options.routes) route(app, r.method, r.pattern, r.handler, http);
+  for (const r of options.routes) route(app, r.method, r.pattern, r.open ? r.handler : guarded(r.handler, options.bearer ?? null), http);
   const allowed = (path: string) => [...new Set(options.routes.filter((r) => patternMatches(r.pattern, path)).map((r) => r.method.toUpperCase()))];
   fallback(app, allowed, http);
   return { app, inFlight };

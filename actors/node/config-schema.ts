@@ -127,6 +127,8 @@ export const configSchema = z.strictObject({
     finality: actorBudget({ mailbox_capacity: 64, memory_mb: 128 }),
     chain: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),
     processor: actorBudget({ mailbox_capacity: 1024, memory_mb: 512 }),
+    /** The one writer of consumer records (leases, watermarks). */
+    outbox: actorBudget({ mailbox_capacity: 1024, memory_mb: 128 }),
   }).prefault({}),
 });
 

@@ -12,6 +12,7 @@ import type { RpcSourceArgs } from '../sources/rpc.js';
 import type { FinalityArgs } from '../finality.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
+import type { OutboxArgs } from '../outbox/actor.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
 
 const actorModule = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
@@ -62,7 +63,7 @@ function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): La
   return { lane: 'source', required: true, policy: restartPolicy(budget), children: children('source', file, { ...budget, instances: 1 }, shutdownMs, () => args) };
 }
 
-export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec): LaneSpec[] {
+export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null): LaneSpec[] {
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
   const listeners = actorNames('listener', config.actors.listener);
   const processors = config.processors.map((p) => ({ id: p.id, kind: p.kind, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null }));
@@ -81,6 +82,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec)
     sse: { heartbeatSeconds: config.sse.heartbeat_seconds, maxBufferedBytes: config.sse.max_buffered_bytes, batchChanges: config.sse.batch_changes },
     rpcHttp: config.listeners.rpc_http,
     rpcWs: config.listeners.rpc_ws,
+    apiToken,
   };
   const finalityArgs: FinalityArgs = { kind: config.finality.kind, pollIntervalMs: config.finality.poll_interval_ms };
   const chainArgs: ChainArgs = { dataDir, maxReorgDepth: config.chain.max_reorg_depth, processors: processors.map((p) => processorLane(p.id)) };
@@ -97,6 +99,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec)
       const lane = processorLane(p.id);
       return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', single(config.actors.processor), shutdownMs, () => args) };
     }),
+    { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => ({ dataDir, chainId: spec.chainId } satisfies OutboxArgs)) },
     { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener.js', config.actors.listener, shutdownMs, () => listenerArgs) },
   ];
 }

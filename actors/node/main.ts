@@ -94,7 +94,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     }
   });
   system.on('escalated', (lane: string, reason: string) => log.error('lane failed; the node is not ready', { failedLane: lane, reason }));
-  for (const lane of [...buildLanes(config, dataDir, spec), ...(options.extraLanes ?? [])]) system.startLane(lane);
+  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken), ...(options.extraLanes ?? [])]) system.startLane(lane);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => { resolveStopped = resolve; });

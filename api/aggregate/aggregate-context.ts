@@ -2,6 +2,7 @@
 import type { Store } from '../../store/env.js';
 import type { ProcessorRegistry } from './configured-processors.js';
 import type { PageLimits } from './query-params.js';
+import type { BearerCheck } from '../auth/bearer.js';
 
 export interface AggregateContext {
   readonly store: Store;
@@ -12,4 +13,6 @@ export interface AggregateContext {
   readonly limits: PageLimits;
   /** Configured JSON-RPC listener addresses (host:port). */
   readonly rpc: { readonly http: string; readonly webSocket: string };
+  /** The API bearer check, or null when no token is configured (routes registered outside api/server.ts apply it themselves). */
+  readonly bearer?: BearerCheck | null;
 }

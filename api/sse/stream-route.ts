@@ -50,6 +50,7 @@ export function registerStreamRoute(app: TemplatedApp, context: AggregateContext
 }
 
 function accept(context: AggregateContext, req: HttpRequest): Accepted {
+  context.bearer?.(req.getHeader('authorization'));
   const processor = context.processors.byId(decodeURIComponent(req.getParameter(0) ?? ''));
   requireDelivery(processor);
   const lastEventId = req.getHeader('last-event-id');

@@ -1,0 +1,142 @@
+/**
+ * Durable consumers (spec §2.5, §4.3): create, list, get, delete (API bearer only), and the
+ * consumer-scoped calls — lease renewal, change batches after the delivered watermark, and
+ * acknowledgements — which also need `x-node-consumer-credential` (spec §5.3: when an API bearer
+ * is configured, a request that passed it may omit the consumer credential; a credential that is
+ * sent must be that consumer's, else 403).
+ *
+ * Records and change bytes are read here from LMDB; every change to a record is asked of the
+ * `outbox` lane, its only writer (actors/outbox). Redelivery: `POST …/lease {"redeliver": true}`
+ * moves the delivered watermark back to the acknowledged one, so a client that restarted (or lost
+ * a response) receives again every change it has not acknowledged — the at-least-once window.
+ */
+import { readChanges } from '../../../store/change-log.js';
+import { consumerKey, listConsumers, readConsumer, type ConsumerRecord } from '../../../store/consumers.js';
+import { decodeCursor } from '../../../store/cursor.js';
+import { hashCredential } from '../../../store/credential-hash.js';
+import { HttpError } from '../../errors.js';
+import type { Request } from '../../http.js';
+import type { Route } from '../../routes.js';
+import type { AcknowledgeChanges, CreateConsumer, Delivery, OutboxMessage } from '../../../actors/outbox/messages.js';
+import type { AggregateContext } from '../aggregate-context.js';
+import { requireDelivery, type ConfiguredProcessor } from '../configured-processors.js';
+import { pageBytes, jsonBytesReply } from '../json-body.js';
+import { processorTables, readCoverage } from '../processor-reader.js';
+import { pageLimit } from '../query-params.js';
+import { parseAckBody, parseCreateBody, parseLeaseBody } from './consumer-body.js';
+import { CredentialVerifier } from './consumer-credentials.js';
+import { consumerView } from './consumer-view.js';
+
+/** Sends one message to the outbox lane and returns its answer (a CodedError answers with its code). */
+export type OutboxAsk = <Reply>(message: OutboxMessage) => Promise<Reply>;
+
+const BASE = '/v1/processors/:processor/consumers';
+const CREDENTIAL_HEADER = 'x-node-consumer-credential';
+
+export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route[] {
+  const credentials = new CredentialVerifier();
+  const processorOf = (request: Request): ConfiguredProcessor => {
+    const processor = context.processors.byId(request.params[0] ?? '');
+    requireDelivery(processor);
+    return processor;
+  };
+  const recordOf = (processor: ConfiguredProcessor, id: string): ConsumerRecord => {
+    const record = readConsumer(context.store.consumers, processor.instance, id);
+    if (!record) throw new HttpError('not_found', `no consumer '${id}' on processor '${processor.id}'`, { consumer: id });
+    return record;
+  };
+  /** The consumer named in the path, after its credential check; `required` false lets administrative calls omit the header. */
+  const authorize = async (request: Request, required: boolean): Promise<{ processor: ConfiguredProcessor; record: ConsumerRecord }> => {
+    const processor = processorOf(request);
+    const record = recordOf(processor, request.params[1] ?? '');
+    const presented = request.headers[CREDENTIAL_HEADER];
+    if (presented === undefined) {
+      if (!required || context.bearer) return { processor, record };
+      throw new HttpError('unauthorized', `this call needs the consumer's credential in the ${CREDENTIAL_HEADER} header`);
+    }
+    if (!(await credentials.verify(consumerKey(processor.instance, record.id), presented, record.credential))) {
+      throw new HttpError('forbidden', `the ${CREDENTIAL_HEADER} credential is not the credential of consumer '${record.id}'`, { consumer: record.id });
+    }
+    return { processor, record };
+  };
+  const owner = (processor: ConfiguredProcessor) => ({ epoch: context.store.epoch, chainId: context.chainId, instance: processor.instance });
+
+  return [
+    {
+      method: 'get', pattern: BASE, open: false,
+      handler: (request) => {
+        const processor = processorOf(request);
+        const now = Date.now();
+        return { body: { data: listConsumers(context.store.consumers, processor.instance).map((record) => consumerView(record, now)) } };
+      },
+    },
+    {
+      method: 'post', pattern: BASE, open: false,
+      handler: async (request) => {
+        const processor = processorOf(request);
+        const body = parseCreateBody(request);
+        const start: CreateConsumer['start'] = body.start.position === 'cursor'
+          ? { position: 'cursor', sequence: decodeCursor(body.start.cursor!, owner(processor)).sequence.toString(), cursor: body.start.cursor! }
+          : { position: body.start.position };
+        const credential = await hashCredential(body.credential);
+        const record = await ask<ConsumerRecord>({
+          type: 'consumer.create', instance: processor.instance, processor: processor.id, id: body.id, role: body.role, leaseTtlSeconds: body.leaseTtlSeconds, credential, start,
+        });
+        credentials.remember(consumerKey(processor.instance, record.id), body.credential, record.credential);
+        return { status: 201, body: consumerView(record, Date.now()), headers: { location: `/v1/processors/${encodeURIComponent(processor.id)}/consumers/${encodeURIComponent(record.id)}` } };
+      },
+    },
+    {
+      method: 'get', pattern: `${BASE}/:consumer`, open: false,
+      handler: async (request) => consumerReply((await authorize(request, false)).record),
+    },
+    {
+      method: 'delete', pattern: `${BASE}/:consumer`, open: false,
+      handler: async (request) => {
+        const { processor, record } = await authorize(request, false);
+        const deleted = await ask<boolean>({ type: 'consumer.delete', instance: processor.instance, id: record.id });
+        credentials.forget(consumerKey(processor.instance, record.id));
+        if (!deleted) throw new HttpError('not_found', `no consumer '${record.id}' on processor '${processor.id}'`, { consumer: record.id });
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'post', pattern: `${BASE}/:consumer/lease`, open: false,
+      handler: async (request) => {
+        const { processor, record } = await authorize(request, true);
+        const { redeliver } = parseLeaseBody(request);
+        return consumerReply(await ask<ConsumerRecord>({ type: 'consumer.lease', instance: processor.instance, id: record.id, redeliver }));
+      },
+    },
+    {
+      method: 'get', pattern: `${BASE}/:consumer/changes`, open: false,
+      handler: async (request) => {
+        const limit = pageLimit(request.query, context.limits);
+        const { processor, record } = await authorize(request, true);
+        const delivery = await ask<Delivery>({ type: 'consumer.deliver', instance: processor.instance, id: record.id, limit });
+        const after = BigInt(delivery.after);
+        const count = Number(BigInt(delivery.through) - after);
+        const tables = processorTables(context.store, processor.instance);
+        const changes = tables && count > 0 ? readChanges(tables.changes, after, count) : [];
+        const nextCursor = changes.length === limit ? changes[changes.length - 1]!.cursor : null;
+        const page = pageBytes(changes.map((change) => change.json), nextCursor, readCoverage(context.store, context.chainId, processor));
+        const consumer = Buffer.from(`,"consumer":${JSON.stringify(consumerView(delivery.record, Date.now()))}}`);
+        return jsonBytesReply(Buffer.concat([page.subarray(0, page.length - 1), consumer]));
+      },
+    },
+    {
+      method: 'post', pattern: `${BASE}/:consumer/ack`, open: false,
+      handler: async (request) => {
+        const { processor, record } = await authorize(request, true);
+        const { cursor } = parseAckBody(request);
+        const { sequence } = decodeCursor(cursor, owner(processor));
+        const message: AcknowledgeChanges = { type: 'consumer.ack', instance: processor.instance, id: record.id, sequence: sequence.toString(), cursor };
+        return consumerReply(await ask<ConsumerRecord>(message));
+      },
+    },
+  ];
+}
+
+function consumerReply(record: ConsumerRecord) {
+  return { body: consumerView(record, Date.now()) };
+}

@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeDir, startNodeProcess } from '../support/node-process.js';
+import { ConsumerClient, consumerBody } from './consumer-client.js';
+
+const TOKEN = 'test-api-token-0123456789abcdef';
+
+async function status(url: string, headers: Record<string, string> = {}): Promise<{ status: number; code: string | null; headers: Headers }> {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  let code: string | null = null;
+  try { code = (JSON.parse(text) as { error?: { code: string } }).error?.code ?? null; } catch { /* not JSON (metrics) */ }
+  return { status: response.status, code, headers: response.headers };
+}
+
+test('with auth.token_file set, every native route needs the API bearer and the operational routes stay open', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-auth-'));
+  writeFileSync(join(dir, 'api.env'), `CHAIN_NODE_API_TOKEN=${TOKEN}\n`, { mode: 0o600 });
+  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n', sets: ['devnet.block_time_ms=200'] });
+  t.after(async () => { await node.stop(); removeDir(node.dir); });
+  const base = node.baseUrl;
+  const bearer = { authorization: `Bearer ${TOKEN}` };
+
+  await t.test('operational routes answer without a bearer', async () => {
+    for (const path of ['/health/live', '/health/ready', '/metrics']) assert.equal((await status(`${base}${path}`)).status, 200, path);
+  });
+
+  await t.test('native query, stream and consumer routes answer 401 without a bearer and 403 with a wrong one', async () => {
+    const paths = ['/v1/status', '/v1/capabilities', '/v1/processors', '/v1/processors/blobs/status', '/v1/processors/blobs/changes?limit=1',
+      '/v1/processors/blobs/changes/head', '/v1/q/blobs/blocks?limit=1', '/v1/processors/blobs/stream', '/v1/processors/blobs/consumers'];
+    for (const path of paths) {
+      const missing = await status(`${base}${path}`);
+      assert.equal(missing.status, 401, `${path} without a bearer`);
+      assert.equal(missing.code, 'unauthorized');
+      assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer/);
+      const wrong = await status(`${base}${path}`, { authorization: `Bearer ${TOKEN}x` });
+      assert.equal(wrong.status, 403, `${path} with a wrong bearer`);
+      assert.equal(wrong.code, 'forbidden');
+      assert.equal((await status(`${base}${path}`, { authorization: 'Basic dXNlcjpwYXNz' })).status, 401, `${path} with another scheme`);
+    }
+    for (const path of paths.filter((p) => !p.endsWith('/stream'))) assert.equal((await status(`${base}${path}`, bearer)).status, 200, `${path} with the bearer`);
+    const stream = await fetch(`${base}/v1/processors/blobs/stream`, { headers: bearer });
+    assert.equal(stream.status, 200);
+    assert.match(stream.headers.get('content-type') ?? '', /text\/event-stream/);
+    await stream.body?.cancel();
+  });
+
+  await t.test('a consumer credential does not replace the bearer; with the bearer, a wrong credential is still 403', async () => {
+    const admin = new ConsumerClient(base, 'blobs', TOKEN);
+    const created = await admin.create(consumerBody('app', 'credential-of-app-0001'));
+    assert.equal(created.status, 201);
+    const anonymous = new ConsumerClient(base);
+    const noBearer = await anonymous.changes('app', 'credential-of-app-0001');
+    assert.equal(noBearer.status, 401);
+    assert.equal(noBearer.body.error.code, 'unauthorized');
+    assert.equal((await admin.changes('app', 'credential-of-app-0001')).status, 200);
+    const wrong = await admin.changes('app', 'credential-of-someone-else');
+    assert.equal(wrong.status, 403);
+    assert.equal(wrong.body.error.code, 'forbidden');
+    // Spec §5.3: the administrative bearer alone also works on consumer-scoped calls.
+    assert.equal((await admin.lease('app', undefined)).status, 200);
+  });
+
+  await t.test('the token never appears in the node log', () => {
+    assert.ok(!node.output.join('\n').includes(TOKEN));
+  });
+});
