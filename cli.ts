@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `chain-node`: start the node, check a configuration, and run the store commands.
+ * `chain-node`: start the node, check a configuration, import a chain file, and run the store commands.
  * Exit codes: 0 success, 1 failure (bad config, store locked, verification failed), 2 usage error.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -8,6 +8,8 @@ import { ConfigError, describeConfig, loadConfig } from './actors/node/config.js
 import { runNode } from './actors/node/main.js';
 import { dbCompact, dbInspect, dbVerify } from './store/commands.js';
 import { DataDirLockedError } from './store/lock.js';
+import { runImport } from './actors/import/import-command.js';
+import { ImportError } from './actors/import/errors.js';
 
 const USAGE = `chain-node — a self-hosted Ethereum data node
 
@@ -17,6 +19,16 @@ Usage:
       (e.g. --set listeners.api=127.0.0.1:18080 --set data_dir=/tmp/x).
   chain-node config check --config FILE [--set dotted.key=value ...]
       Validate the configuration and print the effective config as JSON (secrets masked).
+  chain-node import FILE --config FILE [--genesis FILE] [--receipts FILE] [--no-finalize] [--set ...]
+      Import a chain file (concatenated RLP blocks, the chain.rlp format) into the configured
+      data directory: every block verified and linked, then appended to the chain journal so a
+      later start serves it (with sources.live.kind = "none", or extending it from an upstream).
+      --genesis: the chain's geth genesis.json (default: sources.live.genesis_file).
+      --receipts: JSON of eth_getBlockReceipts results keyed by block hash or number (or an array
+      of them), checked against each header's receiptsRoot; blocks with transactions and no
+      receipts are recorded as receipts unavailable. The last block is finalized unless
+      --no-finalize. A re-run skips blocks already imported; a bad block stops the import
+      before anything is written, naming the block and the check that failed.
   chain-node db inspect --data-dir DIR
       Print the store epoch, schema version, chain id and every table with entries and size.
   chain-node db verify --data-dir DIR
@@ -25,7 +37,7 @@ Usage:
       Copy the store compacted and swap it in safely.
   chain-node help
 
-The db commands take the data-directory write lock and refuse while a node holds it.
+The db and import commands take the data-directory write lock and refuse while a node holds it.
 `;
 
 class UsageError extends Error {}
@@ -41,6 +53,16 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
 
 const CONFIG_OPTIONS = { config: { type: 'string' }, set: { type: 'string', multiple: true } } as const;
 const DB_OPTIONS = { 'data-dir': { type: 'string' } } as const;
+const IMPORT_OPTIONS = { ...CONFIG_OPTIONS, genesis: { type: 'string' }, receipts: { type: 'string' }, 'no-finalize': { type: 'boolean' } } as const;
+
+function parseWithPositionals(args: string[], options: NonNullable<ParseArgsConfig['options']>): { values: Record<string, unknown>; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
 
 function requireString(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -73,6 +95,20 @@ async function main(argv: string[]): Promise<number> {
       printJson(describeConfig(loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? [])));
       return 0;
     }
+    case 'import': {
+      const parsed = parseWithPositionals(rest, IMPORT_OPTIONS);
+      if (parsed.positionals.length !== 1) throw new UsageError('import takes exactly one chain file');
+      const values = parsed.values;
+      const loaded = loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []);
+      printJson(await runImport(loaded, {
+        chainFile: parsed.positionals[0]!,
+        genesisFile: typeof values.genesis === 'string' ? values.genesis : null,
+        receiptsFile: typeof values.receipts === 'string' ? values.receipts : null,
+        finalize: values['no-finalize'] !== true,
+        progress: (line) => process.stderr.write(`${line}\n`),
+      }));
+      return 0;
+    }
     case 'db': {
       const [sub, ...flags] = rest;
       const run = { inspect: dbInspect, verify: dbVerify, compact: dbCompact }[sub ?? ''];
@@ -97,6 +133,9 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2;
     } else if (error instanceof ConfigError) {
       process.stderr.write(`chain-node: invalid configuration\n${error.message}\n`);
+      process.exitCode = 1;
+    } else if (error instanceof ImportError) {
+      process.stderr.write(`chain-node: import refused: ${error.message}\n`);
       process.exitCode = 1;
     } else if (error instanceof DataDirLockedError) {
       process.stderr.write(`chain-node: ${error.message}\n`);

@@ -1,7 +1,8 @@
 /**
  * Lane `finality`: follows the finalized block of the configured finality backend and tells the
- * chain lane. Backends `devnet` (the devnet's own finality) and `rpc` (the upstream's `finalized`
- * tag) are both answered by the live source actor, which owns the connection; this lane polls it.
+ * chain lane. Backends `devnet` (the devnet's own finality), `rpc` (the upstream's `finalized`
+ * tag) and `none` (the finalized block the store records, from an import) are all answered by the
+ * live source actor, which owns the connection or the store; this lane polls it.
  *
  * Accepts: nothing. Asks `source`: `finalized` → {number, hash} | null. Sends: FinalizedNotice to `chain`.
  */
@@ -11,7 +12,7 @@ import type { FinalizedNotice } from './chain-messages.js';
 import type { Hex } from '../net/eth/hex.js';
 
 export interface FinalityArgs {
-  readonly kind: 'devnet' | 'rpc';
+  readonly kind: 'devnet' | 'rpc' | 'none';
   readonly pollIntervalMs: number;
 }
 

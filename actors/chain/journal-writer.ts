@@ -59,18 +59,27 @@ function move(op: JournalMove['op'], ref: BlockRef): Buffer {
   return encodeJournalMove({ op, number: ref.number, hash: hexToBytes(ref.hash) });
 }
 
+/**
+ * Writes a head plan's moves after journal sequence `sequence` and returns the last sequence written; call inside
+ * a write transaction (the chain import commits block material and its moves together this way).
+ */
+export function writeHeadPlan(store: Store, sequence: number, plan: Pick<HeadPlan, 'undo' | 'apply'>): number {
+  for (const ref of plan.undo) {
+    store.chain.journal.put(u64Key(++sequence), move('undo', ref));
+    store.chain.canonical.remove(u64Key(ref.number));
+  }
+  for (const ref of plan.apply) {
+    store.chain.journal.put(u64Key(++sequence), move('apply', ref));
+    store.chain.canonical.put(u64Key(ref.number), Buffer.from(hexToBytes(ref.hash)));
+  }
+  return sequence;
+}
+
 /** Commits a head plan: undo moves, then apply moves, with the canonical table kept in step. */
 export async function commitHead(store: Store, state: ChainState, plan: HeadPlan): Promise<void> {
   let sequence = state.sequence;
   await store.env.transaction(() => {
-    for (const ref of plan.undo) {
-      store.chain.journal.put(u64Key(++sequence), move('undo', ref));
-      store.chain.canonical.remove(u64Key(ref.number));
-    }
-    for (const ref of plan.apply) {
-      store.chain.journal.put(u64Key(++sequence), move('apply', ref));
-      store.chain.canonical.put(u64Key(ref.number), Buffer.from(hexToBytes(ref.hash)));
-    }
+    sequence = writeHeadPlan(store, sequence, plan);
   });
   state.sequence = sequence;
   const last = plan.apply[plan.apply.length - 1];

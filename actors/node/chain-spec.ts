@@ -2,13 +2,15 @@
  * The chain the node serves, resolved at start from the configured source: its id, a network
  * name, the checked fork schedule (fork ids, blob parameters) and the genesis. The devnet's comes
  * from `[devnet]`; an upstream's from `sources.live.genesis_file` (geth genesis.json) or, for
- * mainnet, the built-in schedule.
+ * mainnet, the built-in schedule; a stored (imported) chain's, with no live source, from
+ * `sources.live.genesis_file` alone.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig, secondsPerBlock, type DevnetConfig, type DevnetConfigInput } from '../../net/devnet/index.js';
 import { MAINNET_GENESIS_HASH, MAINNET_GENESIS_TIMESTAMP, MAINNET_SCHEDULE, type ForkSchedule } from '../../net/eth/fork-schedule.js';
-import { parseGethGenesis } from '../../net/eth/genesis.js';
+import { parseGethGenesis, type ParsedGenesis } from '../../net/eth/genesis.js';
+import { buildGenesisBlock } from '../../net/eth/genesis-state.js';
 import { createRpcClient } from '../../net/rpc/client.js';
 import type { Hex } from '../../net/eth/hex.js';
 import { ConfigError } from './config.js';
@@ -57,7 +59,29 @@ async function upstreamIdentity(config: NodeConfig): Promise<{ chainId: number; 
   return { chainId: Number(BigInt(chainId)), genesis: { hash: genesis.hash, timestamp: Number(BigInt(genesis.timestamp)) } };
 }
 
+/** Reads and parses a geth genesis.json; an unreadable or invalid file is a ConfigError naming `key`. */
+export function readGenesisFile(path: string, key: string): ParsedGenesis {
+  try {
+    return parseGethGenesis(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    throw new ConfigError([{ key, value: JSON.stringify(path), expected: `a readable geth genesis.json (${(error as Error).message})` }]);
+  }
+}
+
+/** The spec of a chain known only from its genesis.json (an imported chain): the genesis hash is computed from the alloc. */
+export async function genesisFileSpec(genesis: ParsedGenesis): Promise<ChainSpec> {
+  if (genesis.chainId > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError([{ key: 'sources.live.genesis_file', value: genesis.chainId.toString(), expected: 'a chain id below 2^53' }]);
+  const chainId = Number(genesis.chainId);
+  const block = await buildGenesisBlock(genesis);
+  return { chainId, network: chainId === 1 ? 'mainnet' : `chain-${chainId}`, schedule: genesis.schedule, genesis: { hash: block.hash, timestamp: block.header.timestamp } };
+}
+
 export async function resolveChainSpec(config: NodeConfig, configDir: string): Promise<ChainSpec> {
+  if (config.sources.live.kind === 'none') {
+    const file = config.sources.live.genesis_file;
+    if (file === '') throw new ConfigError([{ key: 'sources.live.genesis_file', value: '""', expected: 'the geth genesis.json of the stored (imported) chain when sources.live.kind = "none"' }]);
+    return genesisFileSpec(readGenesisFile(resolve(configDir, file), 'sources.live.genesis_file'));
+  }
   if (config.sources.live.kind === 'devnet') {
     const devnet = resolveDevnetConfig(devnetInput(config));
     const genesis = devnetGenesis(devnet);

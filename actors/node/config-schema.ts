@@ -79,12 +79,13 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   sources: z.strictObject({
     live: z.strictObject({
-      kind: z.enum(['devnet', 'rpc']).default('devnet'),
+      /** none: no live source; the node serves what its store holds (a chain loaded with `chain-node import`). */
+      kind: z.enum(['devnet', 'rpc', 'none']).default('devnet'),
       /** Upstream JSON-RPC endpoint (kind = rpc). */
       url: z.string().default(''),
       /** Optional upstream WebSocket for newHeads (kind = rpc); empty: poll only. */
       ws_url: z.string().default(''),
-      /** geth genesis.json of the upstream's chain (fork schedule, blob schedule); not needed for mainnet. */
+      /** geth genesis.json of the chain (fork schedule, blob schedule): the upstream's (not needed for mainnet), or the imported chain's (kind = none; also the default of `chain-node import --genesis`). */
       genesis_file: z.string().default(''),
       poll_interval_ms: positiveInt.max(600_000).default(1000),
       request_timeout_ms: positiveInt.max(600_000).default(10_000),
@@ -96,8 +97,8 @@ export const configSchema = z.strictObject({
     }).prefault({}),
   }).prefault({}),
   finality: z.strictObject({
-    /** devnet: the devnet's own finality; rpc: the upstream's `finalized` block tag. */
-    kind: z.enum(['devnet', 'rpc']).default('devnet'),
+    /** devnet: the devnet's own finality; rpc: the upstream's `finalized` block tag; none: the finalized block the store records (an import's). */
+    kind: z.enum(['devnet', 'rpc', 'none']).default('devnet'),
     poll_interval_ms: positiveInt.max(600_000).default(2000),
   }).prefault({}),
   chain: z.strictObject({

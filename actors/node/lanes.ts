@@ -9,6 +9,7 @@ import type { ActorBudget, NodeConfig } from './config-schema.js';
 import type { ListenerArgs } from '../listener.js';
 import type { DevnetSourceArgs } from '../sources/devnet.js';
 import type { RpcSourceArgs } from '../sources/rpc.js';
+import type { NoneSourceArgs } from '../sources/none.js';
 import type { FinalityArgs } from '../finality.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
@@ -52,10 +53,10 @@ export function processorLane(id: string): string {
 function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): LaneSpec {
   const budget = config.actors.source;
   const live = config.sources.live;
-  const file = live.kind === 'devnet' ? 'sources/devnet.js' : 'sources/rpc.js';
+  const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js' }[live.kind];
   const args = live.kind === 'devnet'
     ? ({ dataDir, devnet: devnetInput(config) } satisfies DevnetSourceArgs)
-    : {
+    : live.kind === 'none' ? ({ dataDir } satisfies NoneSourceArgs) : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
       requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
       pooledBlobRoots: live.pooled_blob_roots,

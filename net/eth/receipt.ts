@@ -1,7 +1,8 @@
 /**
- * Post-Byzantium receipts. Consensus form (receipts trie, eth/66-68): `type || rlp([status, cumulativeGasUsed,
- * logsBloom, logs])`, no prefix for legacy. eth/69 form (also the fixtures' storage form):
- * `rlp([type, status, cumulativeGasUsed, logs])`, without the bloom, which is recomputed from the logs.
+ * Receipts. Consensus form (receipts trie, eth/66-68): `type || rlp([status, cumulativeGasUsed, logsBloom, logs])`,
+ * no prefix for legacy. eth/69 form (also the fixtures' storage form): `rlp([type, status, cumulativeGasUsed,
+ * logs])`, without the bloom, which is recomputed from the logs. Before Byzantium (EIP-658) the status field held
+ * the 32-byte intermediate state root instead: such a receipt has `postState`, and its `status` says nothing.
  */
 import { logsBloom } from './bloom.js';
 import { InvalidFieldError, RlpDecodeError, UnsupportedTransactionTypeError } from './errors.js';
@@ -15,7 +16,10 @@ export type ReceiptStatus = 'success' | 'reverted';
 
 export interface Receipt {
   type: TransactionType;
+  /** Meaningless when `postState` is set (a pre-Byzantium receipt records no outcome; JSON-RPC shows `root`). */
   status: ReceiptStatus;
+  /** Pre-Byzantium only: the state root after the transaction, in place of the status. */
+  postState?: Hex;
   cumulativeGasUsed: bigint;
   logsBloom: Hex;
   logs: readonly Log[];
@@ -31,17 +35,19 @@ function typeFromByte(byte: number): TransactionType {
   return type;
 }
 
-function statusFrom(f: RlpFields, index: number, subject: string): ReceiptStatus {
-  const bytes = f.bytes(index);
-  if (bytes.length === 32) throw new RlpDecodeError(subject, 'pre-Byzantium state-root receipts are not supported');
-  return f.bit(index) === 1 ? 'success' : 'reverted';
+/** The status field: a status bit, or (pre-Byzantium) a 32-byte state root. */
+function outcomeFrom(f: RlpFields, index: number): Pick<Receipt, 'status' | 'postState'> {
+  if (f.bytes(index).length === 32) return { status: 'success', postState: f.fixed(index, 32) };
+  return { status: f.bit(index) === 1 ? 'success' : 'reverted' };
 }
 
 function logsFrom(list: RlpList, subject: string): Log[] {
   return list.map((item, i) => logFromRlp(item, `${subject} log ${i}`));
 }
 
-function statusByte(status: ReceiptStatus): bigint {
+function outcomeField(receipt: Receipt): RlpInput {
+  if (receipt.postState !== undefined) return fixedBytes(receipt.postState, 32, 'receipt', 'postState');
+  const { status } = receipt;
   if (status !== 'success' && status !== 'reverted') throw new InvalidFieldError('receipt', 'status', `unknown status ${String(status)}`);
   return status === 'success' ? 1n : 0n;
 }
@@ -49,7 +55,7 @@ function statusByte(status: ReceiptStatus): bigint {
 /** The consensus encoding: what the receipts trie stores. */
 export function encodeReceipt(receipt: Receipt): Uint8Array {
   const body = encodeRlp([
-    statusByte(receipt.status),
+    outcomeField(receipt),
     uintField(receipt.cumulativeGasUsed, 'receipt', 'cumulativeGasUsed', 64),
     fixedBytes(receipt.logsBloom, 256, 'receipt', 'logsBloom'),
     receipt.logs.map(logToRlp),
@@ -68,7 +74,7 @@ export function decodeReceipt(bytes: Uint8Array): Receipt {
   const f = new RlpFields(list, subject, ['status', 'cumulativeGasUsed', 'logsBloom', 'logs']);
   return {
     type,
-    status: statusFrom(f, 0, subject),
+    ...outcomeFrom(f, 0),
     cumulativeGasUsed: f.quantity(1, 8),
     logsBloom: f.fixed(2, 256),
     logs: logsFrom(f.list(3), subject),
@@ -83,7 +89,7 @@ export function receiptFromEth69(item: RlpItem): Receipt {
   const logs = logsFrom(f.list(3), subject);
   return {
     type: typeFromByte(Number(f.quantity(0, 1))),
-    status: statusFrom(f, 1, subject),
+    ...outcomeFrom(f, 1),
     cumulativeGasUsed: f.quantity(2, 8),
     logsBloom: logsBloom(logs),
     logs,
@@ -93,7 +99,7 @@ export function receiptFromEth69(item: RlpItem): Receipt {
 export function receiptToEth69(receipt: Receipt): RlpInput {
   return [
     BigInt(TRANSACTION_TYPE_BYTE[receipt.type]),
-    statusByte(receipt.status),
+    outcomeField(receipt),
     uintField(receipt.cumulativeGasUsed, 'receipt', 'cumulativeGasUsed', 64),
     receipt.logs.map(logToRlp),
   ];

@@ -1,6 +1,7 @@
 /**
- * A JSON-RPC receipt object → `Receipt` (post-Byzantium: `status`, not a state root). The bloom is recomputed from
- * the logs rather than taken from the JSON, so the receipts-root check proves the logs themselves.
+ * A JSON-RPC receipt object → `Receipt`: post-Byzantium with `status`, or pre-Byzantium with `root` (the state root
+ * after the transaction). The bloom is recomputed from the logs rather than taken from the JSON, so the
+ * receipts-root check proves the logs themselves.
  */
 import { logsBloom } from '../eth/bloom.js';
 import type { Log } from '../eth/log.js';
@@ -18,11 +19,15 @@ export function receiptFromJson(json: unknown, index = 0): Receipt {
   const typeNumber = f.has('type') ? f.number('type') : 0;
   const type = TYPE_BY_NUMBER.get(typeNumber);
   if (type === undefined) throw f.invalid('type', 'a transaction type 0x0 … 0x4', f.raw('type'));
-  if (!f.has('status')) throw new UpstreamFormatError(f.subject, 'status', 'missing (a pre-Byzantium state-root receipt); this source follows post-Byzantium chains only');
+  const logs = f.list('logs').map((log, i) => logFromJson(log, `${f.subject} log ${i}`));
+  const common = { type, cumulativeGasUsed: f.quantity('cumulativeGasUsed'), logsBloom: logsBloom(logs), logs };
+  if (!f.has('status')) {
+    if (!f.has('root')) throw new UpstreamFormatError(f.subject, 'status', 'missing, and no pre-Byzantium root either');
+    return { ...common, status: 'success', postState: f.fixed('root', 32) };
+  }
   const status = f.quantity('status');
   if (status > 1n) throw f.invalid('status', '0x0 or 0x1', f.raw('status'));
-  const logs = f.list('logs').map((log, i) => logFromJson(log, `${f.subject} log ${i}`));
-  return { type, status: status === 1n ? 'success' : 'reverted', cumulativeGasUsed: f.quantity('cumulativeGasUsed'), logsBloom: logsBloom(logs), logs };
+  return { ...common, status: status === 1n ? 'success' : 'reverted' };
 }
 
 function logFromJson(json: unknown, subject: string): Log {

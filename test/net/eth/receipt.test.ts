@@ -79,9 +79,17 @@ describe('receipts', () => {
     assert.equal(decoded.type, 'legacy');
   });
 
-  it('rejects pre-Byzantium state-root receipts, unknown types and wrong shapes', () => {
-    const withRoot = encodeRlp([hexToBytes(`0x${'aa'.repeat(32)}`), 1n, hexToBytes(EMPTY_BLOOM), []]);
-    assert.throws(() => decodeReceipt(withRoot), /pre-Byzantium state-root receipts are not supported/);
+  it('a pre-Byzantium receipt keeps its state root in place of the status, in both encodings', () => {
+    const root = `0x${'aa'.repeat(32)}` as const;
+    const withRoot = encodeRlp([hexToBytes(root), 21_000n, hexToBytes(EMPTY_BLOOM), []]);
+    const decoded = decodeReceipt(withRoot);
+    assert.equal(decoded.postState, root);
+    assert.equal(decoded.cumulativeGasUsed, 21_000n);
+    assert.deepEqual(encodeReceipt(decoded), withRoot);
+    assert.deepEqual(decodeEth69Receipts(encodeEth69Receipts([decoded])), [decoded]);
+  });
+
+  it('rejects unknown types and wrong shapes', () => {
     assert.throws(() => decodeReceipt(concatBytes(Uint8Array.of(0x07), encodeRlp([1n, 1n, hexToBytes(EMPTY_BLOOM), []]))), UnsupportedTransactionTypeError);
     assert.throws(() => receiptFromEth69([]), (error: unknown) => error instanceof RlpDecodeError && /eth\/69 receipt/.test(error.message));
     assert.throws(() => decodeReceipt(encodeRlp([1n, 1n, hexToBytes('0x00'), []])), /field logsBloom: expected 256 bytes/);

@@ -59,8 +59,9 @@ describe('transactionFromJson edge cases (pure)', () => {
     assert.throws(() => transactionFromJson({ ...legacyJson(unprotected), to: '0x1234' }), rejectsField('to'));
   });
 
-  it('receipts: a pre-Byzantium receipt (no status) is refused with a reason; the bloom is recomputed from the logs', () => {
-    assert.throws(() => receiptFromJson({ type: '0x0', root: `0x${'00'.repeat(32)}`, cumulativeGasUsed: '0x1', logs: [] }), rejectsField('status'));
+  it('receipts: a pre-Byzantium receipt keeps its root, one with neither status nor root is refused; the bloom is recomputed from the logs', () => {
+    assert.equal(receiptFromJson({ type: '0x0', root: `0x${'01'.repeat(32)}`, cumulativeGasUsed: '0x1', logs: [] }).postState, `0x${'01'.repeat(32)}`);
+    assert.throws(() => receiptFromJson({ type: '0x0', cumulativeGasUsed: '0x1', logs: [] }), rejectsField('status'));
     const receipt = receiptFromJson({ type: '0x2', status: '0x1', cumulativeGasUsed: '0x1', logs: [], logsBloom: `0x${'ff'.repeat(256)}` });
     assert.equal(receipt.logsBloom, `0x${'00'.repeat(256)}`);
   });

@@ -1,0 +1,56 @@
+/**
+ * Lane `source`, kind `none`: no live source. The node serves what its store already holds — a chain loaded with
+ * `chain-node import` — and follows nothing. On start it announces the stored canonical head to `chain` (a no-op
+ * for the journal when the chain lane already has it) and is ready at once.
+ *
+ * Accepts: ask `finalized` → `{ number, hash } | null`, the last `finalize` move recorded in the chain journal
+ *          (finality kind `none`: what the import finalized).
+ * Sends to `chain`: `head { number, hash }` (HeadNotice) once at start when the store has a canonical chain.
+ */
+import { defineActor } from '../../runtime/actor.js';
+import { CodedError } from '../../runtime/errors.js';
+import { bytesToHex } from '../../net/eth/hex.js';
+import { openStore, type Store } from '../../store/env.js';
+import { decodeJournalMove } from '../../store/journal.js';
+import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import type { HeadNotice } from '../chain-messages.js';
+
+export interface NoneSourceArgs {
+  readonly dataDir: string;
+}
+
+interface State {
+  readonly store: Store;
+}
+
+/** The newest `finalize` move of the journal, or null when nothing was ever finalized. */
+function lastFinalized(store: Store): { number: number; hash: string } | null {
+  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'finalize') return { number: move.number, hash: bytesToHex(move.hash) };
+  }
+  return null;
+}
+
+export default defineActor<State, NoneSourceArgs>({
+  async init(ctx) {
+    const store = openStore({ dataDir: ctx.args.dataDir });
+    let head: HeadNotice | null = null;
+    for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
+      head = { type: 'head', number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) };
+    }
+    if (head) await ctx.send('chain', head);
+    ctx.log.info('no live source: serving the stored chain', { head: head?.number ?? null });
+    ctx.ready();
+    return { store };
+  },
+
+  handle(message, state) {
+    if (message.type !== 'finalized') throw new CodedError('invalid_request', `the none source does not accept '${message.type}'; it answers ask 'finalized'`);
+    return lastFinalized(state.store);
+  },
+
+  async stop(state) {
+    await state.store.close();
+  },
+});
