@@ -221,3 +221,10 @@ test('receipts given with the import are checked against each receiptsRoot and s
   assert.equal(added.receipts.added, 2, 'a re-run with receipts fills them in for blocks already imported');
   await withStore(later, (store) => assert.equal(decodeEth69Receipts(getReceiptsBytes(store, hexToBytes(EXEC_HEAD))!).length, 4));
 });
+
+test('without finalization the import records only apply moves, leaving finality to a backend', async (t) => {
+  const dataDir = join(tempDir(t, 'cdn-import-'), 'data');
+  const result = await importChain(options(dataDir, { finalize: false }));
+  assert.equal(result.finalized, null);
+  await withStore(dataDir, (store) => assert.deepEqual(journalOps(store), Array.from({ length: 55 }, (_, n) => `apply:${n}`)));
+});
