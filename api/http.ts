@@ -4,7 +4,7 @@
  * every response carries `x-request-id`, and every error leaves in the spec's error shape.
  */
 import { STATUS_CODES } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { errorBody, HttpError } from './errors.js';
 import type { Logger } from '../runtime/log.js';
@@ -46,78 +46,140 @@ export interface HttpOptions {
 /** Headers a handler may read; uWS can only hand them out before the first await. */
 const READ_HEADERS = ['authorization', 'content-type', 'content-length', 'accept', 'last-event-id', 'x-node-consumer-credential', 'transfer-encoding'];
 
+const STATUS_LINES = new Map<number, string>();
+
 export function statusLine(status: number): string {
-  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+  let line = STATUS_LINES.get(status);
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    STATUS_LINES.set(status, line);
+  }
+  return line;
+}
+
+/**
+ * Request ids are RFC 9562 version-8 UUIDs: 74 random bits drawn once per worker, then a 48-bit
+ * counter. Unique across the listener instances and restarts of a node (the random part) and
+ * within one worker (the counter), at the cost of an increment instead of a random draw per request.
+ */
+const REQUEST_ID_PREFIX = requestIdPrefix(randomBytes(10));
+let requestCounter = 0;
+
+function requestIdPrefix(random: Buffer): string {
+  const hex = random.toString('hex');
+  // xxxxxxxx-xxxx-8xxx-Vxxx- : version nibble 8, variant bits 10.
+  const variant = ((parseInt(hex[15]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(12, 15)}-${variant}${hex.slice(16, 19)}-`;
 }
 
 export function newRequestId(): string {
-  return randomUUID();
+  requestCounter = requestCounter >= 0xffff_ffff_ffff ? 1 : requestCounter + 1;
+  return REQUEST_ID_PREFIX + requestCounter.toString(16).padStart(12, '0');
 }
 
 /** Registers `handler` for `method pattern`, with body reading, error mapping and request ids. */
 export function route(app: TemplatedApp, method: Method, pattern: string, handler: Handler, options: HttpOptions): void {
   const register = app[method === 'delete' ? 'del' : method] as (pattern: string, handler: (res: HttpResponse, req: HttpRequest) => void) => TemplatedApp;
-  register.call(app, pattern, (res, req) => serve(res, req, method, pattern, handler, options));
+  const parameterCount = (pattern.match(/\/:/g) ?? []).length;
+  register.call(app, pattern, (res, req) => serve(res, req, method, pattern, parameterCount, handler, options));
 }
 
 /** Answers every request no route claims: 405 when the path exists with another method, else 404. */
 export function fallback(app: TemplatedApp, knownPaths: (path: string) => readonly string[], options: HttpOptions): void {
+  const handler: Handler = (request) => {
+    const allowed = knownPaths(request.path);
+    if (allowed.length > 0) throw new HttpError('method_not_allowed', `${request.method} is not allowed on ${request.path}`, { allowed }, 405, { allow: allowed.join(', ') });
+    throw new HttpError('not_found', `no route for ${request.method} ${request.path}`);
+  };
   app.any('/*', (res, req) => {
-    const handler: Handler = (request) => {
-      const allowed = knownPaths(request.path);
-      if (allowed.length > 0) throw new HttpError('method_not_allowed', `${request.method} is not allowed on ${request.path}`, { allowed }, 405, { allow: allowed.join(', ') });
-      throw new HttpError('not_found', `no route for ${request.method} ${request.path}`);
-    };
-    serve(res, req, req.getCaseSensitiveMethod().toLowerCase() as Method, '(unmatched)', handler, options);
+    serve(res, req, req.getCaseSensitiveMethod().toLowerCase() as Method, '(unmatched)', 0, handler, options);
   });
 }
 
-function serve(res: HttpResponse, req: HttpRequest, method: Method, pattern: string, handler: Handler, options: HttpOptions): void {
-  const started = performance.now();
-  const requestId = newRequestId();
-  const state = { aborted: false, done: false };
-  options.inFlight.count += 1;
-  res.onAborted(() => {
-    state.aborted = true;
-    if (!state.done) options.inFlight.count -= 1;
-  });
-  const finish = (reply: Reply) => {
-    if (state.aborted || state.done) return;
-    state.done = true;
-    options.inFlight.count -= 1;
-    const status = reply.status ?? 200;
-    res.cork(() => writeReply(res, requestId, status, reply));
-    options.onResponse?.(pattern, status, (performance.now() - started) / 1000);
-  };
-  const fail = (error: unknown) => {
-    const { status, body, headers } = errorBody(error, requestId);
-    if (status >= 500) options.log.error('request failed', { requestId, method, route: pattern, ...errorFields(error) });
-    finish({ status, body, headers });
-  };
+/**
+ * One request. A handler that answers synchronously is answered inside uWS's own callback (already
+ * corked, nothing can abort it); only a request that reads a body or awaits registers `onAborted`,
+ * counts as in flight, and corks its late reply.
+ */
+class Exchange {
+  private readonly started = performance.now();
+  private aborted = false;
+  private done = false;
+  private pending = false;
 
-  let request: Omit<Request, 'body'>;
-  try {
-    request = readRequest(req, method, requestId, pattern, options);
-  } catch (error) {
-    fail(error);
-    return;
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly method: Method,
+    private readonly pattern: string,
+    readonly requestId: string,
+    private readonly options: HttpOptions,
+  ) {}
+
+  /** The reply will come after this turn: watch for the client going away, hold up a graceful drain. */
+  goAsync(): void {
+    if (this.pending) return;
+    this.pending = true;
+    this.options.inFlight.count += 1;
+    this.res.onAborted(() => {
+      this.aborted = true;
+      if (!this.done) this.options.inFlight.count -= 1;
+    });
   }
-  const run = (body: Buffer) => {
-    try {
-      const result = handler({ ...request, body });
-      if (result instanceof Promise) result.then(finish, fail);
-      else finish(result);
-    } catch (error) {
-      fail(error);
+
+  finish(reply: Reply): void {
+    if (this.aborted || this.done) return;
+    this.done = true;
+    const status = reply.status ?? 200;
+    if (this.pending) {
+      this.options.inFlight.count -= 1;
+      this.res.cork(() => writeReply(this.res, this.requestId, status, reply));
+    } else {
+      writeReply(this.res, this.requestId, status, reply);
     }
-  };
-  if (method === 'get' || method === 'head' || method === 'delete' || method === 'options') {
-    const declared = Number(request.headers['content-length'] ?? '0');
-    if (declared > options.maxBodyBytes) return fail(tooLarge(options.maxBodyBytes));
-    run(EMPTY);
+    this.options.onResponse?.(this.pattern, status, (performance.now() - this.started) / 1000);
+  }
+
+  fail(error: unknown): void {
+    const { status, body, headers } = errorBody(error, this.requestId);
+    if (status >= 500) this.options.log.error('request failed', { requestId: this.requestId, method: this.method, route: this.pattern, ...errorFields(error) });
+    this.finish({ status, body, headers });
+  }
+
+  run(handler: Handler, request: Request): void {
+    try {
+      const result = handler(request);
+      if (result instanceof Promise) {
+        this.goAsync();
+        result.then((reply) => this.finish(reply), (error: unknown) => this.fail(error));
+      } else {
+        this.finish(result);
+      }
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+}
+
+function serve(res: HttpResponse, req: HttpRequest, method: Method, pattern: string, parameterCount: number, handler: Handler, options: HttpOptions): void {
+  const exchange = new Exchange(res, method, pattern, newRequestId(), options);
+  let request: Request;
+  try {
+    request = readRequest(req, method, exchange.requestId, parameterCount, options);
+  } catch (error) {
+    exchange.fail(error);
     return;
   }
-  readBody(res, request.headers, options.maxBodyBytes).then(run, fail);
+  if (method === 'get' || method === 'head' || method === 'delete' || method === 'options') {
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > options.maxBodyBytes) return exchange.fail(tooLarge(options.maxBodyBytes));
+    exchange.run(handler, request);
+    return;
+  }
+  exchange.goAsync();
+  readBody(res, request.headers, options.maxBodyBytes).then(
+    (body) => exchange.run(handler, { ...request, body }),
+    (error: unknown) => exchange.fail(error),
+  );
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -126,21 +188,12 @@ function tooLarge(limit: number): HttpError {
   return new HttpError('payload_too_large', `request body exceeds the limit of ${limit} bytes`, { limitBytes: limit });
 }
 
-const parameterCounts = new Map<string, number>();
+const NO_QUERY = '';
+const METHOD_NAMES: Readonly<Partial<Record<string, string>>> = { get: 'GET', post: 'POST', put: 'PUT', delete: 'DELETE', patch: 'PATCH', head: 'HEAD', options: 'OPTIONS' };
 
-/** Path parameters of a route pattern, counted once per pattern rather than per request. */
-function parameterCountOf(pattern: string): number {
-  let count = parameterCounts.get(pattern);
-  if (count === undefined) {
-    count = (pattern.match(/\/:/g) ?? []).length;
-    parameterCounts.set(pattern, count);
-  }
-  return count;
-}
-
-function readRequest(req: HttpRequest, method: Method, requestId: string, pattern: string, options: HttpOptions): Omit<Request, 'body'> {
+function readRequest(req: HttpRequest, method: Method, requestId: string, parameterCount: number, options: HttpOptions): Request {
   const rawPath = req.getUrl();
-  const rawQuery = req.getQuery() ?? '';
+  const rawQuery = req.getQuery() ?? NO_QUERY;
   if (rawPath.length + rawQuery.length > options.maxUrlBytes) throw new HttpError('invalid_request', `request URL exceeds ${options.maxUrlBytes} bytes`);
   const headers: Record<string, string> = {};
   for (const name of READ_HEADERS) {
@@ -148,19 +201,21 @@ function readRequest(req: HttpRequest, method: Method, requestId: string, patter
     if (value !== '') headers[name] = value;
   }
   const params: string[] = [];
-  const parameterCount = parameterCountOf(pattern);
-  for (let i = 0; i < parameterCount; i += 1) params.push(decodeComponent(req.getParameter(i) ?? '', 'path parameter'));
-  let path: string;
+  for (let i = 0; i < parameterCount; i += 1) {
+    const raw = req.getParameter(i) ?? '';
+    params.push(raw.includes('%') ? decodeComponent(raw, 'path parameter') : raw);
+  }
+  let path = rawPath;
   let query: URLSearchParams;
   try {
-    path = decodeURI(rawPath);
+    if (rawPath.includes('%')) path = decodeURI(rawPath);
     query = new URLSearchParams(rawQuery);
-    for (const [key] of query) decodeComponent(key, 'query parameter');
+    if (rawQuery.includes('%')) for (const [key] of query) decodeComponent(key, 'query parameter');
   } catch (error) {
     if (error instanceof HttpError) throw error;
     throw new HttpError('invalid_request', 'the request URL is not valid percent-encoding');
   }
-  return { method: method.toUpperCase(), path, query, params, headers, requestId };
+  return { method: METHOD_NAMES[method] ?? method.toUpperCase(), path, query, params, headers, requestId, body: EMPTY };
 }
 
 function decodeComponent(value: string, what: string): string {
@@ -195,7 +250,7 @@ function readBody(res: HttpResponse, headers: Readonly<Record<string, string>>, 
 function writeReply(res: HttpResponse, requestId: string, status: number, reply: Reply): void {
   res.writeStatus(statusLine(status));
   res.writeHeader('x-request-id', requestId);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
+  if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
   const body = reply.body;
   if (body === undefined || status === 204) {
     res.endWithoutBody();

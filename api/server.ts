@@ -3,10 +3,11 @@
  * unknown routes and methods, and per-route request metrics.
  */
 import uWS from 'uWebSockets.js';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { fallback, route, type HttpOptions } from './http.js';
 import { patternMatches, type Route } from './routes.js';
 import { guarded, type BearerCheck } from './auth/bearer.js';
+import { RouteMetrics } from './route-metrics.js';
 import type { Logger } from '../runtime/log.js';
 
 export interface ApiServerOptions {
@@ -28,17 +29,10 @@ export interface ApiApp {
 export function createApiApp(options: ApiServerOptions): ApiApp {
   const app = uWS.App();
   const inFlight = { count: 0 };
-  const requests = new Counter({ name: 'chain_node_http_requests_total', help: 'HTTP requests answered, by route pattern and status', labelNames: ['route', 'status'], registers: [options.metrics] });
-  const duration = new Histogram({
-    name: 'chain_node_http_request_duration_seconds', help: 'Time from request to response, by route pattern', labelNames: ['route'],
-    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [options.metrics],
-  });
+  const metrics = new RouteMetrics(options.metrics);
   const http: HttpOptions = {
     maxBodyBytes: options.maxBodyBytes, maxUrlBytes: options.maxUrlBytes, log: options.log, inFlight,
-    onResponse: (pattern, status, seconds) => {
-      requests.inc({ route: pattern, status: String(status) });
-      duration.observe({ route: pattern }, seconds);
-    },
+    onResponse: (pattern, status, seconds) => metrics.observe(pattern, status, seconds),
   };
   for (const r of options.routes) route(app, r.method, r.pattern, r.open ? r.handler : guarded(r.handler, options.bearer ?? null), http);
   const allowed = (path: string) => [...new Set(options.routes.filter((r) => patternMatches(r.pattern, path)).map((r) => r.method.toUpperCase()))];

@@ -40,6 +40,24 @@ export function readProgress(state: BinaryTable): ProcessorProgress {
   return value ? { ...INITIAL_PROGRESS, ...decode<ProcessorProgress>(value) } : INITIAL_PROGRESS;
 }
 
+/**
+ * For readers that cache what they derive from coverage: every commit that changes coverage
+ * rewrites the progress record in the same transaction (its journal position moves with it), so an
+ * unchanged record means unchanged coverage and progress. `progressRecord` copies the raw record;
+ * `progressRecordIs` checks, without copying, whether the record still has exactly those bytes.
+ */
+export function progressRecord(state: BinaryTable): Buffer | undefined {
+  return state.getBinary(PROGRESS_KEY);
+}
+
+export function progressRecordIs(state: BinaryTable, bytes: Uint8Array): boolean {
+  // getBinaryFast hands out a shared buffer whose `length` (not byteLength) is the value's size.
+  const current = state.getBinaryFast(PROGRESS_KEY);
+  if (current === undefined || current.length !== bytes.length) return false;
+  for (let i = 0; i < bytes.length; i += 1) if (current[i] !== bytes[i]) return false;
+  return true;
+}
+
 export function writeProgress(state: BinaryTable, progress: ProcessorProgress): void {
   state.put(PROGRESS_KEY, Buffer.from(encode(progress)));
 }

@@ -2,11 +2,15 @@
  * Reads one processor instance's tables from the listener's read-only store: coverage, change-log
  * bounds and the chain's live head. Reads made in one synchronous turn share one LMDB read
  * snapshot. An instance whose lane has not created its tables yet reads as empty.
+ *
+ * Covered ranges and the stored progress are decoded once per change of the instance's progress
+ * record (store/coverage.ts `progressRecordIs`), which is checked in the caller's snapshot: a request
+ * costs one key lookup for them instead of a range scan and two msgpack decodes.
  */
 import type { ProcessorTables, Store } from '../../store/env.js';
 import { StoreTableMissingError } from '../../store/errors.js';
 import { changeHead, changeTail } from '../../store/change-log.js';
-import { describeCoverage, readProgress, readRanges, INITIAL_PROGRESS, type BlockRange, type ProcessorCoverage, type ProcessorProgress } from '../../store/coverage.js';
+import { describeCoverage, progressRecord, progressRecordIs, readProgress, readRanges, INITIAL_PROGRESS, type BlockRange, type ProcessorCoverage, type ProcessorProgress } from '../../store/coverage.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ConfiguredProcessor } from './configured-processors.js';
 import { coverageStateOf } from './lane-health.js';
@@ -39,12 +43,33 @@ export function liveHead(store: Store): LiveHead | null {
   return null;
 }
 
-export function coveredRanges(tables: ProcessorTables | null): BlockRange[] {
-  return tables ? readRanges(tables.coverage) : [];
+interface CoverageSnapshot {
+  /** A copy of the progress record these were decoded under. */
+  readonly stamp: Buffer;
+  readonly ranges: readonly BlockRange[];
+  readonly stored: ProcessorProgress;
+}
+
+const snapshots = new WeakMap<ProcessorTables, CoverageSnapshot>();
+const NOTHING_COVERED: readonly BlockRange[] = Object.freeze([]);
+
+function coverageSnapshot(tables: ProcessorTables): { ranges: readonly BlockRange[]; stored: ProcessorProgress } {
+  const cached = snapshots.get(tables);
+  if (cached && progressRecordIs(tables.state, cached.stamp)) return cached;
+  const stamp = progressRecord(tables.state);
+  // No progress record yet: the lane has not committed; read as is and remember nothing.
+  if (stamp === undefined) return { ranges: readRanges(tables.coverage), stored: readProgress(tables.state) };
+  const fresh: CoverageSnapshot = { stamp, ranges: Object.freeze(readRanges(tables.coverage)), stored: readProgress(tables.state) };
+  snapshots.set(tables, fresh);
+  return fresh;
+}
+
+export function coveredRanges(tables: ProcessorTables | null): readonly BlockRange[] {
+  return tables ? coverageSnapshot(tables).ranges : NOTHING_COVERED;
 }
 
 export function progressOf(processor: ConfiguredProcessor, tables: ProcessorTables | null): ProcessorProgress {
-  const stored = tables ? readProgress(tables.state) : INITIAL_PROGRESS;
+  const stored = tables ? coverageSnapshot(tables).stored : INITIAL_PROGRESS;
   const progress = { ...stored, state: coverageStateOf(processor.id, stored.state) };
   return progress.configuredStartBlock === null && processor.startBlock !== null ? { ...progress, configuredStartBlock: processor.startBlock } : progress;
 }

@@ -39,7 +39,7 @@ export function aliasTarget(processor: ConfiguredProcessor): TargetResolver {
 export interface RetainedOutput {
   /** Null while the processor's lane has not created its tables: nothing is covered yet. */
   readonly entities: BinaryTable | null;
-  readonly ranges: BlockRange[];
+  readonly ranges: readonly BlockRange[];
 }
 
 /** The processor's entity table and coverage; `output_not_retained` for `output = none`. */
