@@ -2,10 +2,7 @@
  * CPU tasks run on the node's piscina pool (runtime/pool.ts): pure functions over bytes, named
  * by their export. Inputs and outputs are structured-clone values.
  */
-import { decodeBlockBody } from '../net/eth/block.js';
-import { decodeHeader } from '../net/eth/header.js';
-import { decodeEth69Receipts } from '../net/eth/receipt.js';
-import { verifyBlock } from '../net/eth/verify-block.js';
+import { verifyBlockMaterialBytes } from '../net/eth/verify-material.js';
 import type { Hash } from '../net/eth/hex.js';
 
 export interface BlockMaterialInput {
@@ -16,11 +13,11 @@ export interface BlockMaterialInput {
   readonly expectedHash?: Hash | undefined;
 }
 
-/** Decodes a block's material and verifies it against its header (hash, roots, bloom); throws a BlockVerificationError naming the mismatch. */
+/**
+ * Verifies a block's material against its header straight from the bytes (hash, roots, bloom, gas; see
+ * net/eth/verify-material.ts); throws a BlockVerificationError naming the mismatch.
+ */
 export async function verifyBlockMaterial(input: BlockMaterialInput): Promise<{ hash: Hash; number: number }> {
-  const header = decodeHeader(input.header);
-  const body = decodeBlockBody(input.body);
-  const receipts = input.receipts ? decodeEth69Receipts(input.receipts) : undefined;
-  const verified = await verifyBlock({ header, ...body, ...(receipts ? { receipts } : {}), ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) });
-  return { hash: verified.hash, number: header.number };
+  const verified = verifyBlockMaterialBytes(input);
+  return { hash: verified.hash, number: verified.header.number };
 }

@@ -1,14 +1,17 @@
 /**
- * The CPU part of verified ingest for one block from the chain file: decode, verify against the header (hash,
- * transactions/withdrawals/receipts roots, bloom, gas), the blob-fee transform and its rendered entity rows. Each
- * stage's time goes into `totals`. Pure, so it runs the same on the main thread and on pool workers.
+ * The CPU part of verified ingest for one block from the chain file: verification of the raw material against the
+ * header (hash, transactions/withdrawals/receipts roots, bloom, gas; `verifyBlockMaterialBytes`, which also yields
+ * the decoded header and each receipt's cumulative gas), the decode of the only transactions the blob-fee transform reads (type 3),
+ * the transform (which recovers the senders of blob transactions) and its rendered entity rows. Each stage's time
+ * goes into `totals`. Pure, so it runs the same on the main thread and on pool workers.
  */
-import { decodeBlockBody, decodeEth69Receipts, decodeHeader, hexToBytes, verifyBlock, type ForkSchedule, type Hash } from '../../net/eth/index.js';
-import { blockEntries, transformBlock, type EntityEntry } from '../../actors/processors/blobs/index.js';
+import { hexToBytes, type ForkSchedule, type Hash } from '../../net/eth/index.js';
+import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
+import { blockEntries, transformBlock, transformTransactions, type EntityEntry } from '../../actors/processors/blobs/index.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import { splitBlockRlp } from './block-parts.js';
 import type { ChainRecord } from './chain-file.js';
-import { timed, timedAsync, type StageTotals } from './stage-clock.js';
+import { timed, type StageTotals } from './stage-clock.js';
 
 export interface IngestContext {
   network: string;
@@ -21,16 +24,16 @@ export interface ProcessedBlock {
   entries: EntityEntry[];
 }
 
-export async function processBlock(record: ChainRecord, context: IngestContext, totals: StageTotals): Promise<ProcessedBlock> {
-  const { parts, header, body } = timed(totals, 'decode header+body', () => {
-    const parts = splitBlockRlp(record.block);
-    return { parts, header: decodeHeader(parts.header), body: decodeBlockBody(parts.body) };
-  });
-  const receipts = timed(totals, 'decode receipts (+bloom)', () => decodeEth69Receipts(record.receipts));
-  const { hash } = await timedAsync(totals, 'verify (hash, roots, bloom)', () => verifyBlock({ header, ...body, receipts }));
+export function processBlock(record: ChainRecord, context: IngestContext, totals: StageTotals): ProcessedBlock {
+  const parts = timed(totals, 'split block', () => splitBlockRlp(record.block));
+  const verified = timed(totals, 'verify (hash, roots, bloom)', () =>
+    verifyBlockMaterialBytes({ header: parts.header, body: parts.body, receipts: record.receipts }));
+  const { hash, header } = verified;
+  const receipts = verified.cumulativeGasUsed!.map((cumulativeGasUsed) => ({ cumulativeGasUsed }));
+  const transactions = timed(totals, 'decode blob transactions', () => transformTransactions(verified.transactions));
   const transformed = timed(totals, 'blob transform (+blob senders)', () =>
     transformBlock({
-      network: context.network, schedule: context.schedule, header, transactions: body.transactions, receipts,
+      network: context.network, schedule: context.schedule, header, transactions, receipts,
       blockSizeBytes: record.block.length, finality: 'included', blockHash: hash,
     }),
   );

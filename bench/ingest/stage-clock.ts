@@ -1,5 +1,5 @@
 /** Wall time spent in each stage of the verified ingest, summed over blocks (plain numbers, so workers can return it). */
-export const INGEST_STAGES = ['decode header+body', 'decode receipts (+bloom)', 'verify (hash, roots, bloom)', 'blob transform (+blob senders)', 'render rows', 'commit'] as const;
+export const INGEST_STAGES = ['split block', 'verify (hash, roots, bloom)', 'decode blob transactions', 'blob transform (+blob senders)', 'render rows', 'commit'] as const;
 
 export type IngestStage = (typeof INGEST_STAGES)[number];
 export type StageTotals = Record<IngestStage, number>;

@@ -48,3 +48,62 @@ export function bloomMayContain(bloom: Hex, value: Hex): boolean {
   for (let i = 0; i < BLOOM_BYTES; i++) if ((bloomBytes[i]! & probe[i]!) !== probe[i]) return false;
   return true;
 }
+
+/**
+ * The bloom bit indexes of recently seen values (addresses and topics repeat heavily: a token's address, the
+ * Transfer topic, busy accounts), so most values skip their keccak256. Direct-mapped and fixed in size: slot
+ * `hash(value) mod SLOTS` holds one value's bytes and its three 11-bit bit indexes, and a hit requires every byte
+ * to be equal, so the cache can only ever return the indexes of the very same value.
+ */
+const CACHE_SLOTS = 4096;
+const CACHE_VALUE_BYTES = 32;
+const cachedValues = new Uint8Array(CACHE_SLOTS * CACHE_VALUE_BYTES);
+/** Length of the value in each slot; 0 = empty (values of 1…32 bytes are cached). */
+const cachedLengths = new Uint8Array(CACHE_SLOTS);
+/** The three bit indexes (0…2047) of each slot's value. */
+const cachedBits = new Uint16Array(CACHE_SLOTS * 3);
+/** Where `bitsOf` puts the bit indexes of a value it does not cache. */
+const uncachedBits = new Uint16Array(3);
+
+function slotOf(bytes: Uint8Array, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  return (hash >>> 0) & (CACHE_SLOTS - 1);
+}
+
+function writeBits(value: Uint8Array, out: Uint16Array, offset: number): void {
+  const hash = keccak256(value);
+  for (let i = 0; i < 3; i++) out[offset + i] = ((hash[2 * i]! << 8) | hash[2 * i + 1]!) & 2047;
+}
+
+function setBits(bloom: Uint8Array, bits: Uint16Array, offset: number): void {
+  for (let i = offset; i < offset + 3; i++) {
+    const bit = bits[i]!;
+    bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
+  }
+}
+
+/**
+ * Sets the bloom bits of one raw address or topic (`bytes[start…end)`), exactly as `addToBloom` does for a value,
+ * in `bloom` and, when given, in `alsoInto` too (a block bloom built alongside its receipts' blooms).
+ */
+export function addBytesToBloom(bloom: Uint8Array, bytes: Uint8Array, start: number, end: number, alsoInto?: Uint8Array): void {
+  const length = end - start;
+  if (length === 0 || length > CACHE_VALUE_BYTES) {
+    writeBits(bytes.subarray(start, end), uncachedBits, 0);
+    setBits(bloom, uncachedBits, 0);
+    if (alsoInto !== undefined) setBits(alsoInto, uncachedBits, 0);
+    return;
+  }
+  const slot = slotOf(bytes, start, end);
+  const base = slot * CACHE_VALUE_BYTES;
+  let hit = cachedLengths[slot] === length;
+  for (let i = 0; hit && i < length; i++) hit = cachedValues[base + i] === bytes[start + i];
+  if (!hit) {
+    writeBits(bytes.subarray(start, end), cachedBits, slot * 3);
+    cachedValues.set(bytes.subarray(start, end), base);
+    cachedLengths[slot] = length;
+  }
+  setBits(bloom, cachedBits, slot * 3);
+  if (alsoInto !== undefined) setBits(alsoInto, cachedBits, slot * 3);
+}

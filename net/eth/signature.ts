@@ -3,6 +3,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { InvalidSignatureError } from './errors.js';
 import { bytesToHex, hexToBytes, type Address, type Hex } from './hex.js';
 import { keccak256 } from './keccak.js';
+import { nativeSecp256k1 } from './secp256k1-native.js';
 import type { Signature } from './transaction-types.js';
 
 /** A 32-byte secp256k1 secret key, as hex or bytes. */
@@ -26,6 +27,27 @@ export function privateKeyToAddress(privateKey: PrivateKey): Address {
   return publicKeyToAddress(secp256k1.getPublicKey(secretKeyBytes(privateKey), false));
 }
 
+const CURVE_ORDER = secp256k1.Point.CURVE().n;
+
+/** Recovery with @noble/curves (pure JS): the fallback, and the reference the native path is tested against. */
+export function recoverWithNoble(hash: Uint8Array, signature: Signature): Uint8Array {
+  return new secp256k1.Signature(signature.r, signature.s, signature.yParity).recoverPublicKey(hash).toBytes(false);
+}
+
+function writeScalar(out: Uint8Array, offset: number, value: bigint, name: string): void {
+  if (value <= 0n || value >= CURVE_ORDER) throw new RangeError(`${name} is outside 1…n-1`);
+  let rest = value;
+  for (let i = offset + 31; i >= offset; i--, rest >>= 8n) out[i] = Number(rest & 0xffn);
+}
+
+/** Recovery with libsecp256k1; only when `nativeSecp256k1` loaded. */
+export function recoverNatively(hash: Uint8Array, signature: Signature): Uint8Array {
+  const compact = new Uint8Array(64);
+  writeScalar(compact, 0, signature.r, 'r');
+  writeScalar(compact, 32, signature.s, 's');
+  return nativeSecp256k1!.ecdsaRecover(compact, signature.yParity, hash, false);
+}
+
 /** The address that signed `hash`; throws `InvalidSignatureError` when no key can be recovered. */
 export function recoverAddress(hash: Uint8Array, signature: Signature): Address {
   if (signature.yParity !== 0 && signature.yParity !== 1) {
@@ -33,8 +55,7 @@ export function recoverAddress(hash: Uint8Array, signature: Signature): Address 
   }
   let publicKey: Uint8Array;
   try {
-    const sig = new secp256k1.Signature(signature.r, signature.s, signature.yParity);
-    publicKey = sig.recoverPublicKey(hash).toBytes(false);
+    publicKey = nativeSecp256k1 === null ? recoverWithNoble(hash, signature) : recoverNatively(hash, signature);
   } catch (error) {
     throw new InvalidSignatureError(`no public key recovers from r=${signature.r}, s=${signature.s} (${(error as Error).message})`);
   }

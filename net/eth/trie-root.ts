@@ -23,10 +23,18 @@ function indexesInKeyOrder(count: number): number[] {
   return order;
 }
 
+/** `rlp(i)` for the indexes seen so far, kept (a few bytes each; as many as the largest block has items). */
+const indexKeys: Uint8Array[] = [];
+
+function indexKey(index: number): Uint8Array {
+  for (let i = indexKeys.length; i <= index; i++) indexKeys.push(encodeRlp(BigInt(i)));
+  return indexKeys[index]!;
+}
+
 /** Root of a trie mapping `rlp(i)` to `values[i]`. */
 export function orderedTrieRootSync(values: readonly Uint8Array[]): Hash {
   if (values.length === 0) return EMPTY_TRIE_ROOT;
-  const entries: TrieEntry[] = indexesInKeyOrder(values.length).map((index) => ({ key: encodeRlp(BigInt(index)), value: values[index]! }));
+  const entries: TrieEntry[] = indexesInKeyOrder(values.length).map((index) => ({ key: indexKey(index), value: values[index]! }));
   return bytesToHex(sortedTrieRoot(entries));
 }
 

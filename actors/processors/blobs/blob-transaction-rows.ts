@@ -1,12 +1,13 @@
 /** BlobTransaction rows: one per type-3 transaction, in canonical transaction index order. */
-import { GAS_PER_BLOB, hashTransaction, recoverTransactionSender, type Hash, type Transaction } from '../../../net/eth/index.js';
+import { GAS_PER_BLOB, hashTransaction, recoverTransactionSender, type Hash } from '../../../net/eth/index.js';
+import type { TransformTransaction } from './transform-transactions.js';
 import type { BlobTransaction } from './types.js';
 
 export interface BlobTransactionRowsInput {
   network: string;
   blockNumber: number;
   blockHash: Hash;
-  transactions: readonly Transaction[];
+  transactions: readonly TransformTransaction[];
   /** Gas used by each transaction, index for index with `transactions`. */
   gasUsed: readonly bigint[];
   executionBaseFee: bigint;

@@ -3,7 +3,7 @@ import type { Receipt } from '../../../net/eth/index.js';
 import { BlobsMaterialMismatchError, type BlockIdentity } from './errors.js';
 
 /** Each receipt's cumulativeGasUsed minus the previous receipt's (the first counts from zero). */
-export function gasUsedPerTransaction(receipts: readonly Receipt[], block: BlockIdentity): bigint[] {
+export function gasUsedPerTransaction(receipts: readonly Pick<Receipt, 'cumulativeGasUsed'>[], block: BlockIdentity): bigint[] {
   const used: bigint[] = [];
   let previous = 0n;
   for (const [index, receipt] of receipts.entries()) {

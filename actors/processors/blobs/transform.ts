@@ -18,11 +18,11 @@ import {
   type ForkSchedule,
   type Hash,
   type Receipt,
-  type Transaction,
 } from '../../../net/eth/index.js';
 import { blobTransactionRows } from './blob-transaction-rows.js';
 import { BlobsBlockBeforeCancunError, BlobsMaterialMismatchError, BlobsReceiptsRequiredError, type BlockIdentity } from './errors.js';
 import { gasUsedPerTransaction } from './receipt-gas-used.js';
+import type { TransformTransaction } from './transform-transactions.js';
 import type { BlobsBlock, BlobsBlockChange, Finality } from './types.js';
 
 export { BLOB_FIELD_DEFINITIONS } from './field-definitions.js';
@@ -34,8 +34,10 @@ export interface TransformBlockInput {
   network: string;
   schedule: ForkSchedule;
   header: BlockHeader;
-  transactions: readonly Transaction[];
-  receipts: readonly Receipt[] | null;
+  /** Full transactions, or only what the transform reads (`transformTransactions`). */
+  transactions: readonly TransformTransaction[];
+  /** Only each receipt's cumulativeGasUsed is read (full receipts fit). */
+  receipts: readonly Pick<Receipt, 'cumulativeGasUsed'>[] | null;
   /** RLP size of the whole block (see `blockRlpSize`); null when unknown. */
   blockSizeBytes: number | null;
   finality: Finality;
@@ -73,7 +75,7 @@ function requireBlobHeaderFields(header: BlockHeader, block: BlockIdentity): Blo
   return { blobGasUsed, excessBlobGas, baseFeePerGas };
 }
 
-function requireReceipts(input: TransformBlockInput, block: BlockIdentity): readonly Receipt[] {
+function requireReceipts(input: TransformBlockInput, block: BlockIdentity): readonly Pick<Receipt, 'cumulativeGasUsed'>[] {
   if (input.receipts === null) {
     if (input.transactions.length === 0) return [];
     throw new BlobsReceiptsRequiredError(block);
