@@ -1,68 +1,124 @@
 /**
- * `npm run bench -- <workload…> [--duration S] [--rounds N] [--connections N] [--smoke] [--list]
- * [--out DIR] [--set mailbox_capacity=N]`: runs workloads, prints a table, and writes a JSON result
- * file with the machine, the options and every figure (min/median/max over rounds).
+ * `npm run bench -- <workload…> [--duration S] [--rounds N] [--connections N] [--config FILE]
+ * [--set key=value…] [--series key=v1,v2,…] [--out DIR] [--smoke] [--list]`: runs workloads (each
+ * once per series point), prints a table per run and per series, and writes one JSON result file
+ * with the machine, the options, the effective config and every figure (min/median/max over rounds).
+ * Exit codes: 0 all workloads measured, 1 a workload failed (the others still run and are written),
+ * 2 usage or configuration error.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { findWorkload, WORKLOADS } from './workloads/index.js';
-import type { Figure, WorkloadOptions } from './workload.js';
+import { leftoverCount, removeLeftovers } from './leftovers.js';
+import { describeMachine } from './machine.js';
+import { setBenchNodeBase } from './node.js';
+import { RESULT_FORMAT, type BenchResult, type WorkloadRun } from './result-file.js';
+import { BenchUsageError, parseCommand, USAGE, type RunPlan, type SeriesPoint } from './run-plan.js';
+import { runTable, seriesTable } from './table.js';
+import { WORKLOADS } from './workloads/index.js';
+import type { Workload, WorkloadOptions } from './workload.js';
 
-function format(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
-  if (Math.abs(value) >= 1000) return Math.round(value).toLocaleString('en-US');
-  return value.toPrecision(3);
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
 }
 
-function table(workload: string, figures: readonly Figure[]): string {
-  const rows = figures.map((f) => [workload, f.name, f.unit, format(f.min), format(f.median), format(f.max)]);
-  const header = ['workload', 'figure', 'unit', 'min', 'median', 'max'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
-
-async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      duration: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, smoke: { type: 'boolean', default: false },
-      list: { type: 'boolean', default: false }, out: { type: 'string', default: 'bench/results' }, set: { type: 'string', multiple: true },
-      connections: { type: 'string', default: '50' },
-    },
-  });
-  if (values.list) {
-    for (const w of WORKLOADS) process.stdout.write(`${w.name.padEnd(10)} ${w.description}\n`);
-    return;
-  }
-  const sets = Object.fromEntries((values.set ?? []).map((s) => s.split('=') as [string, string]));
+async function runOne(workload: Workload, plan: RunPlan, point: SeriesPoint | null): Promise<WorkloadRun> {
+  const loaded = point?.loaded ?? plan.loaded;
+  setBenchNodeBase({ configFile: plan.configFile, sets: [...plan.sets, ...(point?.sets ?? [])] });
   const options: WorkloadOptions = {
-    durationSeconds: values.smoke ? 1 : Number(values.duration),
-    rounds: values.smoke ? 1 : Number(values.rounds),
-    smoke: values.smoke ?? false,
-    mailboxCapacity: Number(sets.mailbox_capacity ?? 1024),
-    connections: Number(values.connections),
+    durationSeconds: plan.durationSeconds,
+    rounds: plan.rounds,
+    smoke: plan.smoke,
+    connections: point?.connections ?? plan.connections,
+    mailboxCapacity: loaded.config.actors.chain.mailbox_capacity,
+    config: loaded.config,
   };
-  const chosen = positionals.length === 0 ? WORKLOADS : positionals.map((name) => {
-    const workload = findWorkload(name);
-    if (!workload) throw new Error(`unknown workload '${name}' (see --list)`);
-    return workload;
-  });
-  const results: Record<string, Figure[]> = {};
-  for (const workload of chosen) {
-    results[workload.name] = await workload.run(options);
-    process.stdout.write(`${table(workload.name, results[workload.name]!)}\n\n`);
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
+  const base = { workload: workload.name, description: workload.description, point: point ? { key: point.key, value: point.value } : null, startedAt };
+  try {
+    const figures = await workload.run(options);
+    return { ...base, seconds: (performance.now() - started) / 1000, figures };
+  } catch (error) {
+    return { ...base, seconds: (performance.now() - started) / 1000, figures: [], error: (error as Error).message };
+  } finally {
+    const left = leftoverCount();
+    if (left.processes + left.directories > 0) {
+      process.stderr.write(`bench: ${workload.name} left ${left.processes} process(es) and ${left.directories} directory(ies) behind; removing them\n`);
+      removeLeftovers();
+    }
   }
-  const machine = { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem(), node: process.version };
-  mkdirSync(values.out!, { recursive: true });
-  const file = join(values.out!, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ machine, options, results }, null, 2));
-  process.stdout.write(`results: ${file}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench: ${(error as Error).message}\n`);
-  process.exitCode = 1;
-});
+function resultOf(plan: RunPlan, startedAt: string, argv: readonly string[], runs: WorkloadRun[], machine: BenchResult['machine']): BenchResult {
+  return {
+    format: RESULT_FORMAT,
+    command: ['npm run bench --', ...argv].join(' '),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine,
+    options: { durationSeconds: plan.durationSeconds, rounds: plan.rounds, connections: plan.connections, smoke: plan.smoke },
+    config: {
+      file: plan.configFile,
+      sets: plan.sets,
+      effective: { ...plan.effectiveConfig, data_dir: '(a temporary directory per node)', listeners: '(free loopback ports per node)' },
+    },
+    series: plan.series ? { key: plan.series.key, values: plan.series.points.map((p) => p.value) } : null,
+    runs,
+  };
+}
+
+async function run(plan: RunPlan, argv: readonly string[]): Promise<number> {
+  const machine = describeMachine();
+  const startedAt = new Date().toISOString();
+  const runs: WorkloadRun[] = [];
+  for (const workload of plan.workloads) {
+    const points = plan.series?.points ?? [null];
+    const series: WorkloadRun[] = [];
+    for (const point of points) {
+      const result = await runOne(workload, plan, point);
+      print(`${runTable(result)}\n`);
+      series.push(result);
+    }
+    if (plan.series) print(`${seriesTable(plan.series.key, series)}\n`);
+    runs.push(...series);
+  }
+  mkdirSync(plan.outDir, { recursive: true });
+  const file = join(plan.outDir, `bench-${startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(resultOf(plan, startedAt, argv, runs, machine), null, 2)}\n`);
+  print(`results: ${file}`);
+  const failed = runs.filter((r) => r.error);
+  if (failed.length > 0) process.stderr.write(`bench: ${failed.length} run(s) failed: ${failed.map((r) => r.workload).join(', ')}\n`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+function stopOnSignal(signal: NodeJS.Signals): void {
+  process.once(signal, () => {
+    const removed = removeLeftovers();
+    process.stderr.write(`bench: ${signal}: stopped ${removed.processes} process(es), removed ${removed.directories} directory(ies)\n`);
+    process.exit(130);
+  });
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const command = parseCommand(argv);
+  if (command.kind === 'help') {
+    print(USAGE);
+    return 0;
+  }
+  if (command.kind === 'list') {
+    for (const w of WORKLOADS) print(`${w.name.padEnd(10)} ${w.description}`);
+    return 0;
+  }
+  stopOnSignal('SIGINT');
+  stopOnSignal('SIGTERM');
+  return run(command.plan, argv);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (error: unknown) => {
+    const usage = error instanceof BenchUsageError;
+    process.stderr.write(`bench: ${(error as Error).message}\n${usage ? '(npm run bench -- --help for the options)\n' : ''}`);
+    process.exitCode = usage ? 2 : 1;
+  },
+);

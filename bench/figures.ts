@@ -21,9 +21,11 @@ export function compared(
   better?: Figure['better'],
 ): Figure {
   if (baseline.values.length !== values.length) throw new Error(`${name}: ${values.length} rounds but ${baseline.values.length} baseline rounds`);
+  const ratios = values.map((value, i) => value / baseline.values[i]!);
   return {
     ...figure(name, unit, values, better),
     baseline: { name: baseline.name, ...summarize(baseline.values) },
-    ratio: summarize(values.map((value, i) => value / baseline.values[i]!)),
+    // A zero on the baseline's side (no disconnects, say) has no ratio.
+    ...(ratios.every(Number.isFinite) ? { ratio: summarize(ratios) } : {}),
   };
 }

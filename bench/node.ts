@@ -1,13 +1,17 @@
 /**
  * A real node for one workload: `dist/cli.js start` in its own process, on free loopback ports and a
- * temporary data directory, with the caller's `--set` overrides. `stop` ends the process (SIGTERM,
- * then SIGKILL) and removes the directory.
+ * temporary data directory. Its configuration, in order of precedence (later wins): the run's base
+ * config file (`npm run bench -- --config FILE`, else the schema's defaults), the workload's own
+ * overrides (e.g. a fast devnet), the run's `--set` overrides and series point, and last the harness's
+ * own keys (data directory, listen addresses, no API token: the load generators send none).
+ * `stop` ends the process (SIGTERM, then SIGKILL) and removes the directory.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { trackDirectory } from './leftovers.js';
 import { exitOf, spawnNodeScript, stopProcess, tailOutput } from './load/spawn.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
@@ -21,6 +25,20 @@ export function steadyDevnet(blockTimeMs: number): string[] {
   return [`devnet.block_time_ms=${blockTimeMs}`, 'devnet.reorg_every=0', 'devnet.transactions_per_block=0'];
 }
 
+/** The run-wide part of every bench node's configuration, set by the bench CLI before each workload. */
+export interface BenchNodeBase {
+  /** Absolute path of the base TOML file; null: an empty file (the schema's defaults). */
+  readonly configFile: string | null;
+  /** `dotted.key=value` overrides applied on top of the workload's own. */
+  readonly sets: readonly string[];
+}
+
+let base: BenchNodeBase = { configFile: null, sets: [] };
+
+export function setBenchNodeBase(next: BenchNodeBase): void {
+  base = next;
+}
+
 export interface BenchNode {
   readonly baseUrl: string;
   readonly dataDir: string;
@@ -32,19 +50,25 @@ export interface BenchNode {
 
 export async function startBenchNode(sets: readonly string[]): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
+  const removeDir = trackDirectory(dir);
   const dataDir = join(dir, 'data');
-  const configFile = join(dir, 'node.toml');
-  writeFileSync(configFile, '');
+  let configFile = base.configFile;
+  if (configFile === null) {
+    configFile = join(dir, 'node.toml');
+    writeFileSync(configFile, '');
+  }
   const [api, rpcHttp, rpcWs] = [await freePort(), await freePort(), await freePort()];
-  const args = [
-    'start', '--config', configFile,
-    '--set', `data_dir=${dataDir}`,
-    '--set', `listeners.api=127.0.0.1:${api}`,
-    '--set', `listeners.rpc_http=127.0.0.1:${rpcHttp}`,
-    '--set', `listeners.rpc_ws=127.0.0.1:${rpcWs}`,
-    '--set', 'log.level=warn',
-    ...sets.flatMap((set) => ['--set', set]),
+  const overrides = [
+    'log.level=warn',
+    ...sets,
+    ...base.sets,
+    `data_dir=${dataDir}`,
+    `listeners.api=127.0.0.1:${api}`,
+    `listeners.rpc_http=127.0.0.1:${rpcHttp}`,
+    `listeners.rpc_ws=127.0.0.1:${rpcWs}`,
+    'auth.token_file=',
   ];
+  const args = ['start', '--config', configFile, ...overrides.flatMap((set) => ['--set', set])];
   const child = spawnNodeScript(CLI, args);
   const output = tailOutput(child);
   let exited = false;
@@ -64,7 +88,7 @@ export async function startBenchNode(sets: readonly string[]): Promise<BenchNode
     },
     async stop() {
       await stopProcess(child, 15_000);
-      rmSync(dir, { recursive: true, force: true });
+      removeDir();
     },
   };
   try {

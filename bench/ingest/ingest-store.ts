@@ -3,10 +3,11 @@
  * chain material (`putBlockMaterial`, what `recordBlocks` writes) and its blob-processor entity rows in one write
  * transaction, after checking that the blocks extend the previous one (the parent link, checked in order).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bytesToHex, type Hash } from '../../net/eth/index.js';
+import { trackDirectory } from '../leftovers.js';
 import { putBlockMaterial } from '../../store/chain-material.js';
 import { openStore, type BinaryTable, type Store } from '../../store/env.js';
 import type { ProcessedBlock } from './process-block.js';
@@ -35,6 +36,7 @@ function writeBlock(store: Store, entities: BinaryTable, block: ProcessedBlock):
 
 export function openIngestStore(chainId: number): IngestStore {
   const dataDir = mkdtempSync(join(tmpdir(), 'cdn-ingest-'));
+  const removeDataDir = trackDirectory(dataDir);
   const store = openStore({ dataDir, chainId });
   const entities = store.processor('blobs').entities;
   let previous: { number: number; hash: Hash } | null = null;
@@ -50,7 +52,7 @@ export function openIngestStore(chainId: number): IngestStore {
     },
     async close() {
       await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir();
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { trackChild } from '../leftovers.js';
 
 /** The compiled path of a script in this folder, e.g. `loadScript('sse-clients')`. */
 export function loadScript(name: string): string {
@@ -13,7 +14,7 @@ export function loadScript(name: string): string {
 /** `node script args…` with the soft open-file limit raised to the hard one; stdout and stderr piped. */
 export function spawnNodeScript(script: string, args: readonly string[], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   const raiseThenExec = 'ulimit -n "$(ulimit -Hn)" && exec "$@"';
-  return spawn('bash', ['-c', raiseThenExec, 'bash', process.execPath, script, ...args], { stdio: [stdin, 'pipe', 'pipe'] });
+  return trackChild(spawn('bash', ['-c', raiseThenExec, 'bash', process.execPath, script, ...args], { stdio: [stdin, 'pipe', 'pipe'] }));
 }
 
 /** Resolves with the exit code (or the signal's name) once the process has exited. */

@@ -10,11 +10,14 @@
  */
 import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
+import { compared } from '../figures.js';
 import { runAutocannon, type LoadResult } from '../load/autocannon-result.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
 import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
-import { summarize } from '../stats.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
+
+/** What every query figure is compared against, in the same run. */
+const BASELINE = 'naive node:http';
 
 interface Scenario {
   readonly name: string;
@@ -73,15 +76,15 @@ async function measure(node: BenchNode, baseline: ServerProcess, scenario: Scena
     await load(node.baseUrl + scenario.path, node.pid, nodeRuns);
     await load(baseline.baseUrl + scenario.path, baseline.pid, baselineRuns);
   }
-  const ratios = nodeRuns.map((run, i) => run.requestsPerSecond / baselineRuns[i]!.requestsPerSecond);
-  const of = (runs: LoadResult[], who: string): Figure[] => [
-    { name: `${scenario.name}, ${who}: throughput`, unit: 'req/s', ...summarize(runs.map((r) => r.requestsPerSecond)) },
-    { name: `${scenario.name}, ${who}: latency p50`, unit: 'ms', ...summarize(runs.map((r) => r.latencyP50Ms)) },
-    { name: `${scenario.name}, ${who}: latency p99`, unit: 'ms', ...summarize(runs.map((r) => r.latencyP99Ms)) },
-    { name: `${scenario.name}, ${who}: server CPU`, unit: 'cores', ...summarize(runs.map((r) => r.serverCpuCores)) },
-    { name: `${scenario.name}, ${who}: load generator CPU`, unit: 'cores', ...summarize(runs.map((r) => r.loadGeneratorCpuCores)) },
+  const of = (name: string, unit: string, value: (run: LoadResult) => number, better?: Figure['better']) =>
+    compared(`${scenario.name}: ${name}`, unit, nodeRuns.map(value), { name: BASELINE, values: baselineRuns.map(value) }, better);
+  return [
+    of('throughput', 'req/s', (r) => r.requestsPerSecond, 'higher'),
+    of('latency p50', 'ms', (r) => r.latencyP50Ms, 'lower'),
+    of('latency p99', 'ms', (r) => r.latencyP99Ms, 'lower'),
+    of('server CPU', 'cores', (r) => r.serverCpuCores),
+    of('load generator CPU', 'cores', (r) => r.loadGeneratorCpuCores),
   ];
-  return [...of(nodeRuns, 'node'), ...of(baselineRuns, 'naive baseline'), { name: `${scenario.name}: node / baseline throughput`, unit: 'ratio', ...summarize(ratios) }];
 }
 
 export const queryWorkload: Workload = {

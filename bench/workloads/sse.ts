@@ -4,12 +4,14 @@
  * then against a naive `node:http` fan-out over the same change log (bench/load/naive-sse-server.ts).
  * Reports streams established, disconnects, events/s delivered, the share of (stream, change) pairs
  * delivered, commit → client latency p50/p99/max, and the cores the server and the load generator
- * kept busy (on a shared machine, read latency together with those).
+ * kept busy (on a shared machine, read latency together with those) — each with the baseline's
+ * figure of the same round beside it.
  */
 import { loadavg } from 'node:os';
 import { startServerProcess } from '../load/server-process.js';
 import { runSseClientPool, type SseClientsResult } from '../load/sse-client-pool.js';
 import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
+import { compared } from '../figures.js';
 import { summarize } from '../stats.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 
@@ -55,26 +57,26 @@ async function streamClients(target: Target, options: WorkloadOptions): Promise<
 const changesInWindow = (run: SseClientsResult) => (run.sequences ? run.sequences.last - run.sequences.first + 1 : 0);
 const eventsPerSecond = (run: SseClientsResult) => run.events / run.windowSeconds;
 
-function figuresOf(who: string, runs: readonly SseClientsResult[]): Figure[] {
-  const figure = (name: string, unit: string, value: (run: SseClientsResult) => number): Figure => ({ name: `${who}: ${name}`, unit, ...summarize(runs.map(value)) });
-  return [
-    figure('streams established', 'streams', (run) => run.established),
-    figure('time to open the streams', 's', (run) => run.rampSeconds),
-    figure('disconnects', 'streams', (run) => run.disconnects),
-    figure('events delivered', 'events/s', eventsPerSecond),
-    figure('(stream, change) pairs delivered', 'ratio', (run) => run.events / (run.established * changesInWindow(run))),
-    figure('commit → client p50', 'ms', (run) => run.latencyMs.p50),
-    figure('commit → client p99', 'ms', (run) => run.latencyMs.p99),
-    figure('commit → client max', 'ms', (run) => run.latencyMs.max),
-    figure('server CPU', 'cores', (run) => run.serverCpuCores),
-    figure('load generator processes', 'processes', (run) => run.processes),
-    figure('load generator CPU', 'cores', (run) => run.clientCpuCores),
-    figure('load generator event-loop delay p99', 'ms', (run) => run.clientLoopDelayP99Ms),
-  ];
-}
+/** What every stream figure is compared against, in the same run. */
+const BASELINE = 'naive node:http fan-out';
 
-function ratio(name: string, nodeRuns: readonly SseClientsResult[], baselineRuns: readonly SseClientsResult[], value: (run: SseClientsResult) => number): Figure {
-  return { name, unit: 'ratio', ...summarize(nodeRuns.map((run, i) => value(run) / value(baselineRuns[i]!))) };
+function figuresOf(nodeRuns: readonly SseClientsResult[], baselineRuns: readonly SseClientsResult[]): Figure[] {
+  const of = (name: string, unit: string, value: (run: SseClientsResult) => number, better?: Figure['better']): Figure =>
+    compared(name, unit, nodeRuns.map(value), { name: BASELINE, values: baselineRuns.map(value) }, better);
+  return [
+    of('streams established', 'streams', (run) => run.established),
+    of('time to open the streams', 's', (run) => run.rampSeconds, 'lower'),
+    of('disconnects', 'streams', (run) => run.disconnects, 'lower'),
+    of('events delivered', 'events/s', eventsPerSecond, 'higher'),
+    of('(stream, change) pairs delivered', 'ratio', (run) => run.events / (run.established * changesInWindow(run)), 'higher'),
+    of('commit → client p50', 'ms', (run) => run.latencyMs.p50, 'lower'),
+    of('commit → client p99', 'ms', (run) => run.latencyMs.p99, 'lower'),
+    of('commit → client max', 'ms', (run) => run.latencyMs.max, 'lower'),
+    of('server CPU', 'cores', (run) => run.serverCpuCores),
+    of('load generator processes', 'processes', (run) => run.processes),
+    of('load generator CPU', 'cores', (run) => run.clientCpuCores),
+    of('load generator event-loop delay p99', 'ms', (run) => run.clientLoopDelayP99Ms),
+  ];
 }
 
 export const sseWorkload: Workload = {
@@ -102,11 +104,8 @@ export const sseWorkload: Workload = {
         return [
           { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
           { name: 'change rate (one change per devnet block)', unit: 'changes/s', ...summarize(nodeRuns.map((run) => changesInWindow(run) / run.windowSeconds)) },
-          ...figuresOf('node', nodeRuns),
-          { name: 'node: processor commit (part of the latency), mean', unit: 'ms', ...summarize(commitMs) },
-          ...figuresOf('naive baseline', baselineRuns),
-          ratio('node / baseline p99 latency', nodeRuns, baselineRuns, (run) => run.latencyMs.p99),
-          ratio('node / baseline events/s', nodeRuns, baselineRuns, eventsPerSecond),
+          ...figuresOf(nodeRuns, baselineRuns),
+          { name: 'processor commit (part of the latency), mean', unit: 'ms', ...summarize(commitMs) },
         ];
       } finally {
         await baseline.stop();

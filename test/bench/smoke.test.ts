@@ -1,0 +1,153 @@
+/**
+ * `npm run bench -- --smoke` end to end, so the harness cannot rot: every registered workload runs for
+ * about a second through the real CLI, writes its figures to the result file, stops everything it
+ * started, and the report renders from that file. Speeds are never asserted; shapes and counts are.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { readResultFile, type BenchResult, type WorkloadRun } from '../../bench/result-file.js';
+import type { Figure } from '../../bench/workload.js';
+import { WORKLOADS } from '../../bench/workloads/index.js';
+
+const BENCH_CLI = fileURLToPath(new URL('../../bench/cli.js', import.meta.url));
+const REPORT_CLI = fileURLToPath(new URL('../../bench/report/cli.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-smoke-'));
+/** The bench's own temporary directory: whatever it leaves there, it left behind. */
+const benchTmp = join(dir, 'tmp');
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Outcome {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runBench(args: readonly string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BENCH_CLI, ...args], { env: { ...process.env, TMPDIR: benchTmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function byName(run: WorkloadRun, name: string): Figure {
+  const figure = run.figures.find((f) => f.name === name);
+  assert.ok(figure, `${run.workload}: figure '${name}' is reported`);
+  return figure;
+}
+
+function runOf(result: BenchResult, workload: string): WorkloadRun {
+  const run = result.runs.find((r) => r.workload === workload);
+  assert.ok(run, `${workload} ran`);
+  return run;
+}
+
+describe('bench --smoke', () => {
+  let outcome: Outcome;
+  let result: BenchResult;
+
+  before(async () => {
+    mkdirSync(benchTmp);
+    outcome = await runBench(['--smoke', '--out', join(dir, 'results')]);
+    const files = readdirSync(join(dir, 'results'), { withFileTypes: true }).filter((e) => e.name.endsWith('.json'));
+    assert.equal(files.length, 1, `one result file (exit ${outcome.code}): ${outcome.stderr.slice(-2000)}`);
+    result = readResultFile(join(dir, 'results', files[0]!.name));
+  });
+
+  it('every registered workload runs once, without error, and its figures reach the result file and the table', () => {
+    assert.equal(outcome.code, 0, outcome.stderr.slice(-3000));
+    assert.deepEqual(result.runs.map((r) => r.workload), WORKLOADS.map((w) => w.name));
+    assert.equal(result.command, 'npm run bench -- --smoke --out ' + join(dir, 'results'));
+    assert.ok(result.machine.cores > 0 && result.machine.memoryBytes > 0 && result.machine.node === process.version);
+    assert.equal((result.config.effective as { log: { level: string } }).log.level, 'info', 'the effective config is recorded');
+    for (const run of result.runs) {
+      assert.equal(run.error, undefined, `${run.workload}: ${run.error}`);
+      assert.ok(run.figures.length > 0, `${run.workload} reports figures`);
+      assert.ok(outcome.stdout.includes(`${run.workload} — `), `${run.workload} has a table`);
+      for (const f of run.figures) {
+        for (const summary of [f, ...(f.baseline ? [f.baseline] : []), ...(f.ratio ? [f.ratio] : [])]) {
+          for (const value of [summary.min, summary.median, summary.max]) assert.ok(Number.isFinite(value), `${run.workload}: ${f.name}: ${value}`);
+          assert.ok(summary.min <= summary.median && summary.median <= summary.max, `${run.workload}: ${f.name}`);
+        }
+      }
+    }
+  });
+
+  it('the workloads stop every process they start and remove every temporary directory', () => {
+    assert.deepEqual(readdirSync(benchTmp), []);
+    assert.doesNotMatch(outcome.stderr, /left \d+ process/);
+  });
+
+  it('ingest reports blocks/s, every stage and RSS sample for every configuration', () => {
+    const run = runOf(result, 'ingest');
+    for (const configuration of ['1 thread, commit/block', '1 thread, commit/64', '2 workers, commit/block', '2 workers, commit/64']) {
+      const names = run.figures.filter((f) => f.name.startsWith(`${configuration}: `)).map((f) => f.name.slice(configuration.length + 2));
+      assert.deepEqual(names.slice(0, 2), ['verified ingest', 'wall time']);
+      for (const stage of ['decode header+body', 'verify (hash, roots, bloom)', 'blob transform (+blob senders)', 'commit', 'RSS middle', 'RSS anonymous end']) assert.ok(names.includes(stage), `${configuration}: ${stage}`);
+      assert.ok(byName(run, `${configuration}: verified ingest`).min > 0);
+    }
+    assert.ok(byName(run, 'sender recovery, blob txs only').min > 0);
+  });
+
+  it('query serves both routes from the node and the baseline, with no errors, each figure beside its baseline', () => {
+    const run = runOf(result, 'query');
+    assert.equal(byName(run, 'runs with errors, timeouts or non-2xx').max, 0);
+    for (const scenario of ['one block', '20-block page']) {
+      const throughput = byName(run, `${scenario}: throughput`);
+      assert.ok(throughput.min > 0 && throughput.baseline!.min > 0 && throughput.ratio!.min > 0, scenario);
+      assert.equal(throughput.baseline!.name, 'naive node:http');
+    }
+  });
+
+  it('sse holds every stream open on the node and the baseline and delivers the changes of the window to each', () => {
+    const run = runOf(result, 'sse');
+    const both = (name: string) => {
+      const f = byName(run, name);
+      return [f, f.baseline!];
+    };
+    for (const f of both('streams established')) assert.equal(f.min, 50);
+    for (const f of both('disconnects')) assert.equal(f.max, 0);
+    // A change at the window's edge can reach some streams just inside it and others just outside.
+    for (const f of both('(stream, change) pairs delivered')) assert.ok(f.min > 0.8 && f.max <= 1, `delivered ${f.min}`);
+    for (const f of both('events delivered')) assert.ok(f.min > 0);
+  });
+
+  it('runtime reports mailbox throughput, ask round trips and restarts', () => {
+    const run = runOf(result, 'runtime');
+    for (const name of ['mailbox one-way, batched', 'mailbox one-way, unbatched', 'ask round trip p99', 'restart (crash → serving)']) assert.ok(byName(run, name).min > 0, name);
+  });
+
+  it('the report renders from the smoke result', () => {
+    const out = join(dir, 'report.html');
+    const report = spawnSync(process.execPath, [REPORT_CLI, join(dir, 'results'), '--out', out], { encoding: 'utf8' });
+    assert.equal(report.status, 0, report.stderr);
+    const html = readFileSync(out, 'utf8');
+    for (const run of result.runs) assert.ok(html.includes(`<h3>${run.workload}</h3>`), run.workload);
+  });
+});
+
+describe('bench usage errors', () => {
+  it('an unknown config key, a bad --config file and an unknown workload stop the run before anything starts, naming the problem', async () => {
+    const badKey = await runBench(['runtime', '--set', 'runtime.no_such_key=1', '--out', join(dir, 'never')]);
+    assert.equal(badKey.code, 2);
+    assert.match(badKey.stderr, /runtime\.no_such_key/);
+    const badFile = await runBench(['runtime', '--config', join(dir, 'missing.toml')]);
+    assert.equal(badFile.code, 2);
+    assert.match(badFile.stderr, /missing\.toml/);
+    const badSeries = await runBench(['runtime', '--series', 'runtime.pool_threads=2,zero']);
+    assert.equal(badSeries.code, 2);
+    assert.match(badSeries.stderr, /runtime\.pool_threads.*a number/);
+    const unknown = await runBench(['no-such-workload']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown workload 'no-such-workload'/);
+    assert.deepEqual(readdirSync(dir).filter((name) => name === 'never'), []);
+  });
+});
