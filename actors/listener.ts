@@ -25,6 +25,7 @@ import { SseHub, type SseSettings } from '../api/sse/sse-hub.js';
 import { registerStreamRoute } from '../api/sse/stream-route.js';
 import type { ChangesNotice, LaneTroublesNotice } from './chain-messages.js';
 import { setLaneTroubles } from '../api/aggregate/lane-health.js';
+import type { RpcServedLimits } from '../api/aggregate/rpc-method-capabilities.js';
 import type uWS from 'uWebSockets.js';
 import { bearerCheck } from '../api/auth/bearer.js';
 import { consumerRoutes } from '../api/aggregate/consumers/consumer-routes.js';
@@ -53,6 +54,8 @@ export interface ListenerArgs {
   readonly rpcWs: string;
   /** The API bearer token (from `auth.token_file`), or null: then no route asks for one. Never logged. */
   readonly apiToken?: string | null;
+  /** The `[rpc]` limits when the JSON-RPC lane runs (absent: capabilities report it unavailable). */
+  readonly rpcLimits?: RpcServedLimits;
 }
 
 interface State {
@@ -72,7 +75,7 @@ export default defineActor<State, ListenerArgs>({
       network: args.network,
       processors: createProcessorRegistry(args.processors),
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
-      rpc: { http: args.rpcHttp, webSocket: args.rpcWs },
+      rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}) },
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,
     };
     const routes = [

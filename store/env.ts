@@ -46,6 +46,8 @@ export interface ChainTables {
   readonly canonical: BinaryTable;
   readonly hashToNumber: BinaryTable;
   readonly journal: BinaryTable;
+  /** Canonical transactions by hash (written by the chain lane with each journal move). */
+  readonly txIndex: BinaryTable;
 }
 
 export interface ProcessorTables {
@@ -124,6 +126,7 @@ function buildStore(
     canonical: table(CHAIN_TABLES.canonical),
     hashToNumber: table(CHAIN_TABLES.hashToNumber),
     journal: table(CHAIN_TABLES.journal),
+    txIndex: table(CHAIN_TABLES.txIndex),
   };
   const processors = new Map<string, ProcessorTables>();
   const openProcessor = (instance: string): ProcessorTables => {

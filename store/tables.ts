@@ -12,6 +12,7 @@
  *   chain.canonical           u64 (block number)          → hash of the canonical block at that height
  *   chain.hashToNumber        hash (block hash)           → u64 block number
  *   chain.journal             u64 (journal sequence)      → move (see store/journal.ts)
+ *   chain.txIndex             hash (transaction hash)     → canonical block hash (32) ‖ u32 index in the block (see store/tx-index.ts)
  *   consumers                 string consumer id          → msgpack consumer record (owned by outbox)
  *   snapshots                 string snapshot id          → msgpack snapshot record (query-and-follow)
  *   jobs                      string job id               → msgpack history-job record
@@ -54,6 +55,7 @@ export const CHAIN_TABLES = {
   canonical: { name: 'chain.canonical', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 block number' },
   hashToNumber: { name: 'chain.hashToNumber', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
   journal: { name: 'chain.journal', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 journal sequence' },
+  txIndex: { name: 'chain.txIndex', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'transaction hash' },
 } as const satisfies Record<string, TableSpec>;
 
 export const SHARED_TABLES = {

@@ -12,12 +12,12 @@ import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { openStore, type Store } from '../../store/env.js';
 import type { FinalizedNotice, HeadNotice, JournalNotice } from '../chain-messages.js';
 import { ForkChoiceError, planHead, type BlockRef } from './fork-choice.js';
-import { chainView, commitFinalized, commitHead, loadChainState, type ChainState } from './journal-writer.js';
+import { backfillTxIndex, chainView, commitFinalized, commitHead, loadChainState, type ChainState } from './journal-writer.js';
 
 export interface ChainArgs {
   readonly dataDir: string;
   readonly maxReorgDepth: number;
-  /** Actor names of the processors that follow the journal. */
+  /** Actor names that follow the journal and get every JournalNotice: the processors and the JSON-RPC listeners. */
   readonly processors: readonly string[];
 }
 
@@ -82,9 +82,11 @@ async function onFinalized(ctx: Ctx, state: State, finalized: BlockRef, notify =
 }
 
 export default defineActor<State, ChainArgs>({
-  init(ctx) {
+  async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const chain = loadChainState(store);
+    const indexed = await backfillTxIndex(store);
+    if (indexed > 0) ctx.log.info('transaction index backfilled', { blocks: indexed });
     ctx.log.info('chain state', { head: chain.head?.number ?? null, finalized: chain.finalized?.number ?? null, journal: chain.sequence });
     ctx.ready();
     return { store, chain, failed: null, pendingFinalized: null };

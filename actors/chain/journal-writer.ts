@@ -4,9 +4,11 @@
  */
 import { bytesToHex, hexToBytes, type Hex } from '../../net/eth/hex.js';
 import { decodeHeader } from '../../net/eth/header.js';
-import { getBlockNumber, getHeaderBytes } from '../../store/chain-material.js';
+import { transactionHashesOfBody } from '../../net/eth/body-transaction-hashes.js';
+import { getBlockNumber, getBodyBytes, getHeaderBytes } from '../../store/chain-material.js';
 import { decodeJournalMove, encodeJournalMove, type JournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
+import { indexTransactions, txIndexIsEmpty, unindexTransactions } from '../../store/tx-index.js';
 import type { Store } from '../../store/env.js';
 import type { BlockRef, ChainView, HeadPlan } from './fork-choice.js';
 
@@ -59,23 +61,35 @@ function move(op: JournalMove['op'], ref: BlockRef): Buffer {
   return encodeJournalMove({ op, number: ref.number, hash: hexToBytes(ref.hash) });
 }
 
+/** The transaction hashes of a recorded block; a canonical block without a recorded body is a broken store. */
+function blockTransactionHashes(store: Store, hash: Uint8Array): Uint8Array[] {
+  const body = getBodyBytes(store, hash);
+  if (!body) throw new Error(`block ${bytesToHex(hash)} has no recorded body`);
+  return transactionHashesOfBody(body);
+}
+
 /**
- * Writes a head plan's moves after journal sequence `sequence` and returns the last sequence written; call inside
- * a write transaction (the chain import commits block material and its moves together this way).
+ * Writes a head plan's moves after journal sequence `sequence`, with the canonical table and the
+ * transaction index kept in step, and returns the last sequence written; call inside a write
+ * transaction (the chain import commits block material and its moves together this way).
  */
 export function writeHeadPlan(store: Store, sequence: number, plan: Pick<HeadPlan, 'undo' | 'apply'>): number {
   for (const ref of plan.undo) {
+    const hash = hexToBytes(ref.hash);
     store.chain.journal.put(u64Key(++sequence), move('undo', ref));
     store.chain.canonical.remove(u64Key(ref.number));
+    unindexTransactions(store, hash, blockTransactionHashes(store, hash));
   }
   for (const ref of plan.apply) {
+    const hash = hexToBytes(ref.hash);
     store.chain.journal.put(u64Key(++sequence), move('apply', ref));
-    store.chain.canonical.put(u64Key(ref.number), Buffer.from(hexToBytes(ref.hash)));
+    store.chain.canonical.put(u64Key(ref.number), Buffer.from(hash));
+    indexTransactions(store, hash, blockTransactionHashes(store, hash));
   }
   return sequence;
 }
 
-/** Commits a head plan: undo moves, then apply moves, with the canonical table kept in step. */
+/** Commits a head plan: undo moves, then apply moves (see writeHeadPlan). */
 export async function commitHead(store: Store, state: ChainState, plan: HeadPlan): Promise<void> {
   let sequence = state.sequence;
   await store.env.transaction(() => {
@@ -94,4 +108,20 @@ export async function commitFinalized(store: Store, state: ChainState, finalized
   });
   state.sequence = sequence;
   state.finalized = finalized;
+}
+
+/**
+ * Indexes the transactions of every canonical block when the index is empty: a store written
+ * before the index existed gets one at the chain lane's first start. Returns the blocks indexed.
+ */
+export async function backfillTxIndex(store: Store): Promise<number> {
+  if (!txIndexIsEmpty(store)) return 0;
+  let blocks = 0;
+  await store.env.transaction(() => {
+    for (const { value } of store.chain.canonical.getRange({})) {
+      indexTransactions(store, value, blockTransactionHashes(store, value));
+      blocks += 1;
+    }
+  });
+  return blocks;
 }

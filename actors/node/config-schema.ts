@@ -77,6 +77,22 @@ export const configSchema = z.strictObject({
     /** Changes read from the log per write burst. */
     batch_changes: positiveInt.max(100_000).default(512),
   }).prefault({}),
+  rpc: z.strictObject({
+    /** Largest JSON-RPC request body (HTTP) or frame (WebSocket). */
+    max_request_body_bytes: positiveInt.max(256 * 1024 * 1024).default(5 * 1024 * 1024),
+    /** Requests in one JSON-RPC batch. */
+    max_batch_requests: positiveInt.max(100_000).default(1000),
+    /** Blocks one eth_getLogs call may scan. */
+    max_logs_block_range: positiveInt.max(10_000_000).default(10_000),
+    /** Logs one eth_getLogs call may return. */
+    max_logs_results: positiveInt.max(10_000_000).default(10_000),
+    /** Bytes queued for one WebSocket client before it is closed with 1013. */
+    ws_max_buffered_bytes: positiveInt.max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
+    /** Subscriptions one WebSocket connection may hold. */
+    max_subscriptions_per_connection: positiveInt.max(100_000).default(1000),
+    /** Decoded blocks (with their rendered JSON) each rpc worker keeps. */
+    block_cache_entries: positiveInt.max(1_000_000).default(256),
+  }).prefault({}),
   sources: z.strictObject({
     live: z.strictObject({
       /** none: no live source; the node serves what its store holds (a chain loaded with `chain-node import`). */
@@ -124,6 +140,7 @@ export const configSchema = z.strictObject({
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),
   actors: z.strictObject({
     listener: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),
+    rpc: actorBudget({ mailbox_capacity: 1024, memory_mb: 512 }),
     source: actorBudget({ mailbox_capacity: 256, memory_mb: 512 }),
     finality: actorBudget({ mailbox_capacity: 64, memory_mb: 128 }),
     chain: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),

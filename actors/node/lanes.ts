@@ -7,6 +7,8 @@ import type { ChildSpec, LaneSpec, RestartPolicy } from '../../runtime/superviso
 import type { ActorBudget, NodeConfig } from './config-schema.js';
 
 import type { ListenerArgs } from '../listener.js';
+import type { RpcArgs } from '../rpc.js';
+import type { RpcServedLimits } from '../../api/aggregate/rpc-method-capabilities.js';
 import type { DevnetSourceArgs } from '../sources/devnet.js';
 import type { RpcSourceArgs } from '../sources/rpc.js';
 import type { NoneSourceArgs } from '../sources/none.js';
@@ -64,9 +66,18 @@ function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): La
   return { lane: 'source', required: true, policy: restartPolicy(budget), children: children('source', file, { ...budget, instances: 1 }, shutdownMs, () => args) };
 }
 
+function rpcLimits(config: NodeConfig): RpcServedLimits {
+  const rpc = config.rpc;
+  return {
+    maxRequestBodyBytes: rpc.max_request_body_bytes, maxBatchRequests: rpc.max_batch_requests, maxLogsBlockRange: rpc.max_logs_block_range,
+    maxLogsResults: rpc.max_logs_results, maxSubscriptionsPerConnection: rpc.max_subscriptions_per_connection, wsMaxBufferedBytes: rpc.ws_max_buffered_bytes,
+  };
+}
+
 export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null): LaneSpec[] {
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
   const listeners = actorNames('listener', config.actors.listener);
+  const rpcActors = actorNames('rpc', config.actors.rpc);
   const processors = config.processors.map((p) => ({ id: p.id, kind: p.kind, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null }));
   const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
@@ -84,9 +95,23 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     rpcHttp: config.listeners.rpc_http,
     rpcWs: config.listeners.rpc_ws,
     apiToken,
+    rpcLimits: rpcLimits(config),
+  };
+  const rpcArgs: RpcArgs = {
+    httpAddress: config.listeners.rpc_http,
+    wsAddress: config.listeners.rpc_ws,
+    dataDir,
+    drainMs: Math.floor(shutdownMs / 2),
+    chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis },
+    network: spec.network,
+    limits: rpcLimits(config),
+    blockCacheEntries: config.rpc.block_cache_entries,
+    processors,
+    pageLimits: { defaultPageLimit: config.limits.default_page_limit, maxPageLimit: config.limits.max_page_limit, maxBlockRange: config.limits.max_block_range },
   };
   const finalityArgs: FinalityArgs = { kind: config.finality.kind, pollIntervalMs: config.finality.poll_interval_ms };
-  const chainArgs: ChainArgs = { dataDir, maxReorgDepth: config.chain.max_reorg_depth, processors: processors.map((p) => processorLane(p.id)) };
+  // Every actor that follows the journal gets its notices: the processors and the JSON-RPC listeners (subscriptions).
+  const chainArgs: ChainArgs = { dataDir, maxReorgDepth: config.chain.max_reorg_depth, processors: [...processors.map((p) => processorLane(p.id)), ...rpcActors] };
   const single = (budget: ActorBudget) => ({ ...budget, instances: 1 });
   return [
     sourceLane(config, dataDir, shutdownMs),
@@ -102,8 +127,9 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     }),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => ({ dataDir, chainId: spec.chainId } satisfies OutboxArgs)) },
     { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener.js', config.actors.listener, shutdownMs, () => listenerArgs) },
+    { lane: 'rpc', required: true, policy: restartPolicy(config.actors.rpc), children: children('rpc', 'rpc.js', config.actors.rpc, shutdownMs, () => rpcArgs) },
   ];
 }
 
 /** Stop order: listeners stop accepting first, then the source and finality, then the writers finish their transactions. */
-export const STOP_ORDER = ['listener', 'source', 'finality', 'chain'];
+export const STOP_ORDER = ['listener', 'rpc', 'source', 'finality', 'chain'];

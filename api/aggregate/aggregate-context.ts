@@ -3,6 +3,7 @@ import type { Store } from '../../store/env.js';
 import type { ProcessorRegistry } from './configured-processors.js';
 import type { PageLimits } from './query-params.js';
 import type { BearerCheck } from '../auth/bearer.js';
+import type { RpcServedLimits } from './rpc-method-capabilities.js';
 
 export interface AggregateContext {
   readonly store: Store;
@@ -12,7 +13,7 @@ export interface AggregateContext {
   readonly processors: ProcessorRegistry;
   readonly limits: PageLimits;
   /** Configured JSON-RPC listener addresses (host:port). */
-  readonly rpc: { readonly http: string; readonly webSocket: string };
+  readonly rpc: { readonly http: string; readonly webSocket: string; readonly limits?: RpcServedLimits };
   /** The API bearer check, or null when no token is configured (routes registered outside api/server.ts apply it themselves). */
   readonly bearer?: BearerCheck | null;
 }

@@ -35,7 +35,8 @@ export function capabilitiesBody(context: AggregateContext): unknown {
     ethereumRpc: {
       http: `http://${context.rpc.http}`,
       webSocket: `ws://${context.rpc.webSocket}`,
-      methods: rpcMethodCapabilities(),
+      methods: rpcMethodCapabilities(context.rpc.limits ?? null),
+      ...(context.rpc.limits ? { limits: context.rpc.limits } : {}),
     },
     processors: context.processors.all.map((processor) => {
       const info = kindInfo(processor);

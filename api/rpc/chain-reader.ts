@@ -1,0 +1,99 @@
+/**
+ * The JSON-RPC layer's view of the chain tables: the canonical head, the finalized block (from the
+ * journal's finalize moves, scanned incrementally), block tags resolved to canonical hashes, and an
+ * LRU of decoded blocks (BlockView) with their renderings. Reads LMDB directly in this worker.
+ */
+import { bytesToHex, type Hex } from '../../net/eth/hex.js';
+import { getBlockNumber, getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
+import type { Store } from '../../store/env.js';
+import { decodeJournalMove } from '../../store/journal.js';
+import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
+import { BlockView } from './block-view.js';
+
+export interface CanonicalRef {
+  readonly number: number;
+  readonly hash: Uint8Array;
+}
+
+export class ChainReader {
+  private readonly views = new Map<Hex, BlockView>();
+  private finalizedRef: CanonicalRef | null = null;
+  /** The last journal sequence scanned for finalize moves. */
+  private scanned = 0;
+
+  constructor(readonly store: Store, private readonly cacheEntries: number) {}
+
+  /** The canonical head, or undefined before the chain lane applied any block. */
+  head(): CanonicalRef | undefined {
+    for (const { key, value } of this.store.chain.canonical.getRange({ reverse: true, limit: 1 })) return { number: decodeU64KeyAsNumber(key), hash: value };
+    return undefined;
+  }
+
+  /** The lowest retained canonical block (`earliest`). */
+  earliest(): CanonicalRef | undefined {
+    for (const { key, value } of this.store.chain.canonical.getRange({ limit: 1 })) return { number: decodeU64KeyAsNumber(key), hash: value };
+    return undefined;
+  }
+
+  /** The latest finalized block the chain lane journaled, or null when finality has not reached the chain yet. */
+  finalized(): CanonicalRef | null {
+    const journal = this.store.chain.journal;
+    let last = 0;
+    for (const key of journal.getKeys({ reverse: true, limit: 1 })) last = decodeU64KeyAsNumber(key);
+    if (last === this.scanned) return this.finalizedRef;
+    if (this.scanned === 0) {
+      for (const { value } of journal.getRange({ reverse: true })) {
+        const move = decodeJournalMove(value);
+        if (move.op !== 'finalize') continue;
+        this.finalizedRef = { number: move.number, hash: Buffer.from(move.hash) };
+        break;
+      }
+    } else {
+      for (const { value } of journal.getRange({ start: u64Key(this.scanned + 1) })) {
+        const move = decodeJournalMove(value);
+        if (move.op === 'finalize') this.finalizedRef = { number: move.number, hash: Buffer.from(move.hash) };
+      }
+    }
+    this.scanned = last;
+    return this.finalizedRef;
+  }
+
+  canonicalHash(number: number): Buffer | undefined {
+    return getCanonicalHash(this.store, number);
+  }
+
+  /** Whether `hash` is the canonical block at its height. */
+  isCanonical(view: BlockView): boolean {
+    const canonical = this.canonicalHash(view.number);
+    return canonical !== undefined && bytesToHex(canonical) === view.hash;
+  }
+
+  /** The recorded block with this hash (canonical or not), or undefined when it is not retained. */
+  block(hash: Uint8Array): BlockView | undefined {
+    const key = bytesToHex(hash);
+    const cached = this.views.get(key);
+    if (cached) {
+      this.views.delete(key);
+      this.views.set(key, cached);
+      if (!cached.hasReceipts) {
+        const receipts = getReceiptsBytes(this.store, hash);
+        if (receipts) cached.attachReceipts(receipts);
+      }
+      return cached;
+    }
+    const header = getHeaderBytes(this.store, hash);
+    const body = getBodyBytes(this.store, hash);
+    const number = getBlockNumber(this.store, hash);
+    if (!header || !body || number === undefined) return undefined;
+    const view = new BlockView({ hash, number, header, body, receipts: getReceiptsBytes(this.store, hash) });
+    this.views.set(key, view);
+    if (this.views.size > this.cacheEntries) this.views.delete(this.views.keys().next().value!);
+    return view;
+  }
+
+  /** The canonical block at `number`, or undefined when none is retained there. */
+  canonicalBlock(number: number): BlockView | undefined {
+    const hash = this.canonicalHash(number);
+    return hash ? this.block(hash) : undefined;
+  }
+}

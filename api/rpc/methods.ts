@@ -1,0 +1,253 @@
+/**
+ * The JSON-RPC methods this node answers from its verified store, each a synchronous function of
+ * its parameters returning the `result` JSON (text, or bytes for pre-rendered blocks). Absent data
+ * is `null` exactly where an execution client answers null (an unknown hash, a future block); data
+ * the node does not hold (a block below retention, receipts its source did not provide, EVM state)
+ * is an error, never null or zero.
+ */
+import { blobBaseFee } from '../../net/eth/blob-fee.js';
+import { blobParamsAt } from '../../net/eth/fork-schedule.js';
+import { bytesToHex } from '../../net/eth/hex.js';
+import { lookupTransaction } from '../../store/tx-index.js';
+import { getHeaderBytes } from '../../store/chain-material.js';
+import { decodeHeader } from '../../net/eth/header.js';
+import type { BlockView } from './block-view.js';
+import { renderEthConfig } from './eth-config.js';
+import { array, quantity } from './json-text.js';
+import { bloomBytes, compileBloomCheck, logMatches, parseLogCriteria } from './logs-filter.js';
+import { argumentError, expectParams, parseBlockSelector, parseBlockSelectorOrHash, parseBool, parseHash, type BlockSelector, type BlockSelectorOrHash } from './params.js';
+import { renderBlock } from './render-block.js';
+import { blockLogs, blockReceipts } from './render-receipt.js';
+import { renderTransaction } from './render-transaction.js';
+import type { RpcContext } from './rpc-context.js';
+import { finalityUnavailable, invalidParams, limitExceeded, rangeIncomplete } from './rpc-errors.js';
+
+export type RpcResult = string | Buffer;
+export type RpcMethod = (params: readonly unknown[], ctx: RpcContext) => RpcResult;
+
+/** The canonical block a selector names; undefined above the head (an execution client answers null there). */
+function selectBlock(ctx: RpcContext, selector: BlockSelector): BlockView | undefined {
+  const { chain } = ctx;
+  let number: number;
+  if ('number' in selector) number = selector.number;
+  else if (selector.tag === 'latest' || selector.tag === 'pending') {
+    const head = chain.head();
+    if (!head) throw rangeIncomplete('no canonical block yet');
+    number = head.number;
+  } else if (selector.tag === 'earliest') {
+    const earliest = chain.earliest();
+    if (!earliest) throw rangeIncomplete('no canonical block yet');
+    number = earliest.number;
+  } else {
+    const finalized = chain.finalized();
+    if (!finalized) throw finalityUnavailable(`${selector.tag} block not found`);
+    number = finalized.number;
+  }
+  const head = chain.head();
+  if (!head || number > head.number) return undefined;
+  const view = chain.canonicalBlock(number);
+  if (!view) {
+    const earliest = chain.earliest();
+    throw rangeIncomplete(`block ${number} is not retained by this node`, { block: number, retained: earliest ? { from: earliest.number, to: head.number } : null });
+  }
+  return view;
+}
+
+/** A block by hash (recorded, canonical or not, as execution clients serve it) or by selector. */
+function selectBlockOrHash(ctx: RpcContext, selector: BlockSelectorOrHash): BlockView | undefined {
+  if ('hash' in selector) return ctx.chain.block(selector.hash);
+  return selectBlock(ctx, selector);
+}
+
+function headView(ctx: RpcContext): BlockView {
+  const view = selectBlock(ctx, { tag: 'latest' });
+  if (!view) throw rangeIncomplete('no canonical block yet');
+  return view;
+}
+
+function receiptsOf(view: BlockView, ctx: RpcContext): readonly string[] {
+  const receipts = blockReceipts(view, ctx.spec.schedule);
+  if (!receipts) throw rangeIncomplete(`the receipts of block ${view.number} (${view.hash}) are not available from this node's source`, { block: view.number, blockHash: view.hash });
+  return receipts;
+}
+
+const eth_getBlockByNumber: RpcMethod = (params, ctx) => {
+  expectParams(params, 2, 2);
+  const view = selectBlock(ctx, parseBlockSelector(params[0], 0));
+  return view ? renderBlock(view, parseBool(params[1], 1)) : 'null';
+};
+
+const eth_getBlockByHash: RpcMethod = (params, ctx) => {
+  expectParams(params, 2, 2);
+  const view = ctx.chain.block(parseHash(params[0], 0));
+  return view ? renderBlock(view, parseBool(params[1], 1)) : 'null';
+};
+
+const eth_getBlockReceipts: RpcMethod = (params, ctx) => {
+  expectParams(params, 1, 1);
+  const view = selectBlockOrHash(ctx, parseBlockSelectorOrHash(params[0], 0));
+  return view ? array(receiptsOf(view, ctx) as string[]) : 'null';
+};
+
+/** The canonical block and index of a transaction, or undefined when the node knows no such canonical transaction. */
+function locate(ctx: RpcContext, txHash: Uint8Array): { view: BlockView; index: number } | undefined {
+  const location = lookupTransaction(ctx.chain.store, txHash);
+  if (!location) return undefined;
+  const view = ctx.chain.block(location.blockHash);
+  if (!view || !ctx.chain.isCanonical(view)) return undefined;
+  return { view, index: location.index };
+}
+
+const eth_getTransactionReceipt: RpcMethod = (params, ctx) => {
+  expectParams(params, 1, 1);
+  const found = locate(ctx, parseHash(params[0], 0));
+  return found ? receiptsOf(found.view, ctx)[found.index]! : 'null';
+};
+
+const eth_getTransactionByHash: RpcMethod = (params, ctx) => {
+  expectParams(params, 1, 1);
+  const found = locate(ctx, parseHash(params[0], 0));
+  if (!found) return 'null';
+  const { view, index } = found;
+  return renderTransaction(view.body.transactions[index]!, {
+    blockHash: view.hash, blockNumber: view.number, blockTimestamp: view.header.timestamp, baseFeePerGas: view.header.baseFeePerGas,
+    index, hash: view.transactionHashes[index]!, from: view.senders[index]!,
+  });
+};
+
+const eth_blockNumber: RpcMethod = (params, ctx) => {
+  expectParams(params, 0, 0);
+  const head = ctx.chain.head();
+  if (!head) throw rangeIncomplete('no canonical block yet');
+  return quantity(head.number);
+};
+
+const eth_chainId: RpcMethod = (params, ctx) => {
+  expectParams(params, 0, 0);
+  return quantity(ctx.spec.chainId);
+};
+
+const net_version: RpcMethod = (params, ctx) => {
+  expectParams(params, 0, 0);
+  return `"${ctx.spec.chainId}"`;
+};
+
+const web3_clientVersion: RpcMethod = (params, ctx) => {
+  expectParams(params, 0, 0);
+  return JSON.stringify(ctx.clientVersion);
+};
+
+/** The node follows its source's head; it has nothing to catch up on that a client could wait for. */
+const eth_syncing: RpcMethod = (params) => {
+  expectParams(params, 0, 0);
+  return 'false';
+};
+
+const eth_blobBaseFee: RpcMethod = (params, ctx) => {
+  expectParams(params, 0, 0);
+  const { header, number } = headView(ctx);
+  const blob = blobParamsAt(ctx.spec.schedule, { number, timestamp: header.timestamp });
+  if (!blob || header.excessBlobGas === undefined) throw rangeIncomplete(`the head block ${number} predates blob transactions (Cancun)`);
+  return quantity(blobBaseFee(header.excessBlobGas, blob.baseFeeUpdateFraction));
+};
+
+const eth_config: RpcMethod = (params, ctx) => {
+  expectParams(params, 0, 0);
+  const head = headView(ctx);
+  const config = renderEthConfig(ctx.spec, head.header.timestamp);
+  if (!config) throw rangeIncomplete(`the head block ${head.number} predates Cancun, where eth_config (EIP-7910) starts`);
+  return config;
+};
+
+const node_getCapabilities: RpcMethod = (params, ctx) => {
+  expectParams(params, 0, 0);
+  return ctx.capabilitiesJson;
+};
+
+/** A filter's block range resolved against the head (geth's rules and messages). */
+function logsRange(ctx: RpcContext, filter: Readonly<Record<string, unknown>>): { from: number; to: number } {
+  const head = ctx.chain.head();
+  if (!head) throw rangeIncomplete('no canonical block yet');
+  const resolve = (value: unknown): number => {
+    if (value === undefined || value === null) return head.number;
+    const selector = parseBlockSelector(value, 0);
+    if ('number' in selector) return selector.number;
+    if (selector.tag === 'earliest') return ctx.chain.earliest()!.number;
+    if (selector.tag === 'safe' || selector.tag === 'finalized') {
+      const finalized = ctx.chain.finalized();
+      if (!finalized) throw finalityUnavailable(`${selector.tag} block not found`);
+      return finalized.number;
+    }
+    return head.number;
+  };
+  const from = resolve(filter.fromBlock);
+  const to = resolve(filter.toBlock);
+  if (from > head.number || to > head.number) throw invalidParams('block range extends beyond current head block');
+  if (from > to) throw invalidParams('invalid block range params');
+  const width = to - from + 1;
+  if (width > ctx.limits.maxLogsBlockRange) throw limitExceeded(`eth_getLogs covers ${width} blocks; this node allows at most ${ctx.limits.maxLogsBlockRange}`, { limit: ctx.limits.maxLogsBlockRange, requested: width });
+  const earliest = ctx.chain.earliest()!;
+  if (from < earliest.number) throw rangeIncomplete(`blocks ${from}..${earliest.number - 1} are not retained by this node`, { from, to, retained: { from: earliest.number, to: head.number } });
+  return { from, to };
+}
+
+/** The logs of one block that match, appended to `out` (bounded by the result limit). */
+function collectLogs(ctx: RpcContext, view: BlockView, criteria: ReturnType<typeof parseLogCriteria>, out: string[]): void {
+  const logs = blockLogs(view);
+  if (!logs) throw rangeIncomplete(`the receipts of block ${view.number} (${view.hash}) are not available from this node's source`, { block: view.number, blockHash: view.hash });
+  const receipts = view.receipts!;
+  receipts.forEach((receipt, txIndex) => receipt.logs.forEach((log, i) => {
+    if (!logMatches(log, criteria)) return;
+    if (out.length >= ctx.limits.maxLogsResults) throw limitExceeded(`eth_getLogs matches more than ${ctx.limits.maxLogsResults} logs; narrow the block range or the filter`, { limit: ctx.limits.maxLogsResults });
+    out.push(logs[txIndex]![i]!);
+  }));
+}
+
+const eth_getLogs: RpcMethod = (params, ctx) => {
+  expectParams(params, 1, 1);
+  const filter = params[0];
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw argumentError(0, 'expected a filter object');
+  const f = filter as Record<string, unknown>;
+  const criteria = parseLogCriteria(f, 0);
+  const out: string[] = [];
+  if (f.blockHash !== undefined && f.blockHash !== null) {
+    if ((f.fromBlock !== undefined && f.fromBlock !== null) || (f.toBlock !== undefined && f.toBlock !== null)) {
+      throw argumentError(0, 'cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
+    }
+    const view = ctx.chain.block(parseHash(f.blockHash, 0));
+    if (!view) throw invalidParams('unknown block');
+    collectLogs(ctx, view, criteria, out);
+    return array(out);
+  }
+  const { from, to } = logsRange(ctx, f);
+  const mayMatch = compileBloomCheck(criteria);
+  for (let number = from; number <= to; number++) {
+    const hash = ctx.chain.canonicalHash(number);
+    if (!hash) throw rangeIncomplete(`block ${number} is not retained by this node`, { block: number });
+    const headerBytes = getHeaderBytes(ctx.chain.store, hash);
+    if (!headerBytes) throw rangeIncomplete(`block ${number} (${bytesToHex(hash)}) has no recorded header`, { block: number });
+    if (!mayMatch(bloomBytes(decodeHeader(headerBytes).logsBloom))) continue;
+    collectLogs(ctx, ctx.chain.block(hash)!, criteria, out);
+  }
+  return array(out);
+};
+
+export const METHODS: Readonly<Record<string, RpcMethod>> = {
+  eth_blockNumber, eth_chainId, eth_getBlockByNumber, eth_getBlockByHash, eth_getBlockReceipts, eth_getTransactionReceipt,
+  eth_getTransactionByHash, eth_blobBaseFee, eth_syncing, eth_config, eth_getLogs, node_getCapabilities, net_version, web3_clientVersion,
+};
+
+/** Methods that need EVM state, which this node never keeps (capability reason `evm_state_unavailable`). */
+export const STATE_METHODS = [
+  'eth_getBalance', 'eth_getCode', 'eth_getStorageAt', 'eth_getTransactionCount', 'eth_call', 'eth_estimateGas', 'eth_getProof',
+  'eth_createAccessList', 'eth_simulateV1',
+] as const;
+
+/** Ethereum methods this node knows and does not serve (capability reason `not_served`), not "method not found". */
+export const UNSERVED_METHODS = [
+  'eth_sendRawTransaction', 'eth_sendTransaction', 'eth_sign', 'eth_signTransaction', 'eth_accounts', 'eth_gasPrice', 'eth_maxPriorityFeePerGas',
+  'eth_feeHistory', 'eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter', 'eth_getFilterChanges', 'eth_getFilterLogs',
+  'eth_uninstallFilter', 'eth_getTransactionByBlockHashAndIndex', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockTransactionCountByHash',
+  'eth_getBlockTransactionCountByNumber', 'eth_getUncleByBlockHashAndIndex', 'eth_getUncleByBlockNumberAndIndex', 'eth_getUncleCountByBlockHash',
+  'eth_getUncleCountByBlockNumber', 'eth_mining', 'eth_hashrate', 'eth_coinbase', 'eth_protocolVersion', 'eth_getRawTransactionByHash',
+] as const;

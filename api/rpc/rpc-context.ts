@@ -1,0 +1,57 @@
+/**
+ * What every JSON-RPC method reads from: the chain tables (through ChainReader), the chain the node
+ * serves, the configured limits and the capabilities document. One context per listener worker.
+ */
+import type { ForkIdGenesis } from '../../net/eth/fork-id.js';
+import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
+import type { Address } from '../../net/eth/hex.js';
+import type { Store } from '../../store/env.js';
+import { ChainReader } from './chain-reader.js';
+import { MAINNET_DEPOSIT_CONTRACT, ZERO_ADDRESS } from './eth-config.js';
+
+export interface RpcLimits {
+  /** Requests in one batch. */
+  readonly maxBatchRequests: number;
+  /** Blocks one eth_getLogs call may scan (toBlock − fromBlock + 1). */
+  readonly maxLogsBlockRange: number;
+  /** Logs one eth_getLogs call may return. */
+  readonly maxLogsResults: number;
+}
+
+export interface RpcChain {
+  readonly chainId: number;
+  readonly schedule: ForkSchedule;
+  readonly genesis: ForkIdGenesis;
+  /** Defaults to mainnet's deposit contract on chain 1 and the zero address elsewhere. */
+  readonly depositContractAddress?: Address;
+}
+
+export interface RpcContext {
+  readonly chain: ChainReader;
+  readonly spec: Required<RpcChain>;
+  readonly limits: RpcLimits;
+  /** The `node_getCapabilities` result: the same JSON as `/v1/capabilities`. */
+  readonly capabilitiesJson: string;
+  readonly clientVersion: string;
+}
+
+export interface RpcContextOptions {
+  readonly store: Store;
+  readonly chain: RpcChain;
+  readonly limits: RpcLimits;
+  readonly capabilities: unknown;
+  /** Decoded blocks (with their renderings) kept per worker. */
+  readonly blockCacheEntries?: number;
+  readonly clientVersion?: string;
+}
+
+export function createRpcContext(options: RpcContextOptions): RpcContext {
+  const depositContractAddress = options.chain.depositContractAddress ?? (options.chain.chainId === 1 ? MAINNET_DEPOSIT_CONTRACT : ZERO_ADDRESS);
+  return {
+    chain: new ChainReader(options.store, options.blockCacheEntries ?? 256),
+    spec: { ...options.chain, depositContractAddress },
+    limits: options.limits,
+    capabilitiesJson: JSON.stringify(options.capabilities),
+    clientVersion: options.clientVersion ?? 'chain-data-node',
+  };
+}
