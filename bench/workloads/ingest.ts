@@ -1,7 +1,7 @@
 /**
  * Workload `ingest`: verified ingest of a pre-generated, mainnet-shaped devnet chain (cached under `bench/cache/`)
  * with the blob-fee processor on — decode, verification against the header, blob transform, rendered rows and an
- * LMDB commit per block or per batch of 64 — on the main thread alone and split over 2 pool workers. Reports
+ * LMDB commit per block or per batch of 64 — on the main thread alone and split over `runtime.pool_threads` pool workers. Reports
  * blocks/s, where the time goes per stage (ms/block), RSS and its anonymous part at the start, middle and end of each
  * pass (blocks stream from the file, so process memory must not grow with the range; the file-backed rest is the LMDB
  * map of the store being filled), and sender recovery for all and for blob transactions only.
@@ -28,12 +28,18 @@ interface Configuration {
   commitEvery: number;
 }
 
-const CONFIGURATIONS: readonly Configuration[] = [
-  { label: '1 thread, commit/block', threads: 0, commitEvery: 1 },
-  { label: '1 thread, commit/64', threads: 0, commitEvery: 64 },
-  { label: '2 workers, commit/block', threads: 2, commitEvery: 1 },
-  { label: '2 workers, commit/64', threads: 2, commitEvery: 64 },
-];
+/**
+ * The pool's size is the node's `runtime.pool_threads` (2 by default; the `pool threads` figure), so
+ * `--series runtime.pool_threads=1,2,4` scales it; the labels stay the same across a series so its curves line up.
+ */
+function configurations(poolThreads: number): Configuration[] {
+  return [
+    { label: '1 thread, commit/block', threads: 0, commitEvery: 1 },
+    { label: '1 thread, commit/64', threads: 0, commitEvery: 64 },
+    { label: 'pool, commit/block', threads: poolThreads, commitEvery: 1 },
+    { label: 'pool, commit/64', threads: poolThreads, commitEvery: 64 },
+  ];
+}
 
 const MEMORY_POINTS = ['start', 'middle', 'end'] as const;
 
@@ -97,7 +103,9 @@ export const ingestWorkload: Workload = {
     const context: IngestContext = { network: 'devnet', schedule: devnetForkSchedule(chain.config) };
     await warmUpMainThread(chain.path, context);
     const figures: Figure[] = [];
-    for (const configuration of CONFIGURATIONS) figures.push(...configurationFigures(configuration, await runConfiguration(configuration, chain, context, options.rounds)));
+    const poolThreads = options.config?.runtime.pool_threads ?? 2;
+    figures.push(figure('pool threads (runtime.pool_threads)', 'threads', [poolThreads]));
+    for (const configuration of configurations(poolThreads)) figures.push(...configurationFigures(configuration, await runConfiguration(configuration, chain, context, options.rounds)));
     const sampleBlocks = options.smoke ? 4 : 16;
     const costs: SenderCosts[] = [];
     for (let round = 0; round < options.rounds; round++) costs.push(await senderCosts(chain, Math.min(64, Math.floor(chain.blocks / 2)), sampleBlocks));

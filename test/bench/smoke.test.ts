@@ -88,13 +88,14 @@ describe('bench --smoke', () => {
 
   it('ingest reports blocks/s, every stage and RSS sample for every configuration', () => {
     const run = runOf(result, 'ingest');
-    for (const configuration of ['1 thread, commit/block', '1 thread, commit/64', '2 workers, commit/block', '2 workers, commit/64']) {
+    for (const configuration of ['1 thread, commit/block', '1 thread, commit/64', 'pool, commit/block', 'pool, commit/64']) {
       const names = run.figures.filter((f) => f.name.startsWith(`${configuration}: `)).map((f) => f.name.slice(configuration.length + 2));
       assert.deepEqual(names.slice(0, 2), ['verified ingest', 'wall time']);
       for (const stage of ['decode header+body', 'verify (hash, roots, bloom)', 'blob transform (+blob senders)', 'commit', 'RSS middle', 'RSS anonymous end']) assert.ok(names.includes(stage), `${configuration}: ${stage}`);
       assert.ok(byName(run, `${configuration}: verified ingest`).min > 0);
     }
     assert.ok(byName(run, 'sender recovery, blob txs only').min > 0);
+    assert.equal(byName(run, 'pool threads (runtime.pool_threads)').median, 2, 'the pool takes the config default');
   });
 
   it('query serves both routes from the node and the baseline, with no errors, each figure beside its baseline', () => {
