@@ -34,8 +34,8 @@ const STATE_METHODS = ['eth_call', 'eth_getBalance'];
 
 const blocks = [...decodeChainRlp(readFileSync(join(EXEC, 'chain.rlp')))];
 const head = blocks.at(-1)!.header.number;
-const transactionCounts = new Map(blocks.map((block) => [hashHeader(block.header), block.transactions.length]));
-const numberByHash = new Map(blocks.map((block) => [hashHeader(block.header), block.header.number]));
+const transactionCounts = new Map<string, number>(blocks.map((block) => [hashHeader(block.header), block.transactions.length]));
+const numberByHash = new Map<string, number>(blocks.map((block) => [hashHeader(block.header), block.header.number]));
 const cases = readIoCases(EXEC);
 const recorded = receiptsFromCases(cases, transactionCounts);
 /** Block number → whether the node holds its receipts after the import (recorded whole, or no transactions). */
