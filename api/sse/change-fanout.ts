@@ -25,15 +25,12 @@ export class ChangeFanout {
   constructor(
     private readonly source: FanoutSource,
     private readonly batchChanges: number,
+    /** After a pass that wrote to `connections` streams, with how long the whole pass took. */
+    private readonly onSweep?: (connections: number, seconds: number) => void,
   ) {}
 
   join(connection: SseConnection): void {
-    let group = this.groups.get(connection.position);
-    if (!group) {
-      group = new Set();
-      this.groups.set(connection.position, group);
-    }
-    group.add(connection);
+    this.groupAt(connection.position).add(connection);
     this.schedule();
   }
 
@@ -64,40 +61,63 @@ export class ChangeFanout {
   }
 
   private pump(): void {
+    const started = performance.now();
     let behind = false;
+    let delivered = 0;
     for (const [position, group] of [...this.groups]) {
       if (this.groups.get(position) !== group) continue;
-      const connections = [...group].filter((connection) => connection.open);
-      if (connections.length > 0 && !connections.some((connection) => connection.writable)) continue;
+      let open = false;
+      let writable = false;
+      for (const connection of group) {
+        if (!connection.open) continue;
+        open = true;
+        if (connection.writable) {
+          writable = true;
+          break;
+        }
+      }
+      if (open && !writable) continue;
       this.groups.delete(position);
-      if (connections.length === 0) continue;
+      if (!open) continue;
       const changes = this.source.read(position, this.batchChanges);
       const first = changes[0];
       if (!first) {
-        this.regroup(position, connections);
+        this.regroup(position, group);
         continue;
       }
       if (first.sequence !== position + 1n) {
-        this.source.expire(connections, position);
+        this.source.expire([...group].filter((connection) => connection.open), position);
         continue;
       }
       const next = changes[changes.length - 1]!.sequence;
       const frames = changes.length === 1 ? sseFrame(first) : Buffer.concat(changes.map(sseFrame));
-      const delivered = connections.filter((connection) => connection.send(frames));
-      for (const connection of delivered) connection.position = next;
-      this.regroup(next, delivered);
+      // The group left the map above, so a connection that closes while it is written to cannot change it.
+      const moved = this.groupAt(next);
+      for (const connection of group) {
+        if (!connection.open || !connection.send(frames)) continue;
+        connection.position = next;
+        moved.add(connection);
+        delivered += 1;
+      }
+      if (moved.size === 0) this.groups.delete(next);
       if (changes.length === this.batchChanges) behind = true;
     }
+    if (delivered > 0) this.onSweep?.(delivered, (performance.now() - started) / 1000);
     if (behind) this.schedule();
   }
 
-  private regroup(position: bigint, connections: readonly SseConnection[]): void {
-    if (connections.length === 0) return;
+  private groupAt(position: bigint): Set<SseConnection> {
     let group = this.groups.get(position);
     if (!group) {
       group = new Set();
       this.groups.set(position, group);
     }
-    for (const connection of connections) group.add(connection);
+    return group;
+  }
+
+  private regroup(position: bigint, connections: Iterable<SseConnection>): void {
+    const group = this.groupAt(position);
+    for (const connection of connections) if (connection.open) group.add(connection);
+    if (group.size === 0) this.groups.delete(position);
   }
 }

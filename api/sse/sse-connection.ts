@@ -15,6 +15,10 @@ export interface ConnectionEvents {
   readonly gone: (connection: SseConnection, how: ConnectionEnd) => void;
 }
 
+/** The chunk `send` hands to the connection's corked write (cork runs its callback synchronously). */
+const NOTHING = Buffer.alloc(0);
+let outgoing: Buffer = NOTHING;
+
 export class SseConnection {
   /** The sequence of the last change handed to this connection. */
   position: bigint;
@@ -23,6 +27,11 @@ export class SseConnection {
   private stalledSince: number | null = null;
   private queue: Buffer[] = [];
   private queuedBytes = 0;
+  private accepted = true;
+  /** One closure per connection, not one per write: a fan-out calls it for every stream. */
+  private readonly writeOutgoing = () => {
+    this.accepted = this.res.write(outgoing);
+  };
 
   constructor(
     private readonly res: HttpResponse,
@@ -53,11 +62,10 @@ export class SseConnection {
   send(chunk: Buffer): boolean {
     if (this.closed) return false;
     if (this.stalledSince !== null) return this.enqueue(chunk);
-    let accepted = true;
-    this.res.cork(() => {
-      accepted = this.res.write(chunk);
-    });
-    if (!accepted) this.stalledSince = Date.now();
+    outgoing = chunk;
+    this.res.cork(this.writeOutgoing);
+    outgoing = NOTHING;
+    if (!this.accepted) this.stalledSince = Date.now();
     return true;
   }
 

@@ -4,7 +4,7 @@
  * `notify` is called for every ChangesNotice; `close` ends every stream and drops the timers
  * (listener stop/abort).
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { HttpResponse } from 'uWebSockets.js';
 import { readChanges } from '../../store/change-log.js';
 import type { Store } from '../../store/env.js';
@@ -34,10 +34,16 @@ export class SseHub {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly open: Gauge;
   private readonly ended: Counter;
+  private readonly sweeps: Histogram;
 
   constructor(private readonly options: SseHubOptions) {
+    this.sweeps = new Histogram({
+      name: 'chain_node_sse_sweep_seconds', help: 'One fan-out pass: reading the new changes and writing them to every stream that can take them',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1], registers: [options.metrics],
+    });
+    const onSweep = (_streams: number, seconds: number) => this.sweeps.observe(seconds);
     for (const processor of options.processors) {
-      if (processor.delivery) this.fanouts.set(processor.id, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges));
+      if (processor.delivery) this.fanouts.set(processor.id, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges, onSweep));
     }
     this.heartbeat = setInterval(() => this.beat(), options.settings.heartbeatSeconds * 1000);
     this.open = new Gauge({ name: 'chain_node_sse_streams', help: 'Open SSE change streams', registers: [options.metrics] });

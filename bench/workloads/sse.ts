@@ -34,12 +34,46 @@ async function headCursor(node: BenchNode): Promise<string | null> {
   return ((await response.json()) as { cursor: string | null }).cursor;
 }
 
-/** The processor's commit time so far; `emittedAt` is stamped as a commit starts, so it is part of the latency. */
-async function commitTotals(node: BenchNode): Promise<{ seconds: number; commits: number }> {
-  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
-  const total = (suffix: string) => Number(new RegExp(`^chain_node_processor_commit_seconds_${suffix}\\{[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { seconds: total('sum'), commits: total('count') };
+/** A histogram's totals so far, summed over its label sets (one per listener instance, for instance). */
+interface HistogramTotals {
+  readonly sum: number;
+  readonly count: number;
+  /** Cumulative count per upper bound (`le`), ascending. */
+  readonly buckets: ReadonlyArray<readonly [number, number]>;
 }
+
+async function histogramTotals(node: BenchNode, name: string): Promise<HistogramTotals> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  const total = (suffix: string) => {
+    let sum = 0;
+    for (const match of text.matchAll(new RegExp(`^${name}_${suffix}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum += Number(match[1]);
+    return sum;
+  };
+  const buckets = new Map<number, number>();
+  for (const match of text.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\S+)$`, 'gm'))) {
+    const le = match[1] === '+Inf' ? Infinity : Number(match[1]);
+    buckets.set(le, (buckets.get(le) ?? 0) + Number(match[2]));
+  }
+  return { sum: total('sum'), count: total('count'), buckets: [...buckets].sort((a, b) => a[0] - b[0]) };
+}
+
+/** Mean of what was observed between two readings, in ms. */
+const meanMs = (before: HistogramTotals, after: HistogramTotals) => (1000 * (after.sum - before.sum)) / (after.count - before.count);
+
+/** The upper bound (ms) of the bucket holding the p-quantile of what was observed between two readings. */
+function quantileBoundMs(before: HistogramTotals, after: HistogramTotals, q: number): number {
+  const count = after.count - before.count;
+  const earlier = new Map(before.buckets);
+  for (const [le, cumulative] of after.buckets) {
+    if (cumulative - (earlier.get(le) ?? 0) >= q * count) return le * 1000;
+  }
+  return Infinity;
+}
+
+/** The processor's commit time; `emittedAt` is stamped as a commit starts, so it is part of the latency. */
+const COMMIT = 'chain_node_processor_commit_seconds';
+/** One listener fan-out pass: the new changes read once and written to every stream. */
+const SWEEP = 'chain_node_sse_sweep_seconds';
 
 async function streamClients(target: Target, options: WorkloadOptions): Promise<SseClientsResult> {
   const run = await runSseClientPool({
@@ -94,11 +128,15 @@ export const sseWorkload: Workload = {
         const nodeRuns: SseClientsResult[] = [];
         const baselineRuns: SseClientsResult[] = [];
         const commitMs: number[] = [];
+        const sweepMeanMs: number[] = [];
+        const sweepP99Ms: number[] = [];
         for (let round = 0; round < options.rounds; round += 1) {
-          const before = await commitTotals(node);
+          const before = { commit: await histogramTotals(node, COMMIT), sweep: await histogramTotals(node, SWEEP) };
           nodeRuns.push(await streamClients(nodeTarget, options));
-          const after = await commitTotals(node);
-          commitMs.push((1000 * (after.seconds - before.seconds)) / (after.commits - before.commits));
+          const after = { commit: await histogramTotals(node, COMMIT), sweep: await histogramTotals(node, SWEEP) };
+          commitMs.push(meanMs(before.commit, after.commit));
+          sweepMeanMs.push(meanMs(before.sweep, after.sweep));
+          sweepP99Ms.push(quantileBoundMs(before.sweep, after.sweep, 0.99));
           baselineRuns.push(await streamClients(baselineTarget, options));
         }
         return [
@@ -106,6 +144,8 @@ export const sseWorkload: Workload = {
           { name: 'change rate (one change per devnet block)', unit: 'changes/s', ...summarize(nodeRuns.map((run) => changesInWindow(run) / run.windowSeconds)) },
           ...figuresOf(nodeRuns, baselineRuns),
           { name: 'processor commit (part of the latency), mean', unit: 'ms', ...summarize(commitMs) },
+          { name: 'listener fan-out pass (read once, write to every stream), mean', unit: 'ms', ...summarize(sweepMeanMs) },
+          { name: 'listener fan-out pass, p99 (bucket upper bound)', unit: 'ms', ...summarize(sweepP99Ms) },
         ];
       } finally {
         await baseline.stop();
