@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, describeConfig, loadConfig } from './actors/node/config.js';
 import { runNode } from './actors/node/main.js';
 import { dbCompact, dbInspect, dbVerify } from './store/commands.js';
+import { dbPruneChanges } from './store/prune-command.js';
 import { DataDirLockedError } from './store/lock.js';
 import { runImport } from './actors/import/import-command.js';
 import { ImportError } from './actors/import/errors.js';
@@ -35,6 +36,9 @@ Usage:
       Check the store's invariants; exit 1 when any check fails.
   chain-node db compact --data-dir DIR
       Copy the store compacted and swap it in safely.
+  chain-node db prune-changes --data-dir DIR [--keep N]
+      Prune each change log to its newest N changes (default 0), never below what a required
+      consumer with an active lease has not acknowledged.
   chain-node help
 
 The db and import commands take the data-directory write lock and refuse while a node holds it.
@@ -111,6 +115,13 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'db': {
       const [sub, ...flags] = rest;
+      if (sub === 'prune-changes') {
+        const values = parse(flags, { ...DB_OPTIONS, keep: { type: 'string' } });
+        const keep = values.keep === undefined ? 0 : Number(values.keep);
+        if (!/^\d+$/.test(String(values.keep ?? '0'))) throw new UsageError('--keep must be a non-negative integer');
+        printJson(await dbPruneChanges(requireString(values, 'data-dir'), keep));
+        return 0;
+      }
       const run = { inspect: dbInspect, verify: dbVerify, compact: dbCompact }[sub ?? ''];
       if (!run) throw new UsageError(`unknown db command '${sub ?? ''}'`);
       const values = parse(flags, DB_OPTIONS);

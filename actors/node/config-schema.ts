@@ -42,6 +42,8 @@ const processorConfig = z.strictObject({
   output: z.enum(['entities', 'none']).default('entities'),
   /** The change feed (changes, stream, consumers); false answers delivery_disabled. */
   delivery: z.boolean().default(true),
+  /** Change-log window: the newest this many changes are kept (older ones pruned unless an active required lease needs them); 0 keeps every change. */
+  retain_changes: z.number().int().min(0).default(1_000_000),
 });
 
 export const configSchema = z.strictObject({
@@ -117,6 +119,10 @@ export const configSchema = z.strictObject({
     kind: z.enum(['devnet', 'rpc', 'none']).default('devnet'),
     poll_interval_ms: positiveInt.max(600_000).default(2000),
   }).prefault({}),
+  retention: z.strictObject({
+    /** How often the outbox trims each change log to its `retain_changes` window. */
+    prune_interval_seconds: positiveInt.max(86_400).default(10),
+  }).prefault({}),
   chain: z.strictObject({
     /** A reorg deeper than this fails closed (publication stops, readiness drops). */
     max_reorg_depth: positiveInt.max(100_000).default(64),
@@ -136,7 +142,7 @@ export const configSchema = z.strictObject({
     osaka_after_seconds: z.number().int().min(0).default(80),
     bpo1_after_seconds: z.number().int().min(0).default(120),
   }).prefault({}),
-  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true }])
+  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000 }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),
   actors: z.strictObject({
     listener: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),

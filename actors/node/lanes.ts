@@ -113,6 +113,10 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
   // Every actor that follows the journal gets its notices: the processors and the JSON-RPC listeners (subscriptions).
   const chainArgs: ChainArgs = { dataDir, maxReorgDepth: config.chain.max_reorg_depth, processors: [...processors.map((p) => processorLane(p.id)), ...rpcActors] };
   const single = (budget: ActorBudget) => ({ ...budget, instances: 1 });
+  const outboxArgs: OutboxArgs = {
+    dataDir, chainId: spec.chainId, pruneIntervalMs: config.retention.prune_interval_seconds * 1000,
+    retention: config.processors.map((p) => ({ instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
+  };
   return [
     sourceLane(config, dataDir, shutdownMs),
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => finalityArgs) },
@@ -125,7 +129,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
       const lane = processorLane(p.id);
       return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', single(config.actors.processor), shutdownMs, () => args) };
     }),
-    { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => ({ dataDir, chainId: spec.chainId } satisfies OutboxArgs)) },
+    { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
     { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener.js', config.actors.listener, shutdownMs, () => listenerArgs) },
     { lane: 'rpc', required: true, policy: restartPolicy(config.actors.rpc), children: children('rpc', 'rpc.js', config.actors.rpc, shutdownMs, () => rpcArgs) },
   ];

@@ -5,12 +5,19 @@
  * workers can never race on one consumer's watermarks. Each ask is one LMDB write transaction,
  * committed before the answer (a watermark the client was told about survives kill -9).
  *
+ * It also trims each change log to its configured window every `[retention] prune_interval_seconds`
+ * (store/prune-changes.ts): the lane that knows the leases decides what may go. The processor only
+ * appends at the head of its log and the outbox only removes from the tail, so they never write the
+ * same keys (LMDB serializes the two write transactions).
+ *
  * Accepts (asks, from listeners): `consumer.create`, `consumer.delete`, `consumer.lease`,
  * `consumer.deliver`, `consumer.ack` (see messages.ts). Sends nothing.
  */
 import { Counter } from 'prom-client';
 import { defineActor } from '../../runtime/actor.js';
 import { openStore } from '../../store/env.js';
+import { pruneChanges } from '../../store/prune-changes.js';
+import { errorFields } from '../../runtime/log.js';
 import { acknowledge, createConsumer, deleteConsumer, deliverChanges, renewLease, type OutboxStore } from './consumer-writes.js';
 import type { OutboxMessage } from './messages.js';
 
@@ -18,19 +25,36 @@ export interface OutboxArgs {
   readonly dataDir: string;
   /** The chain this node serves (cursors name it). */
   readonly chainId: number;
+  /** Each instance's change-log window (`[[processors]] retain_changes`; 0 keeps everything). */
+  readonly retention: ReadonlyArray<{ readonly instance: string; readonly retainChanges: number }>;
+  readonly pruneIntervalMs: number;
 }
 
 interface State {
   readonly out: OutboxStore;
   readonly writes: Counter;
+  readonly pruneTimer: NodeJS.Timeout;
 }
 
 export default defineActor<State, OutboxArgs>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const writes = new Counter({ name: 'chain_node_outbox_consumer_calls_total', help: 'Consumer record operations handled by the outbox, by operation', labelNames: ['operation'], registers: [ctx.metrics] });
+    const pruned = new Counter({ name: 'chain_node_change_log_pruned_total', help: 'Changes removed from the change log by its retention window', labelNames: ['instance'], registers: [ctx.metrics] });
+    const prune = () => {
+      for (const { instance, retainChanges } of ctx.args.retention) {
+        if (retainChanges === 0) continue;
+        try {
+          const result = pruneChanges(store, instance, { keepNewest: retainChanges, nowMs: Date.now() });
+          if (result.removed > 0) pruned.inc({ instance }, result.removed);
+        } catch (error) {
+          ctx.log.warn('pruning the change log failed; retrying at the next interval', { instance, ...errorFields(error) });
+        }
+      }
+    };
+    const pruneTimer = setInterval(prune, ctx.args.pruneIntervalMs);
     ctx.ready();
-    return { out: { store, chainId: ctx.args.chainId }, writes };
+    return { out: { store, chainId: ctx.args.chainId }, writes, pruneTimer };
   },
   handle(raw, state) {
     const message = raw as OutboxMessage;
@@ -52,6 +76,7 @@ export default defineActor<State, OutboxArgs>({
     }
   },
   async stop(state) {
+    clearInterval(state.pruneTimer);
     await state.out.store.close();
   },
 });

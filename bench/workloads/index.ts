@@ -3,6 +3,7 @@
  * `bench/workloads/<name>.ts` exporting a `Workload`, and add one line below.
  */
 import type { Workload } from '../workload.js';
+import { consumerWorkload } from './consumer.js';
 import { ingestWorkload } from './ingest.js';
 import { queryWorkload } from './query.js';
 import { runtimeWorkload } from './runtime.js';
@@ -13,6 +14,7 @@ export const WORKLOADS: readonly Workload[] = [
   ingestWorkload,
   queryWorkload,
   sseWorkload,
+  consumerWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {

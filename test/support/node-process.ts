@@ -30,6 +30,8 @@ export interface StartNodeOptions {
   /** Reuse an existing directory (restart tests). */
   readonly dir?: string;
   readonly waitReady?: boolean;
+  /** How long to wait for /health/ready (default 20 s). */
+  readonly readyTimeoutMs?: number;
 }
 
 export async function startNodeProcess(options: StartNodeOptions = {}): Promise<NodeProcess> {
@@ -60,7 +62,13 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
       return exited;
     },
   };
-  if (options.waitReady !== false) await waitUntil(node, async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, 20_000);
+  if (options.waitReady !== false) {
+    // A node that never got ready must not outlive the failed test (it would hold the run open).
+    await waitUntil(node, async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, options.readyTimeoutMs ?? 20_000).catch(async (error: unknown) => {
+      await node.stop('SIGKILL');
+      throw error;
+    });
+  }
   return node;
 }
 
