@@ -6,7 +6,8 @@
  * Two passes. The first reads the whole file and verifies every block without writing anything: decodable, parent
  * linked (to the previous block, or to the stored chain or the genesis from genesis.json), body roots against the
  * header (`verifyBlock`), header fields against the parent and the fork schedule, and receipts given with
- * `--receipts` against `receiptsRoot`. A bad file therefore commits nothing and the error names the block and what
+ * `--receipts` against `receiptsRoot`, and every transaction's signature (it must recover a sender, as serving
+ * `from` needs). A bad file therefore commits nothing and the error names the block and what
  * failed. The second pass writes in batches; an interrupted import leaves whole batches, and a re-run skips the
  * blocks already canonical (a second run of the same file changes nothing) and carries on.
  *
@@ -18,13 +19,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { encodeBlockBody, type Block } from '../../net/eth/block.js';
-import { BlockVerificationError } from '../../net/eth/errors.js';
+import { BlockVerificationError, InvalidSignatureError } from '../../net/eth/errors.js';
 import { isForkActive } from '../../net/eth/fork-schedule.js';
 import type { ParsedGenesis } from '../../net/eth/genesis.js';
 import { buildGenesisBlock } from '../../net/eth/genesis-state.js';
 import { decodeHeader, encodeHeader, hashHeader, type BlockHeader } from '../../net/eth/header.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { encodeEth69Receipts, type Receipt } from '../../net/eth/receipt.js';
+import { hashTransaction } from '../../net/eth/transaction-encode.js';
+import { recoverTransactionSender } from '../../net/eth/transaction-sender.js';
 import { verifyBlock } from '../../net/eth/verify-block.js';
 import { getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial, type BlockMaterial } from '../../store/chain-material.js';
 import { openStore, type Store } from '../../store/env.js';
@@ -177,6 +180,14 @@ async function verifyFile(store: Store, chain: ChainState, options: ImportOption
       if (error instanceof BlockVerificationError) fail(`${error.field} does not match: expected ${error.expected}, got ${error.actual}${isReceiptField(error.field) && receipts !== null && block.transactions.length > 0 ? ' (the receipts given for it are wrong)' : ''}`);
       throw error;
     }
+    block.transactions.forEach((tx, txIndex) => {
+      try {
+        recoverTransactionSender(tx);
+      } catch (error) {
+        if (error instanceof InvalidSignatureError) fail(`transaction ${txIndex} (${hashTransaction(tx)}) has no valid sender: ${error.message}`);
+        throw error;
+      }
+    });
 
     const canonical = getCanonicalHash(store, number);
     let disposition: Disposition;

@@ -12,6 +12,9 @@ import { parseGethGenesis, type ParsedGenesis } from '../../../net/eth/genesis.j
 import { hashHeader } from '../../../net/eth/header.js';
 import { hexToBytes } from '../../../net/eth/hex.js';
 import { decodeEth69Receipts } from '../../../net/eth/receipt.js';
+import { transactionsRoot } from '../../../net/eth/trie-root.js';
+import { lookupTransaction } from '../../../store/tx-index.js';
+import { hashTransaction } from '../../../net/eth/transaction-encode.js';
 import { dbVerify } from '../../../store/commands.js';
 import { getCanonicalHash, getReceiptsBytes } from '../../../store/chain-material.js';
 import { openStore, type Store } from '../../../store/env.js';
@@ -83,6 +86,8 @@ test('the execution-apis chain imports verified and parent-linked: genesis plus 
     for (const block of blocks) assert.equal(getCanonicalHash(store, block.header.number)?.toString('hex'), hashHeader(block.header).slice(2));
     assert.equal(getReceiptsBytes(store, hexToBytes(EXEC_HEAD)), undefined, 'no receipts entry: unavailable, never invented');
     assert.deepEqual(decodeEth69Receipts(getReceiptsBytes(store, hexToBytes(EXEC_GENESIS))!), []);
+    const lastTx = blocks.at(-1)!.transactions[3]!;
+    assert.deepEqual(lookupTransaction(store, hexToBytes(hashTransaction(lastTx))), { blockHash: Buffer.from(hexToBytes(EXEC_HEAD)), index: 3 }, 'the transaction index is written with the journal moves');
     const state = loadChainState(store);
     assert.deepEqual(state.head, { number: 54, hash: EXEC_HEAD });
     assert.equal(state.anchor, 0);
@@ -227,4 +232,21 @@ test('without finalization the import records only apply moves, leaving finality
   const result = await importChain(options(dataDir, { finalize: false }));
   assert.equal(result.finalized, null);
   await withStore(dataDir, (store) => assert.deepEqual(journalOps(store), Array.from({ length: 55 }, (_, n) => `apply:${n}`)));
+});
+
+test('a transaction whose signature recovers no sender is refused, even when the transactions root is recomputed to match', async (t) => {
+  const dir = tempDir(t, 'cdn-import-');
+  const blocks = blocksOf(EXEC);
+  const last = blocks.at(-1)!;
+  const transactions = last.transactions.map((tx, index) => (index === 1 ? { ...tx, r: 0n } : tx));
+  const header = { ...last.header, transactionsRoot: await transactionsRoot(transactions) };
+  const file = writeChain(join(dir, 'bad-signature.rlp'), [...blocks.slice(0, -1), { ...last, header, transactions }]);
+  const dataDir = join(dir, 'data');
+  await assert.rejects(importChain(options(dataDir, { chainFile: file })), (error: unknown) => {
+    assert.ok(error instanceof ImportBlockError);
+    assert.equal(error.blockNumber, 54);
+    assert.match(error.message, /: transaction 1 \(0x[0-9a-f]{64}\) has no valid sender: Invalid signature: .*\(chain file block #53\)$/);
+    return true;
+  });
+  await withStore(dataDir, (store) => assert.deepEqual(journalOps(store), []));
 });
