@@ -14,6 +14,9 @@ export const CLI = join(PROJECT_ROOT, 'dist', 'cli.js');
 export interface NodeProcess {
   readonly child: ChildProcess;
   readonly baseUrl: string;
+  /** The JSON-RPC listeners: `http://…` and `ws://…`. */
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
   readonly dir: string;
   readonly dataDir: string;
   readonly configFile: string;
@@ -56,7 +59,7 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? `signal ${signal}` as unknown as number : null))));
   const baseUrl = `http://127.0.0.1:${api}`;
   const node: NodeProcess = {
-    child, baseUrl, dir, dataDir, configFile, output, exited,
+    child, baseUrl, rpcUrl: `http://127.0.0.1:${rpcHttp}`, wsUrl: `ws://127.0.0.1:${rpcWs}`, dir, dataDir, configFile, output, exited,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
