@@ -14,6 +14,7 @@ import { allTableStats, environmentStats, type TableStats } from './stats.js';
 import { META_TABLE } from './tables.js';
 import { openRegisteredTable, runVerifyChecks, type VerifyCheckResult } from './verify.js';
 import './verify-chain-data.js';
+import './verify-consumers.js';
 
 export { registerVerifyCheck, registeredVerifyChecks, type VerifyCheck, type VerifyCheckResult, type VerifyContext } from './verify.js';
 export type { DbCompactResult } from './compact.js';

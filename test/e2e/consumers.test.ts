@@ -151,6 +151,18 @@ test('durable consumers over HTTP: lifecycle, watermarks, credentials and refuse
     assert.ok(BigInt(atHead.body.delivered.sequence) >= BigInt(head.sequence));
   });
 
+  await t.test('a call after the lease lapsed starts a new session: delivery resumes right after the acknowledged change', async () => {
+    const secret = 'lapse-credential-00001';
+    assert.equal((await client.create(consumerBody('lapse', secret, { position: 'earliest_retained' }, 'required', 1))).status, 201);
+    const batch = await client.changes('lapse', secret, 5);
+    assert.equal((await client.ack('lapse', secret, batch.body.data[1]!.cursor)).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    assert.equal((await client.get('lapse')).body.lease.active, false);
+    const resumed = await client.changes('lapse', secret, 2);
+    assert.deepEqual(resumed.body.data.map((e) => e.sequence), ['3', '4'], 'the unacknowledged changes 3..5 are delivered again');
+    assert.equal(resumed.body.consumer.lease.active, true, 'the call renewed the lease');
+  });
+
   await t.test('consumers and watermarks survive a restart', async () => {
     const before = (await client.get('flow')).body;
     await node.stop('SIGTERM');

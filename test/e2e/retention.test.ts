@@ -59,6 +59,9 @@ test('db prune-changes keeps what active required leases need; a pruned cursor i
   assert.equal(blobs.leaseFloor, '21', 'only the active required lease holds pruning back (not the best-effort or the lapsed one)');
   assert.equal(blobs.tailAfter, '21');
   assert.equal(blobs.removed, 20);
+  const verified = await runCli(['db', 'verify', '--data-dir', node.dataDir]);
+  assert.equal(verified.code, 0, `a pruned store still verifies (consumers included): ${verified.stdout}`);
+  assert.match(verified.stdout, /"name": "consumers"/);
 
   node = await startNodeProcess({ dir, sets: FAST, readyTimeoutMs: 60_000 });
   const expired = await changes(node, cursorAt(5));
