@@ -138,6 +138,7 @@ function summarySection(results: readonly BenchResult[]): string {
   const rows = latestRuns(results).flatMap(({ run, result }) => run.figures.filter((f) => isThroughput(f) || percentileOf(f) !== null || f.ratio !== undefined)
     .map((f) => `<tr><td>${esc(run.workload)}</td><td>${esc(f.name)}</td><td>${formatNumber(f.median)}</td><td>${esc(f.unit)}</td>`
       + `<td>${f.baseline ? formatNumber(f.baseline.median) : ''}</td>${ratioCell(f)}<td>${esc(result.startedAt)}</td></tr>`));
+  if (rows.length === 0) return '<section id="summary"><h2>Latest figures</h2><p class="muted">No run outside a series yet: see the scaling curves below.</p></section>';
   return `<section id="summary"><h2>Latest figures</h2><p class="muted">The newest run of each workload: medians over rounds; ratio = node / baseline in the same run.</p>`
     + `<table><thead><tr><th>workload</th><th>figure</th><th>median</th><th>unit</th><th>baseline</th><th>ratio</th><th>run</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }

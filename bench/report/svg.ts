@@ -97,10 +97,10 @@ export interface Line {
 /** A line per series over categorical x values (series points, or runs in time), with a min–max band. */
 export function lineChart(xLabels: readonly string[], lines: readonly Line[], unit: string, title: string, xTitle: string): string {
   const width = 420;
-  const height = 260;
+  const height = 270;
   const left = 64;
   const right = 16;
-  const top = 30;
+  const top = 42;
   const bottom = 58;
   const plotWidth = width - left - right;
   const plotHeight = height - top - bottom;
@@ -115,7 +115,7 @@ export function lineChart(xLabels: readonly string[], lines: readonly Line[], un
   }
   xLabels.forEach((label, i) => parts.push(text(x(i), top + plotHeight + 16, label.length > 18 ? `${label.slice(0, 17)}…` : label, 'text-anchor="middle" fill="#374151"')));
   parts.push(text(left + plotWidth / 2, height - 24, xTitle, 'text-anchor="middle" fill="#6b7280"'));
-  parts.push(text(4, top - 6, unit, 'fill="#6b7280"'));
+  parts.push(text(4, top - 12, unit, 'fill="#6b7280"'));
   lines.forEach((line, index) => {
     const color = line.color ?? PALETTE[index % PALETTE.length]!;
     const finite = line.points.map((p, i) => ({ ...p, i })).filter((p) => Number.isFinite(p.median));
