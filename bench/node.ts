@@ -41,6 +41,9 @@ export function setBenchNodeBase(next: BenchNodeBase): void {
 
 export interface BenchNode {
   readonly baseUrl: string;
+  /** The JSON-RPC listeners: `http://…` and `ws://…`. */
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
   readonly dataDir: string;
   readonly pid: number;
   /** Resolves once `check` holds, polling every 100 ms; fails if the node exits or the time runs out. */
@@ -75,6 +78,8 @@ export async function startBenchNode(sets: readonly string[]): Promise<BenchNode
   void exitOf(child).then(() => { exited = true; });
   const node: BenchNode = {
     baseUrl: `http://127.0.0.1:${api}`,
+    rpcUrl: `http://127.0.0.1:${rpcHttp}`,
+    wsUrl: `ws://127.0.0.1:${rpcWs}`,
     dataDir,
     pid: child.pid!,
     async waitFor(what, check, timeoutMs) {

@@ -17,6 +17,8 @@ export interface BlockBytes {
   readonly header: Uint8Array;
   readonly body: Uint8Array;
   readonly receipts: Uint8Array | undefined;
+  /** Senders already recovered elsewhere (they are a pure function of the body). */
+  readonly senders?: Address[];
 }
 
 /** Length of an RLP list prefix for a payload of `length` bytes. */
@@ -48,6 +50,7 @@ export class BlockView {
     this.header = decodeHeader(bytes.header);
     this.bodyBytes = bytes.body;
     this.receiptBytes = bytes.receipts;
+    this.senderList = bytes.senders;
     const bodyPrefix = bytes.body[0]! < 0xf8 ? 1 : 1 + (bytes.body[0]! - 0xf7);
     const payload = bytes.header.length + bytes.body.length - bodyPrefix;
     this.size = listPrefixLength(payload) + payload;

@@ -5,6 +5,7 @@
 import type { Workload } from '../workload.js';
 import { consumerWorkload } from './consumer.js';
 import { ingestWorkload } from './ingest.js';
+import { jsonrpcWorkload } from './jsonrpc.js';
 import { queryWorkload } from './query.js';
 import { runtimeWorkload } from './runtime.js';
 import { sseWorkload } from './sse.js';
@@ -15,6 +16,7 @@ export const WORKLOADS: readonly Workload[] = [
   queryWorkload,
   sseWorkload,
   consumerWorkload,
+  jsonrpcWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {
