@@ -65,10 +65,10 @@ const cachedBits = new Uint16Array(CACHE_SLOTS * 3);
 /** Where `bitsOf` puts the bit indexes of a value it does not cache. */
 const uncachedBits = new Uint16Array(3);
 
+/** From the last bytes (hashes, addresses and left-padded topics all vary there) and the first; collisions only evict. */
 function slotOf(bytes: Uint8Array, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
-  return (hash >>> 0) & (CACHE_SLOTS - 1);
+  const hash = Math.imul(bytes[end - 1]! | (bytes[end - 2]! << 8) | (bytes[start]! << 16) | ((end - start) << 24), 0x9e3779b1);
+  return (hash >>> 20) & (CACHE_SLOTS - 1);
 }
 
 function writeBits(value: Uint8Array, out: Uint16Array, offset: number): void {

@@ -5,7 +5,7 @@
  * every insert.
  */
 import { keccak256 } from './keccak.js';
-import { branchNode, extensionNode, leafNode, nodeReference } from './trie-node.js';
+import { branchReference, extensionReference, leafReference } from './trie-node.js';
 
 export interface TrieEntry {
   key: Uint8Array;
@@ -34,18 +34,18 @@ function toNibbles(key: Uint8Array): Uint8Array {
   return nibbles;
 }
 
-/** Entries `from`…`to - 1` share their first `depth` nibbles; the result is their subtrie's node RLP. */
-function encodeRun(paths: readonly Uint8Array[], values: readonly Uint8Array[], from: number, to: number, depth: number): Uint8Array {
+/** Entries `from`…`to - 1` share their first `depth` nibbles; the result is their subtrie's reference (its hash with `root`). */
+function encodeRun(paths: readonly Uint8Array[], values: readonly Uint8Array[], from: number, to: number, depth: number, root: boolean): Uint8Array {
   const first = paths[from]!;
-  if (to - from === 1) return leafNode(first.subarray(depth), values[from]!);
+  if (to - from === 1) return leafReference(first, depth, first.length, values[from]!, root);
   const last = paths[to - 1]!;
   let shared = depth;
   while (shared < first.length && first[shared] === last[shared]) shared++;
-  if (shared === depth) return encodeBranch(paths, values, from, to, depth);
-  return extensionNode(first.subarray(depth, shared), nodeReference(encodeBranch(paths, values, from, to, shared)));
+  if (shared === depth) return encodeBranch(paths, values, from, to, depth, root);
+  return extensionReference(first, depth, shared, encodeBranch(paths, values, from, to, shared, false), root);
 }
 
-function encodeBranch(paths: readonly Uint8Array[], values: readonly Uint8Array[], from: number, to: number, depth: number): Uint8Array {
+function encodeBranch(paths: readonly Uint8Array[], values: readonly Uint8Array[], from: number, to: number, depth: number, root: boolean): Uint8Array {
   const children: (Uint8Array | undefined)[] = new Array(16);
   let value: Uint8Array | undefined;
   let start = from;
@@ -54,10 +54,10 @@ function encodeBranch(paths: readonly Uint8Array[], values: readonly Uint8Array[
     const nibble = paths[start]![depth]!;
     let end = start + 1;
     while (end < to && paths[end]![depth] === nibble) end++;
-    children[nibble] = nodeReference(encodeRun(paths, values, start, end, depth + 1));
+    children[nibble] = encodeRun(paths, values, start, end, depth + 1, false);
     start = end;
   }
-  return branchNode(children, value);
+  return branchReference(children, value, root);
 }
 
 /**
@@ -70,7 +70,13 @@ export function sortedTrieRoot(entries: readonly TrieEntry[]): Uint8Array {
     if (entries[i]!.value.length === 0) throw new RangeError(`trie entry ${i} has an empty value; leave the key out instead`);
     if (i > 0 && compareBytes(entries[i - 1]!.key, entries[i]!.key) >= 0) throw new UnsortedTrieKeysError(i);
   }
-  const paths = entries.map((entry) => toNibbles(entry.key));
-  const values = entries.map((entry) => entry.value);
-  return keccak256(encodeRun(paths, values, 0, entries.length, 0));
+  return sortedPathsRoot(entries.map((entry) => toNibbles(entry.key)), entries.map((entry) => entry.value));
 }
+
+/** `sortedTrieRoot` over keys already given as nibble paths, strictly sorted and with non-empty values (unchecked). */
+export function sortedPathsRoot(paths: readonly Uint8Array[], values: readonly Uint8Array[]): Uint8Array {
+  if (paths.length === 0) return keccak256(Uint8Array.of(0x80));
+  return encodeRun(paths, values, 0, paths.length, 0, true);
+}
+
+export { toNibbles };

@@ -24,8 +24,25 @@ function readLength(bytes: Uint8Array, offset: number, width: number, subject: s
   return length;
 }
 
+/** A span to be overwritten in place by `readRlpSpan` (hot loops walk without allocating). */
+export interface MutableRlpSpan {
+  offset: number;
+  payload: number;
+  end: number;
+  list: boolean;
+}
+
+export function emptySpan(): MutableRlpSpan {
+  return { offset: 0, payload: 0, end: 0, list: false };
+}
+
 /** The item starting at `offset`, which must end at or before `limit`. */
 export function rlpSpan(bytes: Uint8Array, offset: number, limit: number, subject: string): RlpSpan {
+  return readRlpSpan(emptySpan(), bytes, offset, limit, subject);
+}
+
+/** `rlpSpan` written into `into`; returns it. */
+export function readRlpSpan(into: MutableRlpSpan, bytes: Uint8Array, offset: number, limit: number, subject: string): MutableRlpSpan {
   if (offset >= limit) throw new RlpDecodeError(subject, `no RLP item at offset ${offset}`);
   const prefix = bytes[offset]!;
   let payload: number;
@@ -56,7 +73,11 @@ export function rlpSpan(bytes: Uint8Array, offset: number, limit: number, subjec
   }
   const end = payload + length;
   if (end > limit) throw new RlpDecodeError(subject, `RLP item at offset ${offset} runs past its enclosing item (${end} > ${limit})`);
-  return { offset, payload, end, list };
+  into.offset = offset;
+  into.payload = payload;
+  into.end = end;
+  into.list = list;
+  return into;
 }
 
 /** The item that must span all of `bytes`. */

@@ -1,12 +1,24 @@
 /**
  * Merkle Patricia trie nodes as Ethereum encodes them (Yellow Paper, appendix D): leaf `[hexPrefix(path, leaf),
- * value]`, extension `[hexPrefix(path), child]`, branch `[child0 … child15, value]`, each written straight into
- * one buffer. A child is referenced by its RLP when that is shorter than 32 bytes (embedded), else by its hash.
+ * value]`, extension `[hexPrefix(path), child]`, branch `[child0 … child15, value]`. A parent refers to a child by
+ * the child's RLP when that is shorter than 32 bytes (embedded), else by `rlp(keccak256(child))`.
+ *
+ * A node is only ever needed as that reference (or, for the root, as its hash), so each node is written into one
+ * reused scratch buffer and hashed from there: no buffer per node (typed arrays above 64 bytes get an off-heap
+ * store, costly to allocate and to collect). The scratch is per thread and each call finishes with it before
+ * returning, so calls do not interfere.
  */
 import { keccak256 } from './keccak.js';
 
 const EMPTY_STRING = 0x80;
 const HASH_REFERENCE_PREFIX = 0x80 + 32;
+
+let scratch = new Uint8Array(4096);
+
+function reserve(size: number): Uint8Array {
+  if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  return scratch;
+}
 
 function byteWidth(length: number): number {
   let width = 0;
@@ -42,51 +54,81 @@ function writeString(out: Uint8Array, offset: number, bytes: Uint8Array): number
   return offset + bytes.length;
 }
 
-/** A buffer for an RLP list of `payloadSize` bytes, with the list prefix written; returns it and the payload offset. */
-function listBuffer(payloadSize: number): [Uint8Array, number] {
+/** Size of an RLP list item with a payload of `payloadSize` bytes. */
+function listSize(payloadSize: number): number {
+  return payloadSize <= 55 ? 1 + payloadSize : 1 + byteWidth(payloadSize) + payloadSize;
+}
+
+/** Writes an RLP list prefix at 0; returns the payload offset. */
+function writeListPrefix(out: Uint8Array, payloadSize: number): number {
   if (payloadSize <= 55) {
-    const out = new Uint8Array(1 + payloadSize);
     out[0] = 0xc0 + payloadSize;
-    return [out, 1];
+    return 1;
   }
   const width = byteWidth(payloadSize);
-  const out = new Uint8Array(1 + width + payloadSize);
   out[0] = 0xf7 + width;
   writeLength(out, 1, payloadSize, width);
-  return [out, 1 + width];
+  return 1 + width;
 }
 
-/** Hex-prefix (compact) encoding of a nibble path with its leaf flag. */
-function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
-  const odd = nibbles.length % 2;
-  const out = new Uint8Array(1 + (nibbles.length >> 1));
+/** Bytes of the hex-prefix (compact) encoding of `count` nibbles. */
+function hexPrefixLength(count: number): number {
+  return 1 + (count >> 1);
+}
+
+/** Size of the hex-prefix encoding of `path[from…to)` as an RLP string item. */
+function hexPrefixItemSize(path: Uint8Array, from: number, to: number): number {
+  const length = hexPrefixLength(to - from);
+  if (length === 1) return 1; // one byte below 0x80: flags ≤ 0x3f
+  return 1 + length;
+}
+
+/** Writes the hex-prefix (compact) encoding of `path[from…to)` with its leaf flag as an RLP string item. */
+function writeHexPrefixItem(out: Uint8Array, offset: number, path: Uint8Array, from: number, to: number, leaf: boolean): number {
+  const count = to - from;
+  const length = hexPrefixLength(count);
+  if (length > 1) out[offset++] = EMPTY_STRING + length;
+  const odd = count % 2;
   const flag = (leaf ? 2 : 0) + odd;
-  out[0] = odd === 1 ? (flag << 4) | nibbles[0]! : flag << 4;
-  for (let i = odd, j = 1; i < nibbles.length; i += 2, j++) out[j] = (nibbles[i]! << 4) | nibbles[i + 1]!;
+  out[offset] = odd === 1 ? (flag << 4) | path[from]! : flag << 4;
+  for (let i = from + odd, j = offset + 1; i < to; i += 2, j++) out[j] = (path[i]! << 4) | path[i + 1]!;
+  return offset + length;
+}
+
+/** How a parent refers to the node in `scratch[0…size)`; for the root, its hash. */
+function finish(size: number, root: boolean): Uint8Array {
+  const node = scratch.subarray(0, size);
+  if (root) return keccak256(node);
+  if (size < 32) return node.slice();
+  const out = new Uint8Array(33);
+  out[0] = HASH_REFERENCE_PREFIX;
+  out.set(keccak256(node), 1);
   return out;
 }
 
-export function leafNode(path: Uint8Array, value: Uint8Array): Uint8Array {
-  const encodedPath = hexPrefix(path, true);
-  const [out, offset] = listBuffer(stringSize(encodedPath) + stringSize(value));
-  writeString(out, writeString(out, offset, encodedPath), value);
-  return out;
+/** Leaf for the nibbles `path[from…to)` holding `value`: its reference (or, with `root`, its hash). */
+export function leafReference(path: Uint8Array, from: number, to: number, value: Uint8Array, root = false): Uint8Array {
+  const payloadSize = hexPrefixItemSize(path, from, to) + stringSize(value);
+  const out = reserve(listSize(payloadSize));
+  const offset = writeHexPrefixItem(out, writeListPrefix(out, payloadSize), path, from, to, true);
+  return finish(writeString(out, offset, value), root);
 }
 
-/** `child` is a reference from `nodeReference`. */
-export function extensionNode(path: Uint8Array, child: Uint8Array): Uint8Array {
-  const encodedPath = hexPrefix(path, false);
-  const [out, offset] = listBuffer(stringSize(encodedPath) + child.length);
-  out.set(child, writeString(out, offset, encodedPath));
-  return out;
+/** Extension for the nibbles `path[from…to)` over the child `reference`. */
+export function extensionReference(path: Uint8Array, from: number, to: number, child: Uint8Array, root = false): Uint8Array {
+  const payloadSize = hexPrefixItemSize(path, from, to) + child.length;
+  const out = reserve(listSize(payloadSize));
+  const offset = writeHexPrefixItem(out, writeListPrefix(out, payloadSize), path, from, to, false);
+  out.set(child, offset);
+  return finish(offset + child.length, root);
 }
 
-/** `children` holds 16 references from `nodeReference` (undefined for an empty slot). */
-export function branchNode(children: readonly (Uint8Array | undefined)[], value: Uint8Array | undefined): Uint8Array {
+/** Branch over 16 child references (undefined for an empty slot) and an optional value. */
+export function branchReference(children: readonly (Uint8Array | undefined)[], value: Uint8Array | undefined, root = false): Uint8Array {
   let payloadSize = value === undefined ? 1 : stringSize(value);
   for (let i = 0; i < 16; i++) payloadSize += children[i]?.length ?? 1;
-  const [out, start] = listBuffer(payloadSize);
-  let offset = start;
+  const out = reserve(listSize(payloadSize));
+  let offset = writeListPrefix(out, payloadSize);
   for (let i = 0; i < 16; i++) {
     const child = children[i];
     if (child === undefined) out[offset++] = EMPTY_STRING;
@@ -95,16 +137,7 @@ export function branchNode(children: readonly (Uint8Array | undefined)[], value:
       offset += child.length;
     }
   }
-  if (value === undefined) out[offset] = EMPTY_STRING;
-  else writeString(out, offset, value);
-  return out;
-}
-
-/** How a parent refers to an encoded node: the node itself when under 32 bytes, else rlp(keccak256(node)). */
-export function nodeReference(node: Uint8Array): Uint8Array {
-  if (node.length < 32) return node;
-  const out = new Uint8Array(33);
-  out[0] = HASH_REFERENCE_PREFIX;
-  out.set(keccak256(node), 1);
-  return out;
+  if (value === undefined) out[offset++] = EMPTY_STRING;
+  else offset = writeString(out, offset, value);
+  return finish(offset, root);
 }

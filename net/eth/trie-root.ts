@@ -4,7 +4,7 @@
  * async for their callers; the work inside is synchronous (about a millisecond for a few hundred items).
  */
 import { bytesToHex, type Hash } from './hex.js';
-import { sortedTrieRoot, type TrieEntry } from './ordered-trie.js';
+import { sortedPathsRoot, toNibbles } from './ordered-trie.js';
 import { encodeReceipt, type Receipt } from './receipt.js';
 import { encodeRlp } from './rlp.js';
 import { encodeTransaction } from './transaction-encode.js';
@@ -23,19 +23,25 @@ function indexesInKeyOrder(count: number): number[] {
   return order;
 }
 
-/** `rlp(i)` for the indexes seen so far, kept (a few bytes each; as many as the largest block has items). */
-const indexKeys: Uint8Array[] = [];
+/** The nibble path of `rlp(i)` for every index seen so far, kept (a few bytes each; as many as the largest block has items). */
+const indexPaths: Uint8Array[] = [];
 
-function indexKey(index: number): Uint8Array {
-  for (let i = indexKeys.length; i <= index; i++) indexKeys.push(encodeRlp(BigInt(i)));
-  return indexKeys[index]!;
+function indexPath(index: number): Uint8Array {
+  for (let i = indexPaths.length; i <= index; i++) indexPaths.push(toNibbles(encodeRlp(BigInt(i))));
+  return indexPaths[index]!;
 }
 
 /** Root of a trie mapping `rlp(i)` to `values[i]`. */
 export function orderedTrieRootSync(values: readonly Uint8Array[]): Hash {
   if (values.length === 0) return EMPTY_TRIE_ROOT;
-  const entries: TrieEntry[] = indexesInKeyOrder(values.length).map((index) => ({ key: indexKey(index), value: values[index]! }));
-  return bytesToHex(sortedTrieRoot(entries));
+  const order = indexesInKeyOrder(values.length);
+  const paths = order.map(indexPath);
+  const ordered = order.map((index) => {
+    const value = values[index]!;
+    if (value.length === 0) throw new RangeError(`trie value ${index} is empty; an ordered trie holds no empty value`);
+    return value;
+  });
+  return bytesToHex(sortedPathsRoot(paths, ordered));
 }
 
 export async function orderedTrieRoot(values: readonly Uint8Array[]): Promise<Hash> {

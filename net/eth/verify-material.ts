@@ -22,7 +22,7 @@ import { GAS_PER_BLOB } from './blob-fee.js';
 import { decodeHeader, type BlockHeader } from './header.js';
 import { bytesToHex, equalBytes, hexToBytes, type Hash } from './hex.js';
 import { keccak256Hex } from './keccak.js';
-import { listPrefixLength, rlpChildren, rlpCount, rlpFields, rlpSpan, rlpUint, rlpWhole, writeListPrefix, type RlpSpan } from './rlp-walk.js';
+import { emptySpan, listPrefixLength, readRlpSpan, rlpChildren, rlpCount, rlpFields, rlpSpan, rlpUint, rlpWhole, writeListPrefix, type RlpSpan } from './rlp-walk.js';
 import { EMPTY_TRIE_ROOT, orderedTrieRootSync } from './trie-root.js';
 
 export interface BlockMaterialBytes {
@@ -104,20 +104,37 @@ function requireString(span: RlpSpan, subject: string, field: string, length?: n
   }
 }
 
+const log = emptySpan();
+const logField = emptySpan();
+const topic = emptySpan();
+
+function fail(subject: string, detail: string): never {
+  throw new RlpDecodeError(subject, detail);
+}
+
 /**
  * ORs the bloom bits of every log's address and topics into the receipt's `bloom` and the block's `blockBloom`
- * (the OR of all receipt blooms, built as it goes), checking each log's shape.
+ * (the OR of all receipt blooms, built as it goes), checking each log's shape `[address(20), [topic(32)…], data]`.
+ * Walks with three reused spans: a block has hundreds of logs and thousands of topics.
  */
 function addLogsToBloom(bloom: Uint8Array, blockBloom: Uint8Array, bytes: Uint8Array, logs: RlpSpan, subject: string): void {
-  for (const log of rlpChildren(bytes, logs, subject)) {
-    const [address, topics, data] = rlpFields(bytes, log, `${subject} log`, [3]);
-    requireString(address!, `${subject} log`, 'address', 20);
-    addBytesToBloom(bloom, bytes, address!.payload, address!.end, blockBloom);
-    for (const topic of rlpChildren(bytes, topics!, `${subject} log`)) {
-      requireString(topic, `${subject} log`, 'topics[]', 32);
+  const where = `${subject} log`;
+  for (let offset = logs.payload; offset < logs.end; offset = log.end) {
+    readRlpSpan(log, bytes, offset, logs.end, where);
+    if (!log.list) fail(where, 'expected [address, topics, data]');
+    readRlpSpan(logField, bytes, log.payload, log.end, where);
+    if (logField.list || logField.end - logField.payload !== 20) fail(where, 'field address: expected 20 bytes');
+    addBytesToBloom(bloom, bytes, logField.payload, logField.end, blockBloom);
+    readRlpSpan(logField, bytes, logField.end, log.end, where);
+    if (!logField.list) fail(where, 'field topics: expected a list');
+    for (let at = logField.payload; at < logField.end; at = topic.end) {
+      readRlpSpan(topic, bytes, at, logField.end, where);
+      if (topic.list || topic.end - topic.payload !== 32) fail(where, 'field topics[]: expected 32 bytes');
       addBytesToBloom(bloom, bytes, topic.payload, topic.end, blockBloom);
     }
-    requireString(data!, `${subject} log`, 'data');
+    readRlpSpan(logField, bytes, logField.end, log.end, where);
+    if (logField.list) fail(where, 'field data: expected a byte string');
+    if (logField.end !== log.end) fail(where, 'expected 3 fields, got more');
   }
 }
 
@@ -127,46 +144,62 @@ interface Receipts {
   cumulativeGasUsed: bigint[];
 }
 
-/** One receipt's consensus encoding around slices of its eth/69 item, with its bloom written in place (and ORed into `blockBloom`). */
-function consensusReceipt(bytes: Uint8Array, fields: readonly RlpSpan[], type: number, blockBloom: Uint8Array, subject: string): Uint8Array {
-  const [, status, cumulative, logs] = fields as [RlpSpan, RlpSpan, RlpSpan, RlpSpan];
-  const statusLength = status.end - status.offset;
-  const cumulativeLength = cumulative.end - cumulative.offset;
-  const logsLength = logs.end - logs.offset;
-  const payloadLength = statusLength + cumulativeLength + BLOOM_ITEM_BYTES + logsLength;
-  const typeLength = type === 0 ? 0 : 1;
-  const out = new Uint8Array(typeLength + listPrefixLength(payloadLength) + payloadLength);
-  if (typeLength === 1) out[0] = type;
-  let offset = writeListPrefix(out, typeLength, payloadLength);
+/** A receipt's eth/69 fields `[type, status, cumulativeGasUsed, logs]`, checked, and the size of its consensus encoding. */
+interface ReceiptLayout {
+  type: number;
+  fields: RlpSpan[];
+  payloadLength: number;
+  size: number;
+}
+
+function receiptLayout(bytes: Uint8Array, item: RlpSpan): ReceiptLayout {
+  if (!item.list) throw new RlpDecodeError(RECEIPT, 'expected [type, status, cumulativeGasUsed, logs]');
+  const fields = rlpFields(bytes, item, RECEIPT, [4]);
+  const [typeItem, status, cumulative, logs] = fields as [RlpSpan, RlpSpan, RlpSpan, RlpSpan];
+  const type = Number(rlpUint(bytes, typeItem, RECEIPT, 'type', 1));
+  if (TYPED_FIELD_COUNTS[type] === undefined && type !== 0) throw new UnsupportedTransactionTypeError(type);
+  requireString(status, RECEIPT, 'status');
+  if (status.end - status.payload === 32) throw new RlpDecodeError(RECEIPT, 'pre-Byzantium state-root receipts are not supported');
+  if (rlpUint(bytes, status, RECEIPT, 'status', 1) > 1n) throw new RlpDecodeError(RECEIPT, 'field status: expected 0 or 1');
+  if (!logs.list) throw new RlpDecodeError(RECEIPT, 'field logs: expected a list, got a byte string');
+  const payloadLength = (status.end - status.offset) + (cumulative.end - cumulative.offset) + BLOOM_ITEM_BYTES + (logs.end - logs.offset);
+  return { type, fields, payloadLength, size: (type === 0 ? 0 : 1) + listPrefixLength(payloadLength) + payloadLength };
+}
+
+/**
+ * Writes one receipt's consensus encoding at `out[at…]`, framed around slices of its eth/69 item, with its bloom
+ * computed in place (and ORed into `blockBloom`).
+ */
+function writeConsensusReceipt(out: Uint8Array, at: number, bytes: Uint8Array, layout: ReceiptLayout, blockBloom: Uint8Array): void {
+  const [, status, cumulative, logs] = layout.fields as [RlpSpan, RlpSpan, RlpSpan, RlpSpan];
+  let offset = at;
+  if (layout.type !== 0) out[offset++] = layout.type;
+  offset = writeListPrefix(out, offset, layout.payloadLength);
   out.set(bytes.subarray(status.offset, status.end), offset);
-  offset += statusLength;
+  offset += status.end - status.offset;
   out.set(bytes.subarray(cumulative.offset, cumulative.end), offset);
-  offset += cumulativeLength;
+  offset += cumulative.end - cumulative.offset;
   out.set(BLOOM_ITEM_PREFIX, offset);
   const bloom = out.subarray(offset + BLOOM_ITEM_PREFIX.length, offset + BLOOM_ITEM_BYTES);
   offset += BLOOM_ITEM_BYTES;
-  addLogsToBloom(bloom, blockBloom, bytes, logs, subject);
+  addLogsToBloom(bloom, blockBloom, bytes, logs, RECEIPT);
   out.set(bytes.subarray(logs.offset, logs.end), offset);
-  return out;
 }
 
+/** All consensus encodings in one buffer (one allocation per block, not one per receipt). */
 function receiptsOf(bytes: Uint8Array): Receipts {
   const list = rlpWhole(bytes, 'eth/69 receipt list');
-  const encodings: Uint8Array[] = [];
+  const layouts = rlpChildren(bytes, list, 'eth/69 receipt list').map((item) => receiptLayout(bytes, item));
+  const out = new Uint8Array(layouts.reduce((sum, layout) => sum + layout.size, 0));
   const bloom = new Uint8Array(BLOOM_BYTES);
+  const encodings: Uint8Array[] = [];
   const cumulativeGasUsed: bigint[] = [];
-  for (const item of rlpChildren(bytes, list, 'eth/69 receipt list')) {
-    if (!item.list) throw new RlpDecodeError(RECEIPT, 'expected [type, status, cumulativeGasUsed, logs]');
-    const fields = rlpFields(bytes, item, RECEIPT, [4]);
-    const type = Number(rlpUint(bytes, fields[0]!, RECEIPT, 'type', 1));
-    if (TYPED_FIELD_COUNTS[type] === undefined && type !== 0) throw new UnsupportedTransactionTypeError(type);
-    const status = fields[1]!;
-    requireString(status, RECEIPT, 'status');
-    if (status.end - status.payload === 32) throw new RlpDecodeError(RECEIPT, 'pre-Byzantium state-root receipts are not supported');
-    if (rlpUint(bytes, status, RECEIPT, 'status', 1) > 1n) throw new RlpDecodeError(RECEIPT, 'field status: expected 0 or 1');
-    cumulativeGasUsed.push(rlpUint(bytes, fields[2]!, RECEIPT, 'cumulativeGasUsed', 8));
-    if (!fields[3]!.list) throw new RlpDecodeError(RECEIPT, 'field logs: expected a list, got a byte string');
-    encodings.push(consensusReceipt(bytes, fields, type, bloom, RECEIPT));
+  let at = 0;
+  for (const layout of layouts) {
+    writeConsensusReceipt(out, at, bytes, layout, bloom);
+    encodings.push(out.subarray(at, at + layout.size));
+    cumulativeGasUsed.push(rlpUint(bytes, layout.fields[2]!, RECEIPT, 'cumulativeGasUsed', 8));
+    at += layout.size;
   }
   return { encodings, bloom, cumulativeGasUsed };
 }
