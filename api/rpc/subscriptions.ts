@@ -47,6 +47,8 @@ export interface Connection {
 export interface HubSettings {
   readonly maxBufferedBytes: number;
   readonly maxSubscriptionsPerConnection: number;
+  /** Publish moves after this journal sequence (default: the journal's head when the hub starts). */
+  readonly afterSequence?: number;
 }
 
 export interface HubEvents {
@@ -72,7 +74,7 @@ export class SubscriptionHub {
   private sequence: number;
 
   constructor(private readonly chain: ChainReader, private readonly settings: HubSettings, private readonly events: HubEvents = {}) {
-    this.sequence = this.journalHead();
+    this.sequence = settings.afterSequence ?? this.journalHead();
   }
 
   get subscriberCount(): number {
