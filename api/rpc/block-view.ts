@@ -36,7 +36,7 @@ export class BlockView {
   /** The RLP size of the whole block `[header, transactions, uncles, withdrawals?]`, as `size` reports it. */
   readonly size: number;
   /** Rendered JSON, filled by the renderers on first use. */
-  readonly rendered: { header?: string; block?: Buffer; fullBlock?: Buffer; receipts?: string[]; logs?: readonly string[][] } = {};
+  readonly rendered: { header?: string; block?: Buffer; fullBlock?: Buffer; receipts?: string[]; receiptsArray?: Buffer; logs?: readonly string[][] } = {};
   private readonly bodyBytes: Uint8Array;
   private receiptBytes: Uint8Array | undefined;
   private decodedBody: BlockBody | undefined;

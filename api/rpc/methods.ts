@@ -86,7 +86,8 @@ const eth_getBlockByHash: RpcMethod = (params, ctx) => {
 const eth_getBlockReceipts: RpcMethod = (params, ctx) => {
   expectParams(params, 1, 1);
   const view = selectBlockOrHash(ctx, parseBlockSelectorOrHash(params[0], 0));
-  return view ? array(receiptsOf(view, ctx) as string[]) : 'null';
+  if (!view) return 'null';
+  return (view.rendered.receiptsArray ??= Buffer.from(array(receiptsOf(view, ctx) as string[])));
 };
 
 /** The canonical block and index of a transaction, or undefined when the node knows no such canonical transaction. */
