@@ -8,6 +8,7 @@
  *             `sequence` (inclusive) and is committed; open SSE streams of that processor advance.
  *   `lanes`   LaneTroublesNotice {troubles: processor id → {state, reason}}: from the root whenever a lane's
  *             health changes; coverage reports `degraded`/`failed` for processors in trouble.
+ * Sends to `snapshots`: ask `create` / `release` (query-and-follow; see actors/snapshots.ts).
  * Sends to `node`: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
  * `listening {listener, address, port}`. Asks `outbox` for every change to a consumer record
  * (actors/outbox/messages.ts); reads records and change bytes itself.
@@ -26,6 +27,7 @@ import { registerStreamRoute } from '../api/sse/stream-route.js';
 import type { ChangesNotice, LaneTroublesNotice } from './chain-messages.js';
 import { setLaneTroubles } from '../api/aggregate/lane-health.js';
 import type { RpcServedLimits } from '../api/aggregate/rpc-method-capabilities.js';
+import { snapshotService } from './snapshot-client.js';
 import type uWS from 'uWebSockets.js';
 import { bearerCheck } from '../api/auth/bearer.js';
 import { consumerRoutes } from '../api/aggregate/consumers/consumer-routes.js';
@@ -77,6 +79,7 @@ export default defineActor<State, ListenerArgs>({
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
       rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}) },
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,
+      snapshots: snapshotService(ctx),
     };
     const routes = [
       ...operationalRoutes({

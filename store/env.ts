@@ -76,6 +76,8 @@ export interface Store {
   readonly chain: ChainTables;
   readonly consumers: StringKeyedRecordTable;
   readonly snapshots: StringKeyedRecordTable;
+  /** Materialized query-and-follow rows (store/snapshots.ts). */
+  readonly snapshotRows: BinaryTable;
   readonly jobs: StringKeyedRecordTable;
   /** The tables of one processor instance, created on first use (read-only: must exist). */
   processor(instance: string): ProcessorTables;
@@ -155,6 +157,7 @@ function buildStore(
     chain,
     consumers: table(SHARED_TABLES.consumers),
     snapshots: table(SHARED_TABLES.snapshots),
+    snapshotRows: table(SHARED_TABLES.snapshotRows),
     jobs: table(SHARED_TABLES.jobs),
     processor(instance) {
       let tables = processors.get(instance);

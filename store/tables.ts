@@ -15,6 +15,7 @@
  *   chain.txIndex             hash (transaction hash)     → canonical block hash (32) ‖ u32 index in the block (see store/tx-index.ts)
  *   consumers                 string consumer id          → msgpack consumer record (owned by outbox)
  *   snapshots                 string snapshot id          → msgpack snapshot record (query-and-follow)
+ *   snapshot.rows             12-byte snapshot id ‖ u32   → one materialized entity result (JSON bytes), by row ordinal
  *   jobs                      string job id               → msgpack history-job record
  *
  * Per processor instance (opened on demand, owned by that instance's writer only):
@@ -61,6 +62,7 @@ export const CHAIN_TABLES = {
 export const SHARED_TABLES = {
   consumers: { name: 'consumers', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string consumer id' },
   snapshots: { name: 'snapshots', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string snapshot id' },
+  snapshotRows: { name: 'snapshot.rows', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 16, keyLayout: '12-byte snapshot id ‖ u32 row ordinal' },
   jobs: { name: 'jobs', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string job id' },
 } as const satisfies Record<string, TableSpec>;
 

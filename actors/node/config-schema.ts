@@ -95,6 +95,18 @@ export const configSchema = z.strictObject({
     /** Decoded blocks (with their rendered JSON) each rpc worker keeps. */
     block_cache_entries: positiveInt.max(1_000_000).default(256),
   }).prefault({}),
+  snapshots: z.strictObject({
+    /** How long query-and-follow pages stay stable (spec §8), across restarts. */
+    ttl_seconds: positiveInt.max(7 * 86_400).default(600),
+    /** A snapshot over this many rows or bytes answers 413 query_too_expensive. */
+    max_rows: positiveInt.max(100_000_000).default(250_000),
+    max_bytes: positiveInt.max(64 * 1024 ** 3).default(512 * 1024 * 1024),
+    /** Open snapshots at once; one more answers 429 until one is released or expires. */
+    max_active: positiveInt.max(100_000).default(32),
+    sweep_interval_seconds: positiveInt.max(86_400).default(30),
+    /** How long an expired or released snapshot is remembered (its pages answer cursor_expired, not cursor_invalid). */
+    tombstone_seconds: positiveInt.max(30 * 86_400).default(86_400),
+  }).prefault({}),
   sources: z.strictObject({
     live: z.strictObject({
       /** none: no live source; the node serves what its store holds (a chain loaded with `chain-node import`). */
@@ -153,6 +165,7 @@ export const configSchema = z.strictObject({
     processor: actorBudget({ mailbox_capacity: 1024, memory_mb: 512 }),
     /** The one writer of consumer records (leases, watermarks). */
     outbox: actorBudget({ mailbox_capacity: 1024, memory_mb: 128 }),
+    snapshots: actorBudget({ mailbox_capacity: 256, memory_mb: 256 }),
   }).prefault({}),
 });
 

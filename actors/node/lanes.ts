@@ -16,6 +16,7 @@ import type { FinalityArgs } from '../finality.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
+import type { SnapshotsArgs } from '../snapshots.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
 
 const actorModule = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
@@ -117,6 +118,11 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     dataDir, chainId: spec.chainId, pruneIntervalMs: config.retention.prune_interval_seconds * 1000,
     retention: config.processors.map((p) => ({ instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
   };
+  const snapshots = config.snapshots;
+  const snapshotsArgs: SnapshotsArgs = {
+    dataDir, chainId: spec.chainId, processors, sweepIntervalSeconds: snapshots.sweep_interval_seconds, tombstoneSeconds: snapshots.tombstone_seconds,
+    limits: { ttlSeconds: snapshots.ttl_seconds, maxRows: snapshots.max_rows, maxBytes: snapshots.max_bytes, maxActive: snapshots.max_active, maxBlockRange: config.limits.max_block_range },
+  };
   return [
     sourceLane(config, dataDir, shutdownMs),
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => finalityArgs) },
@@ -130,6 +136,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
       return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', single(config.actors.processor), shutdownMs, () => args) };
     }),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
+    { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
     { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener.js', config.actors.listener, shutdownMs, () => listenerArgs) },
     { lane: 'rpc', required: true, policy: restartPolicy(config.actors.rpc), children: children('rpc', 'rpc.js', config.actors.rpc, shutdownMs, () => rpcArgs) },
   ];

@@ -4,6 +4,7 @@ import type { ProcessorRegistry } from './configured-processors.js';
 import type { PageLimits } from './query-params.js';
 import type { BearerCheck } from '../auth/bearer.js';
 import type { RpcServedLimits } from './rpc-method-capabilities.js';
+import type { SnapshotService } from './entities/snapshot-service.js';
 
 export interface AggregateContext {
   readonly store: Store;
@@ -16,4 +17,6 @@ export interface AggregateContext {
   readonly rpc: { readonly http: string; readonly webSocket: string; readonly limits?: RpcServedLimits };
   /** The API bearer check, or null when no token is configured (routes registered outside api/server.ts apply it themselves). */
   readonly bearer?: BearerCheck | null;
+  /** The `snapshots` lane (query-and-follow); absent where no such lane runs. */
+  readonly snapshots?: SnapshotService;
 }

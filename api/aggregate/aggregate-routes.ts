@@ -5,8 +5,9 @@ import { blobsRoutes } from './blobs/blobs-routes.js';
 import { capabilitiesRoutes } from './capabilities.js';
 import { changesRoutes } from './changes-routes.js';
 import { entitiesRoutes } from './entities/entities-routes.js';
+import { queryAndFollowRoutes, readSnapshotPage } from './entities/query-and-follow-routes.js';
 import { statusRoutes } from './status-routes.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context), ...entitiesRoutes(context, null)];
+  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context)];
 }

@@ -9,6 +9,7 @@ import type { AggregateContext } from '../aggregate-context.js';
 import { aliasTarget, BLOBS_EXTENSION, canonicalTarget, type TargetResolver } from './blob-query-target.js';
 import { listBlocksHandler, oneBlockHandler } from './blocks-handlers.js';
 import { scheduleHandler } from './schedule-handler.js';
+import { blobsSnapshotHandler } from '../entities/query-and-follow-routes.js';
 import { blockTransactionsHandler, oneTransactionHandler } from './transactions-handlers.js';
 
 const ENDPOINTS: ReadonlyArray<readonly [string, (context: AggregateContext, target: TargetResolver) => Handler]> = [
@@ -17,6 +18,7 @@ const ENDPOINTS: ReadonlyArray<readonly [string, (context: AggregateContext, tar
   ['/transactions', blockTransactionsHandler],
   ['/transactions/:hash', oneTransactionHandler],
   ['/schedule', scheduleHandler],
+  ['/snapshot', (context, target) => blobsSnapshotHandler(context, (request) => target(request).processor.id)],
 ];
 
 export function blobsRoutes(context: AggregateContext): Route[] {

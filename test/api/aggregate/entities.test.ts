@@ -166,6 +166,20 @@ test('output = none answers output_not_retained; delivery disabled answers entit
   assert.equal(quiet.body.boundaryCursor, null);
   assert.equal(quiet.body.recovery.follow, null);
   assert.equal(quiet.body.changeBoundary.sequence, '5');
+  const followRoutes: Array<[string, string]> = [
+    ['POST', '/v1/processors/quiet/collections/blocks/query-and-follow'],
+    ['GET', '/v1/processors/quiet/query/blobs/snapshot'],
+    ['GET', '/v1/processors/quiet/changes/head'],
+    ['GET', '/v1/processors/quiet/changes'],
+    ['GET', '/v1/processors/quiet/stream'],
+  ];
+  for (const [method, path] of followRoutes) {
+    const response = await fetch(`${node.base}${path}`, { method, headers: { accept: 'text/event-stream' } });
+    const body = await response.json() as ErrorShape;
+    assert.equal(response.status, 409, path);
+    assert.equal(body.error.code, 'delivery_disabled', path);
+    assert.equal(body.error.retryable, false);
+  }
 });
 
 test('a page cursor is bound to its collection and range', async (t) => {
