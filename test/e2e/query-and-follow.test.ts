@@ -1,7 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNodeClient, runFollow, type ChangeEnvelope } from '../../api/client/index.js';
-import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess, type StartNodeOptions } from '../support/node-process.js';
+
+/** Starts the node and waits for readiness with room for a loaded machine (the helper's default is 20 s). */
+async function startReady(options: StartNodeOptions): Promise<NodeProcess> {
+  const node = await startNodeProcess({ ...options, waitReady: false });
+  await waitUntil(node, async () => (await fetch(`${node.baseUrl}/health/ready`)).status === 200, 120_000).catch(async (error: unknown) => {
+    await node.stop();
+    throw error;
+  });
+  return node;
+}
 
 const FAST = ['devnet.block_time_ms=150', 'devnet.reorg_every=8', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'sse.heartbeat_seconds=1'];
 const QF = '/v1/processors/blobs/collections/blocks/query-and-follow';
@@ -70,7 +80,7 @@ class BlocksView {
 }
 
 test('bootstrap: query-and-follow, import every page, follow from boundaryCursor across a reorg; the view equals the node', async (t) => {
-  const node = await startNodeProcess({ sets: FAST });
+  const node = await startReady({ sets: FAST });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   await waitUntil(node, async () => (await headBlock(node)) >= 10, 60_000);
 
@@ -127,7 +137,7 @@ test('bootstrap: query-and-follow, import every page, follow from boundaryCursor
 
 test('snapshot pages survive a restart; DELETE releases; an expired snapshot and an oversized one answer clear errors', async (t) => {
   const sets = [...FAST, 'snapshots.max_rows=6', 'snapshots.sweep_interval_seconds=1'];
-  const node = await startNodeProcess({ sets });
+  const node = await startReady({ sets });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   await waitUntil(node, async () => (await headBlock(node)) >= 8, 60_000);
 
@@ -141,7 +151,7 @@ test('snapshot pages survive a restart; DELETE releases; an expired snapshot and
   assert.equal(pages.length, 2);
 
   await node.stop();
-  const restarted = await startNodeProcess({ dir: node.dir, sets: [...sets, 'snapshots.ttl_seconds=2'] });
+  const restarted = await startReady({ dir: node.dir, sets: [...sets, 'snapshots.ttl_seconds=2'] });
   t.after(() => restarted.stop());
   assert.deepEqual(await allPages(restarted, created.body, 2), pages, 'the same pages after a restart');
   const typed = await get(restarted, '/v1/q/blobs/snapshot?fromBlock=1&toBlock=3&limit=2');
