@@ -9,6 +9,7 @@ import { jsonrpcWorkload } from './jsonrpc.js';
 import { queryWorkload } from './query.js';
 import { runtimeWorkload } from './runtime.js';
 import { sseWorkload } from './sse.js';
+import { snapshotWorkload } from './snapshot.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
@@ -17,6 +18,7 @@ export const WORKLOADS: readonly Workload[] = [
   sseWorkload,
   consumerWorkload,
   jsonrpcWorkload,
+  snapshotWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {
