@@ -81,17 +81,25 @@ export function decodeReceipt(bytes: Uint8Array): Receipt {
   };
 }
 
-/** One eth/69 receipt `[type, status, cumulativeGasUsed, logs]`; the bloom is computed from the logs. */
+/**
+ * One eth/69 receipt `[type, status, cumulativeGasUsed, logs]`; the bloom, which this form does not carry, is
+ * computed from the logs when first read (an enumerable getter, so spreads, structured clones and JSON see it):
+ * verification reads it, processors that only need gas or logs never pay for it.
+ */
 export function receiptFromEth69(item: RlpItem): Receipt {
   const subject = 'eth/69 receipt';
   if (!Array.isArray(item) || item.length !== 4) throw new RlpDecodeError(subject, 'expected [type, status, cumulativeGasUsed, logs]');
   const f = new RlpFields(item, subject, ['type', 'status', 'cumulativeGasUsed', 'logs']);
   const logs = logsFrom(f.list(3), subject);
+  let bloom: Hex | undefined;
   return {
     type: typeFromByte(Number(f.quantity(0, 1))),
     ...outcomeFrom(f, 1),
     cumulativeGasUsed: f.quantity(2, 8),
-    logsBloom: logsBloom(logs),
+    get logsBloom(): Hex {
+      bloom ??= logsBloom(logs);
+      return bloom;
+    },
     logs,
   };
 }

@@ -159,8 +159,10 @@ function receiptLayout(bytes: Uint8Array, item: RlpSpan): ReceiptLayout {
   const type = Number(rlpUint(bytes, typeItem, RECEIPT, 'type', 1));
   if (TYPED_FIELD_COUNTS[type] === undefined && type !== 0) throw new UnsupportedTransactionTypeError(type);
   requireString(status, RECEIPT, 'status');
-  if (status.end - status.payload === 32) throw new RlpDecodeError(RECEIPT, 'pre-Byzantium state-root receipts are not supported');
-  if (rlpUint(bytes, status, RECEIPT, 'status', 1) > 1n) throw new RlpDecodeError(RECEIPT, 'field status: expected 0 or 1');
+  // A status bit, or before Byzantium a 32-byte state root: encoded the same way in both forms, so copied as is.
+  if (status.end - status.payload !== 32 && rlpUint(bytes, status, RECEIPT, 'status', 1) > 1n) {
+    throw new RlpDecodeError(RECEIPT, 'field status: expected 0 or 1 (or a 32-byte pre-Byzantium state root)');
+  }
   if (!logs.list) throw new RlpDecodeError(RECEIPT, 'field logs: expected a list, got a byte string');
   const payloadLength = (status.end - status.offset) + (cumulative.end - cumulative.offset) + BLOOM_ITEM_BYTES + (logs.end - logs.offset);
   return { type, fields, payloadLength, size: (type === 0 ? 0 : 1) + listPrefixLength(payloadLength) + payloadLength };

@@ -10,6 +10,7 @@ import { decodeEth69Receipts, encodeEth69Receipts, type Receipt } from '../../..
 import { recoverNatively, recoverWithNoble } from '../../../net/eth/signature.js';
 import { nativeSecp256k1 } from '../../../net/eth/secp256k1-native.js';
 import { transactionSigningHash } from '../../../net/eth/transaction-encode.js';
+import { receiptsRoot } from '../../../net/eth/trie-root.js';
 import { verifyBlock } from '../../../net/eth/verify-block.js';
 import { verifyBlockMaterialBytes, type BlockMaterialBytes } from '../../../net/eth/verify-material.js';
 import { createDevnet } from '../../../net/devnet/index.js';
@@ -150,6 +151,14 @@ describe('verifyBlockMaterialBytes names what does not match (mainnet 22431084, 
   it('gasUsed: a header gasUsed that is not the last cumulativeGasUsed', () => {
     const tampered = { ...header, gasUsed: header.gasUsed - 1n };
     rejects({ ...complete(), header: encodeHeader(tampered), expectedHash: undefined }, 'gasUsed', String(header.gasUsed - 1n), String(header.gasUsed));
+  });
+
+  it('pre-Byzantium receipts (a 32-byte state root in place of the status) frame into the same encoding as encodeReceipt', async () => {
+    const withRoots = receipts.map((r, i) => (i % 2 === 0 ? { ...r, postState: `0x${(i + 1).toString(16).padStart(64, '0')}` as const } : r));
+    const rehashed = { ...header, receiptsRoot: await receiptsRoot(withRoots) };
+    const verified = verifyBlockMaterialBytes({ ...complete(), header: encodeHeader(rehashed), receipts: encodeEth69Receipts(withRoots), expectedHash: undefined });
+    assert.equal(verified.hash, hashHeader(rehashed));
+    rejects({ ...complete(), receipts: encodeEth69Receipts(withRoots) }, 'receiptsRoot', header.receiptsRoot);
   });
 
   it('malformed material: trailing bytes, non-canonical RLP, an unknown transaction type', () => {
