@@ -8,6 +8,7 @@
  * unless the changes after the acknowledged position were pruned meanwhile — then 410
  * `cursor_expired`: the consumer must take a snapshot and be recreated.
  */
+import { TransactionFlags } from 'lmdb';
 import { CodedError } from '../../runtime/errors.js';
 import { decodeChangeValue } from '../../store/change-log.js';
 import {
@@ -22,6 +23,14 @@ export interface OutboxStore {
   readonly store: Store;
   readonly chainId: number;
 }
+
+/**
+ * Delivery and lease writes commit before the answer but do not wait for the disk flush: a
+ * committed transaction survives a process crash (kill -9), and one lost to a power failure only
+ * moves a consumer back to its acknowledged position, which it is redelivered from anyway.
+ * Creation, deletion and acknowledgements wait for the flush (the default).
+ */
+const COMMIT_WITHOUT_FLUSH = TransactionFlags.ABORTABLE | TransactionFlags.SYNCHRONOUS_COMMIT | TransactionFlags.NO_SYNC_FLUSH;
 
 /** Extending a lease that still has more than this fraction of its TTL left is skipped when nothing else changes. */
 const LEASE_REFRESH_FRACTION = 0.5;
@@ -71,7 +80,7 @@ export function renewLease(out: OutboxStore, message: RenewLease, nowMs: number)
     const { record, tables } = session(out, message.instance, message.id, nowMs);
     const rewound = message.redeliver ? rewind(record) : record;
     return save(out, { ...rewound, leaseExpiresAt: nowMs + record.leaseTtlSeconds * 1000 }, tables, nowMs, true);
-  });
+  }, COMMIT_WITHOUT_FLUSH);
 }
 
 export function deliverChanges(out: OutboxStore, message: DeliverChanges, nowMs: number): Delivery {
@@ -83,7 +92,7 @@ export function deliverChanges(out: OutboxStore, message: DeliverChanges, nowMs:
     const advanced = through === null ? record : { ...record, delivered: through, deliveredCursor: cursorAt(out, tables, record.instance, through) };
     const saved = save(out, advanced, tables, nowMs, advanced !== record);
     return { record: saved, after: record.delivered.toString(), through: (through ?? record.delivered).toString() };
-  });
+  }, COMMIT_WITHOUT_FLUSH);
 }
 
 export function acknowledge(out: OutboxStore, message: AcknowledgeChanges, nowMs: number): ConsumerRecord {

@@ -54,13 +54,24 @@ async function createConsumer(base: string, id: string): Promise<void> {
   if (created.status !== 201) throw new Error(`creating consumer ${id} answered ${created.status}: ${created.text}`);
 }
 
-async function round(node: BenchNode, index: number, shape: Shape): Promise<RoundResult> {
+/**
+ * `sequential`: read a batch, then acknowledge it, then read the next. `pipelined`: the
+ * acknowledgement of batch N travels while batch N+1 is read (still one consumer; an
+ * acknowledgement is never sent before its batch was received and applied).
+ */
+type Mode = 'sequential' | 'pipelined';
+
+async function round(node: BenchNode, index: number, shape: Shape, mode: Mode): Promise<RoundResult> {
   const base = `${node.baseUrl}/v1/processors/blobs/consumers`;
-  const ids = Array.from({ length: shape.passes }, (_, pass) => `bench-${index}-${pass}`);
+  const ids = Array.from({ length: shape.passes }, (_, pass) => `bench-${mode}-${index}-${pass}`);
   for (const id of ids) await createConsumer(base, id);
   const target = await headSequence(node);
   const headers = { 'x-node-consumer-credential': CREDENTIAL };
   const ackHeaders = { ...headers, 'content-type': 'application/json' };
+  const acknowledge = async (id: string, cursor: string): Promise<void> => {
+    const acked = await call(`${base}/${id}/ack`, { method: 'POST', headers: ackHeaders, body: JSON.stringify({ cursor }) });
+    if (acked.status !== 200) throw new Error(`ack answered ${acked.status}: ${acked.text}`);
+  };
   const batchMs: number[] = [];
   let read = 0;
   let bytes = 0;
@@ -69,6 +80,7 @@ async function round(node: BenchNode, index: number, shape: Shape): Promise<Roun
   const started = performance.now();
   for (const id of ids) {
     let last = 0;
+    let pendingAck: Promise<void> | null = null;
     while (last < target) {
       const batchStarted = performance.now();
       const reply = await call(`${base}/${id}/changes?limit=${shape.batch}`, { headers });
@@ -77,12 +89,17 @@ async function round(node: BenchNode, index: number, shape: Shape): Promise<Roun
       const page = JSON.parse(reply.text) as { data: Array<{ sequence: string; cursor: string }> };
       if (page.data.length === 0) throw new Error(`consumer ${id} got an empty batch at ${last} of ${target}`);
       const tail = page.data[page.data.length - 1]!;
-      const acked = await call(`${base}/${id}/ack`, { method: 'POST', headers: ackHeaders, body: JSON.stringify({ cursor: tail.cursor }) });
-      if (acked.status !== 200) throw new Error(`ack answered ${acked.status}: ${acked.text}`);
+      if (pendingAck) await pendingAck;
+      pendingAck = acknowledge(id, tail.cursor);
+      if (mode === 'sequential') {
+        await pendingAck;
+        pendingAck = null;
+      }
       read += page.data.length;
       last = Number(tail.sequence);
       batchMs.push(performance.now() - batchStarted);
     }
+    if (pendingAck) await pendingAck;
   }
   const seconds = (performance.now() - started) / 1000;
   const result = { changes: read, seconds, batchMs, serverCores: server(), clientCores: client(), bytes };
@@ -101,21 +118,32 @@ export const consumerWorkload: Workload = {
       const fillStarted = performance.now();
       await node.waitFor(`${shape.changes} changes`, async () => (await headSequence(node)) >= shape.changes
         || (performance.now() - fillStarted > shape.fillSeconds * 1000 && (await headSequence(node)) >= shape.changes / 10), (shape.fillSeconds + 60) * 1000);
-      const runs: RoundResult[] = [];
-      for (let i = 0; i < options.rounds; i += 1) runs.push(await round(node, i, shape));
-      const figure = (name: string, unit: string, value: (run: RoundResult) => number, better?: 'higher' | 'lower'): Figure => ({
-        name, unit, ...(better ? { better } : {}), ...summarize(runs.map(value)),
+      const idle = startCpuMeter(node.pid);
+      await new Promise((resolve) => setTimeout(resolve, options.smoke ? 1000 : 5000));
+      const idleCores = idle();
+      const runs: Record<Mode, RoundResult[]> = { sequential: [], pipelined: [] };
+      for (let i = 0; i < options.rounds; i += 1) {
+        for (const mode of ['sequential', 'pipelined'] as const) runs[mode].push(await round(node, i, shape, mode));
+      }
+      const figure = (mode: Mode, name: string, unit: string, value: (run: RoundResult) => number, better?: 'higher' | 'lower'): Figure => ({
+        name: `${mode}: ${name}`, unit, ...(better ? { better } : {}), ...summarize(runs[mode].map(value)),
       });
+      const p = (run: RoundResult, q: number) => percentile([...run.batchMs].sort((a, b) => a - b), q);
       return [
         { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
-        figure('changes read per round (log × passes)', 'changes', (run) => run.changes),
-        figure('batch size (limit)', 'changes', () => shape.batch),
-        figure('read + ack throughput', 'changes/s', (run) => run.changes / run.seconds, 'higher'),
-        figure('read + ack round trip p50', 'ms', (run) => percentile([...run.batchMs].sort((a, b) => a - b), 50), 'lower'),
-        figure('read + ack round trip p99', 'ms', (run) => percentile([...run.batchMs].sort((a, b) => a - b), 99), 'lower'),
-        figure('envelope JSON received', 'MB/s', (run) => run.bytes / 1e6 / run.seconds),
-        figure('server CPU', 'cores', (run) => run.serverCores),
-        figure('consumer (this process) CPU', 'cores', (run) => run.clientCores),
+        { name: 'batch size (limit)', unit: 'changes', min: shape.batch, median: shape.batch, max: shape.batch },
+        { name: 'node CPU while idle (devnet committing, no consumer)', unit: 'cores', min: idleCores, median: idleCores, max: idleCores },
+        ...(['sequential', 'pipelined'] as const).flatMap((mode) => [
+          figure(mode, 'changes read per round (log × passes)', 'changes', (run) => run.changes),
+          figure(mode, 'read + ack throughput', 'changes/s', (run) => run.changes / run.seconds, 'higher'),
+          figure(mode, 'batch p50', 'ms', (run) => p(run, 50), 'lower'),
+          figure(mode, 'batch p99', 'ms', (run) => p(run, 99), 'lower'),
+          figure(mode, 'envelope JSON received', 'MB/s', (run) => run.bytes / 1e6 / run.seconds),
+          figure(mode, 'server CPU', 'cores', (run) => run.serverCores),
+          figure(mode, 'consumer (this process) CPU', 'cores', (run) => run.clientCores),
+          figure(mode, 'node CPU per change above idle', 'µs', (run) => ((run.serverCores - idleCores) * run.seconds * 1e6) / run.changes, 'lower'),
+          figure(mode, 'consumer CPU per change', 'µs', (run) => (run.clientCores * run.seconds * 1e6) / run.changes, 'lower'),
+        ]),
       ];
     } finally {
       await node.stop();
