@@ -19,7 +19,7 @@ test('the node serves health, readiness and metrics, and answers every error in 
     const ready = await fetch(`${node.baseUrl}/health/ready`);
     assert.equal(ready.status, 200);
     const readyBody = await ready.json() as { lanes: Array<{ lane: string; state: string }> };
-    assert.deepEqual(readyBody.lanes.map((l) => [l.lane, l.state]), [['source', 'ready'], ['finality', 'ready'], ['chain', 'ready'], ['processor.blobs', 'ready'], ['outbox', 'ready'], ['listener', 'ready'], ['rpc', 'ready']]);
+    assert.deepEqual(readyBody.lanes.map((l) => [l.lane, l.state]), [['source', 'ready'], ['finality', 'ready'], ['chain', 'ready'], ['processor.blobs', 'ready'], ['outbox', 'ready'], ['snapshots', 'ready'], ['listener', 'ready'], ['rpc', 'ready']]);
 
     const metrics = await fetch(`${node.baseUrl}/metrics`);
     assert.equal(metrics.status, 200);
