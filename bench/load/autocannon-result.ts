@@ -14,8 +14,8 @@ export interface LoadResult {
 
 type RunOutput = Result & { serverCpuCores: number; loadGeneratorCpuCores: number };
 
-export async function runAutocannon(url: string, serverPid: number, connections: number, durationSeconds: number): Promise<LoadResult> {
-  const args = ['--url', url, '--server-pid', String(serverPid), '--connections', String(connections), '--duration', String(durationSeconds)];
+export async function runAutocannon(url: string, serverPid: number, connections: number, durationSeconds: number, pipelining = 1): Promise<LoadResult> {
+  const args = ['--url', url, '--server-pid', String(serverPid), '--connections', String(connections), '--duration', String(durationSeconds), '--pipelining', String(pipelining)];
   const result = await runJsonScript<RunOutput>('autocannon-run', args, (durationSeconds + 60) * 1000);
   return {
     requestsPerSecond: result.requests.average,

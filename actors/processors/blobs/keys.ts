@@ -27,7 +27,10 @@ export function blockKey(blockNumber: number): Buffer {
 /** The block number of a `blockKey`. */
 export function blockNumberOfKey(key: Uint8Array): number {
   if (key.length !== 9 || key[0] !== BLOCK_KEY_PREFIX) throw new RangeError('not a blobs block key');
-  return Number(Buffer.from(key.buffer, key.byteOffset, key.byteLength).readBigUInt64BE(1));
+  // Two big-endian u32 halves (exact for every block number below 2^53), without a Buffer view or a BigInt per row.
+  const high = ((key[1]! << 24) | (key[2]! << 16) | (key[3]! << 8) | key[4]!) >>> 0;
+  const low = ((key[5]! << 24) | (key[6]! << 16) | (key[7]! << 8) | key[8]!) >>> 0;
+  return high * 0x1_0000_0000 + low;
 }
 
 export function txKey(txHash: string | Uint8Array): Buffer {
