@@ -84,6 +84,8 @@ function openStream(url: string): Promise<boolean> {
       res.on('close', () => {
         if (!finished) disconnects += 1;
       });
+      // A reset stream is a disconnect (counted on 'close'), not a crash of the load generator.
+      res.on('error', () => {});
     });
     request.on('error', () => settle(false));
     requests.push(request);
@@ -105,9 +107,23 @@ function getJson(url: string): Promise<unknown> {
   });
 }
 
+/**
+ * The head, asked up to three times: on a starved machine this process can write a request more
+ * than 10 s after its connection opened, and uWS closes a connection that idle without answering.
+ */
+async function headJson(url: string): Promise<unknown> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await getJson(url);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
 async function streamUrl(): Promise<string> {
   if (!values['head-url']) return values.url!;
-  const { cursor } = (await getJson(values['head-url'])) as { cursor: string | null };
+  const { cursor } = (await headJson(values['head-url'])) as { cursor: string | null };
   if (cursor === null) return values.url!;
   const url = new URL(values.url!);
   url.searchParams.set('after', cursor);
