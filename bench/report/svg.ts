@@ -58,7 +58,7 @@ export function barChart(bars: readonly Bar[], unit: string, title: string): str
   let y = 34;
   bars.forEach((bar, index) => {
     const color = bar.color ?? PALETTE[index % PALETTE.length]!;
-    const label = bar.label.length > 46 ? `${bar.label.slice(0, 45)}…` : bar.label;
+    const label = bar.label.length > 42 ? `${bar.label.slice(0, 41)}…` : bar.label;
     parts.push(`<g><title>${escapeXml(`${bar.label}: median ${formatNumber(bar.median)} ${unit} (min ${formatNumber(bar.min)}, max ${formatNumber(bar.max)})`)}</title>`);
     parts.push(text(labelWidth - 8, y + 12, label, 'text-anchor="end"'));
     if (Number.isFinite(bar.median)) {
