@@ -64,7 +64,8 @@ describe('bench --smoke', () => {
   });
 
   it('every registered workload runs once, without error, and its figures reach the result file and the table', () => {
-    assert.equal(outcome.code, 0, outcome.stderr.slice(-3000));
+    const failures = result.runs.filter((r) => r.error).map((r) => `${r.workload}: ${r.error}`);
+    assert.equal(outcome.code, 0, `${failures.join('\n')}\n${outcome.stderr.slice(-3000)}`);
     assert.deepEqual(result.runs.map((r) => r.workload), WORKLOADS.map((w) => w.name));
     assert.equal(result.command, 'npm run bench -- --smoke --out ' + join(dir, 'results'));
     assert.ok(result.machine.cores > 0 && result.machine.memoryBytes > 0 && result.machine.node === process.version);
