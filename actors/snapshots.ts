@@ -51,9 +51,9 @@ function processorOf(ctx: Ctx, id: string): ConfiguredProcessor {
 /** Removes a snapshot's rows in bounded transactions, then writes its tombstone. */
 async function retire(ctx: Ctx, store: Store, record: SnapshotRecord, state: 'released' | 'expired'): Promise<void> {
   const forgetAt = Date.now() + ctx.args.tombstoneSeconds * 1000;
-  await store.env.transaction(() => store.snapshots.put(record.id, { ...record, state, forgetAt }));
+  await store.write(() => store.snapshots.put(record.id, { ...record, state, forgetAt }));
   for (;;) {
-    const removed = await store.env.transaction(() => removeSnapshotRows(store.snapshotRows, record.id, SWEEP_BATCH));
+    const removed = await store.write(() => removeSnapshotRows(store.snapshotRows, record.id, SWEEP_BATCH));
     if (removed < SWEEP_BATCH) break;
   }
 }
@@ -67,7 +67,7 @@ async function sweep(ctx: Ctx, state: State): Promise<void> {
     } else if (record.state !== 'active' && record.forgetAt !== null && record.forgetAt <= now) {
       // A crash between the tombstone and its last row batch leaves rows behind: remove them before forgetting.
       await retire(ctx, state.store, record, record.state);
-      await state.store.env.transaction(() => state.store.snapshots.remove(record.id));
+      await state.store.write(() => state.store.snapshots.remove(record.id));
     }
   }
 }

@@ -20,7 +20,7 @@ export interface BlockMaterial {
 
 /** Records verified blocks in one write transaction; the same block written twice is harmless. */
 export function recordBlocks(store: Store, blocks: readonly BlockMaterial[]): Promise<boolean> {
-  return store.env.transaction(() => {
+  return store.write(() => {
     for (const block of blocks) putBlockMaterial(store, block);
     return true;
   });

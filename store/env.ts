@@ -85,6 +85,12 @@ export interface Store {
   processorInstances(): string[];
   /** Every table present on disk. */
   tableNames(): string[];
+  /**
+   * Runs `action` in one atomic write transaction, queued with the other asynchronous writes: when
+   * it throws, nothing it wrote is committed. (lmdb-js's plain asynchronous `transaction` commits
+   * what the callback wrote before it threw; a child transaction is aborted instead.)
+   */
+  write<T>(action: () => T): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -176,6 +182,7 @@ function buildStore(
       return [...instances].sort();
     },
     tableNames: () => listTableNames(env),
+    write: (action) => env.childTransaction(action),
     close: () => env.close(),
   };
 }

@@ -92,7 +92,7 @@ export function writeHeadPlan(store: Store, sequence: number, plan: Pick<HeadPla
 /** Commits a head plan: undo moves, then apply moves (see writeHeadPlan). */
 export async function commitHead(store: Store, state: ChainState, plan: HeadPlan): Promise<void> {
   let sequence = state.sequence;
-  await store.env.transaction(() => {
+  await store.write(() => {
     sequence = writeHeadPlan(store, sequence, plan);
   });
   state.sequence = sequence;
@@ -103,7 +103,7 @@ export async function commitHead(store: Store, state: ChainState, plan: HeadPlan
 
 export async function commitFinalized(store: Store, state: ChainState, finalized: BlockRef): Promise<void> {
   const sequence = state.sequence + 1;
-  await store.env.transaction(() => {
+  await store.write(() => {
     store.chain.journal.put(u64Key(sequence), move('finalize', finalized));
   });
   state.sequence = sequence;
@@ -117,7 +117,7 @@ export async function commitFinalized(store: Store, state: ChainState, finalized
 export async function backfillTxIndex(store: Store): Promise<number> {
   if (!txIndexIsEmpty(store)) return 0;
   let blocks = 0;
-  await store.env.transaction(() => {
+  await store.write(() => {
     for (const { value } of store.chain.canonical.getRange({})) {
       indexTransactions(store, value, blockTransactionHashes(store, value));
       blocks += 1;

@@ -251,7 +251,7 @@ async function writeBlocks(store: Store, chain: ChainState, options: ImportOptio
     materials = [];
     applies = [];
     let sequence = chain.sequence;
-    await store.env.transaction(() => {
+    await store.write(() => {
       for (const material of batch) putBlockMaterial(store, material);
       sequence = writeHeadPlan(store, sequence, { undo: [], apply: moves });
     });

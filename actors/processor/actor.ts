@@ -53,7 +53,7 @@ async function setState(state: State, coverageState: CoverageState): Promise<voi
   if (state.progress.state === coverageState) return;
   state.progress = { ...state.progress, state: coverageState };
   const progress = state.progress;
-  await state.store.env.transaction(() => writeProgress(state.tables.state, { ...readProgress(state.tables.state), state: progress.state, stateReason: null }));
+  await state.store.write(() => writeProgress(state.tables.state, { ...readProgress(state.tables.state), state: progress.state, stateReason: null }));
 }
 
 /** Applies journal moves until the instance reaches the journal head it has been told about. */

@@ -50,7 +50,7 @@ function envelopeBlock(store: Store, number: number, hash: Hex): EnvelopeBlock {
 
 export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ sequence: number; move: JournalMove }>, emittedAt: string): Promise<CommitResult> {
   let written = 0;
-  const progress = await ctx.store.env.transaction(() => {
+  const progress = await ctx.store.write(() => {
     let current = readProgress(ctx.tables.state);
     let changeSequence = current.changeSequence;
     const publish = (operation: ChangeOperation, block: EnvelopeBlock, finality: Finality, change: Pick<KindChange, 'kind' | 'key'> & { dataJson: string | null }) => {

@@ -46,7 +46,7 @@ export function openIngestStore(chainId: number): IngestStore {
         checkLink(previous, block);
         previous = { number: block.material.number, hash: bytesToHex(block.material.hash) };
       }
-      await store.env.transaction(() => {
+      await store.write(() => {
         for (const block of blocks) writeBlock(store, entities, block);
       });
     },

@@ -48,7 +48,7 @@ async function seed(node: BenchNode, rows: number): Promise<void> {
   try {
     const tables = store.processor('bulk');
     for (let from = 0; from < rows; from += SEED_BATCH) {
-      await store.env.transaction(() => {
+      await store.write(() => {
         for (let n = from; n < Math.min(rows, from + SEED_BATCH); n += 1) tables.entities.put(blockKey(n), renderBlock(syntheticBlock(n)));
         tables.coverage.put(Buffer.alloc(8), { to: Math.min(rows, from + SEED_BATCH) - 1 });
         if (from === 0) writeProgress(tables.state, { ...readProgress(tables.state), configuredStartBlock: 0 });

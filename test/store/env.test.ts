@@ -188,3 +188,25 @@ test('a read-only open sees the store but cannot create processor tables', async
     await reader.close();
   }
 });
+
+test('store.write is atomic: a callback that throws commits nothing it wrote, one that returns commits everything', async (t) => {
+  const store = openStore({ dataDir: tempDir(t) });
+  try {
+    const state = store.processor('atomic').state;
+    await assert.rejects(store.write(() => {
+      state.put(Buffer.from('first'), Buffer.from('written before the throw'));
+      state.put(Buffer.from('second'), Buffer.from('also'));
+      throw new Error('the apply failed half-way');
+    }), /the apply failed half-way/);
+    assert.equal(state.getBinary(Buffer.from('first')), undefined);
+    assert.equal(state.getBinary(Buffer.from('second')), undefined);
+    const result = await store.write(() => {
+      state.put(Buffer.from('first'), Buffer.from('kept'));
+      return 7;
+    });
+    assert.equal(result, 7);
+    assert.equal(String(state.getBinary(Buffer.from('first'))), 'kept');
+  } finally {
+    await store.close();
+  }
+});

@@ -67,7 +67,7 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   };
   if (options.waitReady !== false) {
     // A node that never got ready must not outlive the failed test (it would hold the run open).
-    await waitUntil(node, async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, options.readyTimeoutMs ?? 20_000).catch(async (error: unknown) => {
+    await waitUntil(node, async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, options.readyTimeoutMs ?? 60_000).catch(async (error: unknown) => {
       await node.stop('SIGKILL');
       throw error;
     });

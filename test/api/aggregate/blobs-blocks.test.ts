@@ -115,7 +115,7 @@ test('range and parameter limits: over max_block_range is 413, inverted or malfo
 test('one block: the stored bytes; outside coverage 409; covered without a row 404; malformed 400', async (t) => {
   const node = await startListener(t, async (temp) => {
     await seed(temp);
-    await temp.store.env.transaction(() => temp.store.processor(BLOBS.instance).entities.remove(blockKey(121)));
+    await temp.store.write(() => temp.store.processor(BLOBS.instance).entities.remove(blockKey(121)));
   });
   const response = await fetch(`${node.base}${CANONICAL}/blocks/120`);
   assert.equal(response.status, 200);

@@ -61,7 +61,7 @@ export function scheduleRow(name: string, activationBlock: number | null, activa
 /** Writes block rows (with the given transactions, in index order), covers the blocks and records them canonical. */
 export async function seedBlocks(store: Store, instance: string, blocks: ReadonlyArray<{ block: BlobsBlock; transactions?: readonly BlobTransaction[] }>): Promise<void> {
   const tables = store.processor(instance);
-  await store.env.transaction(() => {
+  await store.write(() => {
     for (const { block, transactions = [] } of blocks) {
       tables.entities.put(blockKey(block.blockNumber), renderBlock(block));
       transactions.forEach((tx, index) => {
@@ -76,14 +76,14 @@ export async function seedBlocks(store: Store, instance: string, blocks: Readonl
 
 export async function seedSchedule(store: Store, instance: string, rows: readonly BlobSchedule[]): Promise<void> {
   const tables = store.processor(instance);
-  await store.env.transaction(() => {
+  await store.write(() => {
     for (const row of rows) tables.entities.put(scheduleKey(row.activationTimestamp, row.name), renderScheduleRow(row));
   });
 }
 
 export async function setProgress(store: Store, instance: string, progress: Partial<ProcessorProgress>): Promise<void> {
   const tables = store.processor(instance);
-  await store.env.transaction(() => writeProgress(tables.state, { ...readProgress(tables.state), ...progress }));
+  await store.write(() => writeProgress(tables.state, { ...readProgress(tables.state), ...progress }));
 }
 
 export interface WrittenChange {
@@ -102,7 +102,7 @@ const OPERATIONS: readonly ChangeOperation[] = ['apply', 'apply', 'undo', 'apply
 export async function appendChanges(store: Store, instance: string, from: bigint, count: number, padding = 0): Promise<WrittenChange[]> {
   const tables = store.processor(instance);
   const written: WrittenChange[] = [];
-  await store.env.transaction(() => {
+  await store.write(() => {
     for (let i = 1; i <= count; i += 1) {
       const sequence = from + BigInt(i);
       const number = Number(sequence);
@@ -126,7 +126,7 @@ export async function appendChanges(store: Store, instance: string, from: bigint
 /** Removes the oldest changes through `through` (what `db prune-changes` does). */
 export async function pruneChanges(store: Store, instance: string, through: bigint): Promise<void> {
   const tables = store.processor(instance);
-  await store.env.transaction(() => {
+  await store.write(() => {
     for (let sequence = 1n; sequence <= through; sequence += 1n) tables.changes.remove(u64Key(sequence));
   });
 }
