@@ -12,6 +12,7 @@
 import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { compared, figure } from '../figures.js';
+import type { LoadResult } from '../load/autocannon-result.js';
 import { runJsonScript } from '../load/run-json.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
 import { startBenchNode, type BenchNode } from '../node.js';
@@ -33,13 +34,7 @@ interface Shape {
 const FULL: Shape = { transactionsPerBlock: 200, blockTimeMs: 2500, block: 3, subscribers: 1000, fanoutSeconds: 20, fanoutBlockTimeMs: 500 };
 const SMOKE: Shape = { transactionsPerBlock: 20, blockTimeMs: 300, block: 2, subscribers: 20, fanoutSeconds: 2, fanoutBlockTimeMs: 200 };
 
-interface LoadRun {
-  readonly requestsPerSecond: number;
-  readonly latencyP50Ms: number;
-  readonly latencyP99Ms: number;
-  readonly failures: number;
-  readonly serverCpuCores: number;
-  readonly loadGeneratorCpuCores: number;
+interface LoadRun extends LoadResult {
   readonly bytesPerSecond: number;
 }
 
