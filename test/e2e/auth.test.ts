@@ -19,7 +19,7 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
 test('with auth.token_file set, every native route needs the API bearer and the operational routes stay open', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-auth-'));
   writeFileSync(join(dir, 'api.env'), `CHAIN_NODE_API_TOKEN=${TOKEN}\n`, { mode: 0o600 });
-  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n', sets: ['devnet.block_time_ms=200'], readyTimeoutMs: 60_000 });
+  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n', sets: ['devnet.block_time_ms=200'] });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const base = node.baseUrl;
   const bearer = { authorization: `Bearer ${TOKEN}` };

@@ -130,7 +130,7 @@ async function assertViewEqualsNode(node: NodeProcess, client: ConsumerClient, a
 }
 
 test(`a consumer loop survives up to ${TRIALS} kill -9 restarts: acknowledged work is never redelivered and the view equals the node`, async (t) => {
-  let node = await startNodeProcess({ sets: FAST, readyTimeoutMs: 60_000 });
+  let node = await startNodeProcess({ sets: FAST });
   const dir = node.dir;
   t.after(async () => { await node.stop('SIGKILL'); removeDir(dir); });
   await waitUntil(node, async () => (await headSequence(node.baseUrl)) > 10n, 30_000);

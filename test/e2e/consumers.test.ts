@@ -26,7 +26,7 @@ function withVersion(cursor: string, version: number): string {
 }
 
 test('durable consumers over HTTP: lifecycle, watermarks, credentials and refused start cursors', async (t) => {
-  const node = await startNodeProcess({ sets: FAST, readyTimeoutMs: 60_000 });
+  const node = await startNodeProcess({ sets: FAST });
   let restarted: NodeProcess | null = null;
   t.after(async () => { await node.stop(); await restarted?.stop(); removeDir(node.dir); });
   const client = new ConsumerClient(node.baseUrl);
@@ -166,7 +166,7 @@ test('durable consumers over HTTP: lifecycle, watermarks, credentials and refuse
   await t.test('consumers and watermarks survive a restart', async () => {
     const before = (await client.get('flow')).body;
     await node.stop('SIGTERM');
-    const again = await startNodeProcess({ dir: node.dir, sets: FAST, readyTimeoutMs: 60_000 });
+    const again = await startNodeProcess({ dir: node.dir, sets: FAST });
     restarted = again;
     const after = await new ConsumerClient(again.baseUrl).get('flow', 'flow-credential-000001');
     assert.equal(after.status, 200);

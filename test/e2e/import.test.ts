@@ -50,7 +50,7 @@ test('chain-node import loads chain.rlp into a data directory that a node with n
     assert.equal(refused.code, 1);
     assert.equal(refused.stderr, 'chain-node: import refused: chain file block #0 (at byte 0): truncated: the block needs 515 bytes, the file has 4 left\n');
 
-    const node = await startNodeProcess({ dir, toml, readyTimeoutMs: 60_000 });
+    const node = await startNodeProcess({ dir, toml });
     try {
       const status = await (await fetch(`${node.baseUrl}/v1/status`)).json() as { chainId: number; head: { number: number; hash: string } };
       assert.equal(status.chainId, 3503995874084926);

@@ -31,7 +31,7 @@ function firstStreamEvent(url: string): Promise<{ event: string; data: Record<st
 }
 
 test('db prune-changes keeps what active required leases need; a pruned cursor is 410 cursor_expired on /changes and reset_required on /stream', async (t) => {
-  let node = await startNodeProcess({ sets: FAST, readyTimeoutMs: 60_000 });
+  let node = await startNodeProcess({ sets: FAST });
   const dir = node.dir;
   t.after(async () => { await node.stop(); removeDir(dir); });
   await waitUntil(node, async () => (await headSequence(node)) >= 40, 60_000);
@@ -63,7 +63,7 @@ test('db prune-changes keeps what active required leases need; a pruned cursor i
   assert.equal(verified.code, 0, `a pruned store still verifies (consumers included): ${verified.stdout}`);
   assert.match(verified.stdout, /"name": "consumers"/);
 
-  node = await startNodeProcess({ dir, sets: FAST, readyTimeoutMs: 60_000 });
+  node = await startNodeProcess({ dir, sets: FAST });
   const expired = await changes(node, cursorAt(5));
   assert.equal(expired.status, 410);
   assert.equal(expired.body.error!.code, 'cursor_expired');
@@ -92,7 +92,7 @@ test('db prune-changes keeps what active required leases need; a pruned cursor i
 
 test('the configured retain_changes window trims the log while the node runs, held back by an active required lease', async (t) => {
   const toml = '[retention]\nprune_interval_seconds = 1\n\n[[processors]]\nid = "blobs"\nkind = "blobs"\nretain_changes = 15\n';
-  const node = await startNodeProcess({ toml, sets: FAST, readyTimeoutMs: 60_000 });
+  const node = await startNodeProcess({ toml, sets: FAST });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const client = new ConsumerClient(node.baseUrl);
   const created = await client.create(consumerBody('slow', 'slow-credential-000001'));

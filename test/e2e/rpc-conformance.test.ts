@@ -94,7 +94,7 @@ describe('execution-apis conformance over the JSON-RPC HTTP listener', () => {
     assert.equal(summary.receipts.stored, 1 + Object.keys(recorded.complete).length, 'the genesis and every wholly recorded block');
     const port = await freePort();
     rpcUrl = `http://127.0.0.1:${port}`;
-    node = await startNodeProcess({ dir, toml, sets: [`listeners.rpc_http=127.0.0.1:${port}`], readyTimeoutMs: 60_000 });
+    node = await startNodeProcess({ dir, toml, sets: [`listeners.rpc_http=127.0.0.1:${port}`] });
   });
 
   after(async () => {
