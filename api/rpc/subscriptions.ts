@@ -135,6 +135,8 @@ export class SubscriptionHub {
     const from = this.sequence + 1;
     this.sequence = sequence;
     if (this.subscriberCount === 0) return;
+    // The chain lane committed on another thread: renew the read snapshot, which may predate it.
+    this.chain.store.env.resetReadTxn();
     for (const { value } of this.chain.store.chain.journal.getRange({ start: u64Key(from), end: u64Key(sequence + 1) })) {
       const move = decodeJournalMove(value);
       if (move.op === 'finalize') continue;

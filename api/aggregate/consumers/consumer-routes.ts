@@ -10,7 +10,7 @@
  * moves the delivered watermark back to the acknowledged one, so a client that restarted (or lost
  * a response) receives again every change it has not acknowledged — the at-least-once window.
  */
-import { readChanges } from '../../../store/change-log.js';
+import { readDeliveredChanges } from '../../../store/change-log.js';
 import { consumerKey, listConsumers, readConsumer, type ConsumerRecord } from '../../../store/consumers.js';
 import { decodeCursor } from '../../../store/cursor.js';
 import { hashCredential } from '../../../store/credential-hash.js';
@@ -114,10 +114,8 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
         const limit = pageLimit(request.query, context.limits);
         const { processor, record } = await authorize(request, true);
         const delivery = await ask<Delivery>({ type: 'consumer.deliver', instance: processor.instance, id: record.id, limit });
-        const after = BigInt(delivery.after);
-        const count = Number(BigInt(delivery.through) - after);
         const tables = processorTables(context.store, processor.instance);
-        const changes = tables && count > 0 ? readChanges(tables.changes, after, count) : [];
+        const changes = tables ? readDeliveredChanges(context.store, tables.changes, BigInt(delivery.after), BigInt(delivery.through)) : [];
         const nextCursor = changes.length === limit ? changes[changes.length - 1]!.cursor : null;
         const page = pageBytes(changes.map((change) => change.json), nextCursor, readCoverage(context.store, context.chainId, processor));
         const consumer = Buffer.from(`,"consumer":${JSON.stringify(consumerView(delivery.record, Date.now()))}}`);
