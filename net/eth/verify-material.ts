@@ -22,7 +22,7 @@ import { GAS_PER_BLOB } from './blob-fee.js';
 import { decodeHeader, type BlockHeader } from './header.js';
 import { bytesToHex, equalBytes, hexToBytes, type Hash } from './hex.js';
 import { keccak256Hex } from './keccak.js';
-import { emptySpan, listPrefixLength, readRlpSpan, rlpChildren, rlpCount, rlpFields, rlpSpan, rlpUint, rlpWhole, writeListPrefix, type RlpSpan } from './rlp-walk.js';
+import { emptySpan, listPrefixLength, readRlpSpan, rlpChildren, rlpCount, rlpFields, rlpUint, rlpWhole, writeListPrefix, type MutableRlpSpan, type RlpSpan } from './rlp-walk.js';
 import { EMPTY_TRIE_ROOT, orderedTrieRootSync } from './trie-root.js';
 
 export interface BlockMaterialBytes {
@@ -63,12 +63,43 @@ interface Transactions {
   blobs: number;
 }
 
+/** Reused spans for the walks below (a block has hundreds of transactions and receipts; spans are not kept). */
+const item = emptySpan();
+const field = emptySpan();
+const payloadSpan = emptySpan();
+
+/**
+ * Number of items in the list `list` (a span of `bytes`), walked with a reused span; with `capture` set, the span
+ * of field `captureIndex` is copied into it.
+ */
+function countItems(bytes: Uint8Array, list: RlpSpan, subject: string, captureIndex = -1, capture?: MutableRlpSpan): number {
+  if (!list.list) throw new RlpDecodeError(subject, 'expected an RLP list, got a byte string');
+  let count = 0;
+  for (let offset = list.payload; offset < list.end; count++) {
+    readRlpSpan(field, bytes, offset, list.end, subject);
+    if (count === captureIndex && capture !== undefined) copySpan(capture, field);
+    offset = field.end;
+  }
+  return count;
+}
+
+function copySpan(into: MutableRlpSpan, from: RlpSpan): void {
+  into.offset = from.offset;
+  into.payload = from.payload;
+  into.end = from.end;
+  into.list = from.list;
+}
+
+const blobHashes = emptySpan();
+
 function transactionsOf(body: Uint8Array, list: RlpSpan): Transactions {
+  if (!list.list) throw new RlpDecodeError(BODY, 'expected an RLP list, got a byte string');
   const values: Uint8Array[] = [];
   let blobs = 0;
-  for (const item of rlpChildren(body, list, BODY)) {
+  for (let offset = list.payload; offset < list.end; offset = item.end) {
+    readRlpSpan(item, body, offset, list.end, BODY);
     if (item.list) {
-      const fields = rlpCount(body, item, 'legacy transaction');
+      const fields = countItems(body, item, 'legacy transaction');
       if (fields !== LEGACY_FIELD_COUNT) throw new RlpDecodeError('legacy transaction', `expected ${LEGACY_FIELD_COUNT} fields, got ${fields}`);
       values.push(body.subarray(item.offset, item.end));
       continue;
@@ -81,10 +112,11 @@ function transactionsOf(body: Uint8Array, list: RlpSpan): Transactions {
     const fieldCount = TYPED_FIELD_COUNTS[type];
     if (fieldCount === undefined) throw new UnsupportedTransactionTypeError(type);
     const subject = `type ${type} transaction`;
-    const payload = rlpSpan(encoding, 1, encoding.length, subject);
-    if (payload.end !== encoding.length) throw new RlpDecodeError(subject, `${encoding.length - payload.end} bytes after the payload`);
-    const fields = rlpFields(encoding, payload, subject, [fieldCount]);
-    if (type === 3) blobs += rlpCount(encoding, fields[BLOB_HASHES_FIELD]!, `${subject} blobVersionedHashes`);
+    readRlpSpan(payloadSpan, encoding, 1, encoding.length, subject);
+    if (payloadSpan.end !== encoding.length) throw new RlpDecodeError(subject, `${encoding.length - payloadSpan.end} bytes after the payload`);
+    const fields = countItems(encoding, payloadSpan, subject, BLOB_HASHES_FIELD, blobHashes);
+    if (fields !== fieldCount) throw new RlpDecodeError(subject, `expected ${fieldCount} fields, got ${fields}`);
+    if (type === 3) blobs += countItems(encoding, blobHashes, `${subject} blobVersionedHashes`);
     values.push(encoding);
   }
   return { values, blobs };
@@ -144,19 +176,26 @@ interface Receipts {
   cumulativeGasUsed: bigint[];
 }
 
-/** A receipt's eth/69 fields `[type, status, cumulativeGasUsed, logs]`, checked, and the size of its consensus encoding. */
-interface ReceiptLayout {
-  type: number;
-  fields: RlpSpan[];
-  payloadLength: number;
-  size: number;
-}
+/** Reused spans of the receipt being converted: `[type, status, cumulativeGasUsed, logs]`. */
+const receiptType = emptySpan();
+const status = emptySpan();
+const cumulative = emptySpan();
+const logs = emptySpan();
 
-function receiptLayout(bytes: Uint8Array, item: RlpSpan): ReceiptLayout {
-  if (!item.list) throw new RlpDecodeError(RECEIPT, 'expected [type, status, cumulativeGasUsed, logs]');
-  const fields = rlpFields(bytes, item, RECEIPT, [4]);
-  const [typeItem, status, cumulative, logs] = fields as [RlpSpan, RlpSpan, RlpSpan, RlpSpan];
-  const type = Number(rlpUint(bytes, typeItem, RECEIPT, 'type', 1));
+/**
+ * Reads and checks one eth/69 receipt item (`item`) into the spans above; returns its type. The item must hold
+ * exactly four fields.
+ */
+function readReceipt(bytes: Uint8Array, receipt: RlpSpan): number {
+  if (!receipt.list) throw new RlpDecodeError(RECEIPT, 'expected [type, status, cumulativeGasUsed, logs]');
+  const spans = [receiptType, status, cumulative, logs];
+  let offset = receipt.payload;
+  for (const span of spans) {
+    if (offset >= receipt.end) throw new RlpDecodeError(RECEIPT, `expected 4 fields, got ${countItems(bytes, receipt, RECEIPT)}`);
+    offset = readRlpSpan(span, bytes, offset, receipt.end, RECEIPT).end;
+  }
+  if (offset !== receipt.end) throw new RlpDecodeError(RECEIPT, `expected 4 fields, got ${countItems(bytes, receipt, RECEIPT)}`);
+  const type = Number(rlpUint(bytes, receiptType, RECEIPT, 'type', 1));
   if (TYPED_FIELD_COUNTS[type] === undefined && type !== 0) throw new UnsupportedTransactionTypeError(type);
   requireString(status, RECEIPT, 'status');
   // A status bit, or before Byzantium a 32-byte state root: encoded the same way in both forms, so copied as is.
@@ -164,44 +203,65 @@ function receiptLayout(bytes: Uint8Array, item: RlpSpan): ReceiptLayout {
     throw new RlpDecodeError(RECEIPT, 'field status: expected 0 or 1 (or a 32-byte pre-Byzantium state root)');
   }
   if (!logs.list) throw new RlpDecodeError(RECEIPT, 'field logs: expected a list, got a byte string');
-  const payloadLength = (status.end - status.offset) + (cumulative.end - cumulative.offset) + BLOOM_ITEM_BYTES + (logs.end - logs.offset);
-  return { type, fields, payloadLength, size: (type === 0 ? 0 : 1) + listPrefixLength(payloadLength) + payloadLength };
+  return type;
 }
 
 /**
- * Writes one receipt's consensus encoding at `out[at…]`, framed around slices of its eth/69 item, with its bloom
- * computed in place (and ORed into `blockBloom`).
+ * The consensus encodings are written into one buffer reused from block to block (a block's receipts are about
+ * 120 KB: a fresh buffer per block is garbage the collector has to chase); it starts at 64 KB and only grows. The encodings handed to
+ * the trie are views into it, used before `receiptsOf` runs again.
  */
-function writeConsensusReceipt(out: Uint8Array, at: number, bytes: Uint8Array, layout: ReceiptLayout, blockBloom: Uint8Array): void {
-  const [, status, cumulative, logs] = layout.fields as [RlpSpan, RlpSpan, RlpSpan, RlpSpan];
+let receiptScratch: Uint8Array = new Uint8Array(1 << 16);
+
+function reserveReceiptBytes(at: number, size: number): Uint8Array {
+  if (at + size > receiptScratch.length) {
+    // Earlier views of this block keep the old buffer alive; the new one starts empty.
+    receiptScratch = new Uint8Array(Math.max(receiptScratch.length * 2, size * 2));
+    return receiptScratch;
+  }
+  return receiptScratch;
+}
+
+/**
+ * One receipt's consensus encoding `type || rlp([status, cumulativeGasUsed, bloom, logs])`, framed around slices
+ * of its eth/69 item (the spans above), with its bloom computed in place (and ORed into `blockBloom`).
+ */
+function writeConsensusReceipt(out: Uint8Array, at: number, bytes: Uint8Array, type: number, payloadLength: number, blockBloom: Uint8Array): number {
   let offset = at;
-  if (layout.type !== 0) out[offset++] = layout.type;
-  offset = writeListPrefix(out, offset, layout.payloadLength);
-  out.set(bytes.subarray(status.offset, status.end), offset);
-  offset += status.end - status.offset;
-  out.set(bytes.subarray(cumulative.offset, cumulative.end), offset);
-  offset += cumulative.end - cumulative.offset;
+  if (type !== 0) out[offset++] = type;
+  offset = writeListPrefix(out, offset, payloadLength);
+  out.set(bytes.subarray(status.offset, cumulative.end), offset); // status and cumulativeGasUsed are adjacent
+  offset += cumulative.end - status.offset;
   out.set(BLOOM_ITEM_PREFIX, offset);
   const bloom = out.subarray(offset + BLOOM_ITEM_PREFIX.length, offset + BLOOM_ITEM_BYTES);
+  bloom.fill(0);
   offset += BLOOM_ITEM_BYTES;
   addLogsToBloom(bloom, blockBloom, bytes, logs, RECEIPT);
   out.set(bytes.subarray(logs.offset, logs.end), offset);
+  return offset + (logs.end - logs.offset);
 }
 
-/** All consensus encodings in one buffer (one allocation per block, not one per receipt). */
 function receiptsOf(bytes: Uint8Array): Receipts {
   const list = rlpWhole(bytes, 'eth/69 receipt list');
-  const layouts = rlpChildren(bytes, list, 'eth/69 receipt list').map((item) => receiptLayout(bytes, item));
-  const out = new Uint8Array(layouts.reduce((sum, layout) => sum + layout.size, 0));
+  if (!list.list) throw new RlpDecodeError('eth/69 receipt list', 'expected an RLP list, got a byte string');
   const bloom = new Uint8Array(BLOOM_BYTES);
   const encodings: Uint8Array[] = [];
   const cumulativeGasUsed: bigint[] = [];
+  let out = receiptScratch;
   let at = 0;
-  for (const layout of layouts) {
-    writeConsensusReceipt(out, at, bytes, layout, bloom);
-    encodings.push(out.subarray(at, at + layout.size));
-    cumulativeGasUsed.push(rlpUint(bytes, layout.fields[2]!, RECEIPT, 'cumulativeGasUsed', 8));
-    at += layout.size;
+  for (let offset = list.payload; offset < list.end; offset = item.end) {
+    readRlpSpan(item, bytes, offset, list.end, 'eth/69 receipt list');
+    const type = readReceipt(bytes, item);
+    const payloadLength = (cumulative.end - status.offset) + BLOOM_ITEM_BYTES + (logs.end - logs.offset);
+    const size = (type === 0 ? 0 : 1) + listPrefixLength(payloadLength) + payloadLength;
+    if (at + size > out.length) {
+      out = reserveReceiptBytes(at, size);
+      at = 0;
+    }
+    const end = writeConsensusReceipt(out, at, bytes, type, payloadLength, bloom);
+    encodings.push(out.subarray(at, end));
+    cumulativeGasUsed.push(rlpUint(bytes, cumulative, RECEIPT, 'cumulativeGasUsed', 8));
+    at = end;
   }
   return { encodings, bloom, cumulativeGasUsed };
 }
