@@ -16,6 +16,8 @@ export interface ChainFileBlock {
   /** Byte offset of the block in the file. */
   readonly offset: number;
   readonly block: Block;
+  /** The block's RLP as the file holds it (a view, valid until the next block is read). */
+  readonly bytes: Uint8Array;
 }
 
 /** The longest RLP prefix (1 byte + up to 8 length bytes). */
@@ -63,7 +65,7 @@ export function* readChainFile(path: string, chunkBytes = DEFAULT_CHUNK_BYTES): 
         if (!(error instanceof EthFormatError)) throw error;
         throw new ChainFileError(index, offset, `not a block: ${error.message}`);
       }
-      yield { index, offset, block };
+      yield { index, offset, block, bytes };
       offset += length;
       index += 1;
     }

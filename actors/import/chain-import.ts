@@ -5,7 +5,7 @@
  *
  * Two passes. The first reads the whole file and verifies every block without writing anything: decodable, parent
  * linked (to the previous block, or to the stored chain or the genesis from genesis.json), body roots against the
- * header (`verifyBlock`), header fields against the parent and the fork schedule, and receipts given with
+ * header (`verifyBlockMaterialBytes` on the block's bytes as the file holds them), header fields against the parent and the fork schedule, and receipts given with
  * `--receipts` against `receiptsRoot`, and every transaction's signature (it must recover a sender, as serving
  * `from` needs). A bad file therefore commits nothing and the error names the block and what
  * failed. The second pass writes in batches; an interrupted import leaves whole batches, and a re-run skips the
@@ -28,7 +28,8 @@ import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { encodeEth69Receipts, type Receipt } from '../../net/eth/receipt.js';
 import { hashTransaction } from '../../net/eth/transaction-encode.js';
 import { recoverTransactionSender } from '../../net/eth/transaction-sender.js';
-import { verifyBlock } from '../../net/eth/verify-block.js';
+import { splitBlockRlp } from '../../net/eth/block-parts.js';
+import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
 import { getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial, type BlockMaterial } from '../../store/chain-material.js';
 import { openStore, type Store } from '../../store/env.js';
 import { acquireDataDirLock } from '../../store/lock.js';
@@ -150,7 +151,7 @@ async function verifyFile(store: Store, chain: ChainState, options: ImportOption
   let parent: { header: BlockHeader; hash: Hash } | null = null;
   const usedReceiptKeys = new Set<string>();
 
-  for (const { block, index } of readChainFile(options.chainFile)) {
+  for (const { block, index, bytes } of readChainFile(options.chainFile)) {
     const number = block.header.number;
     const hash = hashHeader(block.header);
     const fail = (detail: string): never => { throw new ImportBlockError(number, hash, `${detail} (chain file block #${index})`); };
@@ -170,12 +171,11 @@ async function verifyFile(store: Store, chain: ChainState, options: ImportOption
     if (linkFailure !== null) fail(linkFailure);
 
     const receipts = blockReceipts(block, hash, options.receipts ?? null, usedReceiptKeys, fail);
+    if (number !== parent.header.number + 1) fail(`number does not match: expected ${parent.header.number + 1}, got ${number}`);
     try {
-      await verifyBlock({
-        header: block.header, transactions: block.transactions, uncles: block.uncles, parent: parent.header,
-        ...(block.withdrawals !== undefined ? { withdrawals: block.withdrawals } : {}),
-        ...(receipts !== null ? { receipts } : {}),
-      });
+      // Hash, uncles, transactions/withdrawals/receipts roots, bloom, blob gas and gas used, from the file's bytes.
+      const { header, body } = splitBlockRlp(bytes);
+      verifyBlockMaterialBytes({ header, body, receipts: receipts !== null ? encodeEth69Receipts(receipts) : null, expectedHash: hash });
     } catch (error) {
       if (error instanceof BlockVerificationError) fail(`${error.field} does not match: expected ${error.expected}, got ${error.actual}${isReceiptField(error.field) && receipts !== null && block.transactions.length > 0 ? ' (the receipts given for it are wrong)' : ''}`);
       throw error;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { splitBlockRlp } from '../../bench/ingest/block-parts.js';
+import { splitBlockRlp } from '../../net/eth/block-parts.js';
 import { ChainFileFormatError, createChainFileWriter, readChainFile, type ChainRecord } from '../../bench/ingest/chain-file.js';
 import { decodeBlock, encodeBlockBody, encodeHeader, rlpItemLength } from '../../net/eth/index.js';
 import { readBytes } from '../net/eth/fixtures.js';

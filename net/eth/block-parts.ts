@@ -3,7 +3,8 @@
  * `[transactions, uncles, withdrawals?]` the chain tables store, without decoding: the header is the first item,
  * the body is the remaining items under a new list prefix.
  */
-import { RlpDecodeError, rlpItemLength } from '../../net/eth/index.js';
+import { RlpDecodeError } from './errors.js';
+import { rlpItemLength } from './rlp.js';
 
 export interface BlockParts {
   header: Uint8Array;
