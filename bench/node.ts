@@ -48,12 +48,22 @@ export interface BenchNode {
   readonly pid: number;
   /** Resolves once `check` holds, polling every 100 ms; fails if the node exits or the time runs out. */
   waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void>;
+  /**
+   * Stops this process (graceful) and starts a new one on the same data directory with the
+   * workload's `sets` replaced (e.g. a fast devnet to fill a log, then a slower one to measure).
+   * This handle is spent afterwards; stop the returned one. `readyTimeoutMs` (default 30 s) covers
+   * what the new process does before it is ready, e.g. a devnet replaying its stored chain.
+   */
+  restart(sets: readonly string[], readyTimeoutMs?: number): Promise<BenchNode>;
   stop(): Promise<void>;
 }
 
 export async function startBenchNode(sets: readonly string[]): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
-  const removeDir = trackDirectory(dir);
+  return launch(dir, trackDirectory(dir), sets, 30_000);
+}
+
+async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number): Promise<BenchNode> {
   const dataDir = join(dir, 'data');
   let configFile = base.configFile;
   if (configFile === null) {
@@ -91,13 +101,17 @@ export async function startBenchNode(sets: readonly string[]): Promise<BenchNode
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
+    async restart(nextSets, readyTimeoutMs = 30_000) {
+      await stopProcess(child, 15_000);
+      return launch(dir, removeDir, nextSets, readyTimeoutMs);
+    },
     async stop() {
       await stopProcess(child, 15_000);
       removeDir();
     },
   };
   try {
-    await node.waitFor('readiness', async () => (await fetch(`${node.baseUrl}/health/ready`)).status === 200, 30_000);
+    await node.waitFor('readiness', async () => (await fetch(`${node.baseUrl}/health/ready`)).status === 200, readyTimeoutMs);
   } catch (error) {
     await node.stop();
     throw error;

@@ -37,6 +37,14 @@ export function decodeChangeValue(sequence: bigint, value: Buffer): StoredChange
   return { sequence, operation, cursor: value.toString('latin1', 3, 3 + cursorLength), json: value.subarray(3 + cursorLength) };
 }
 
+/** Where the envelope JSON starts in a stored value (after operation, cursor length and cursor). */
+export function changeJsonOffset(sequence: bigint, value: Uint8Array): number {
+  if (value.length < 3) throw new RangeError(`change ${sequence}: a stored value of ${value.length} bytes is too short`);
+  const offset = 3 + ((value[1]! << 8) | value[2]!);
+  if (offset > value.length) throw new RangeError(`change ${sequence}: its cursor runs past the stored value`);
+  return offset;
+}
+
 /** Appends one change; call inside the processor's write transaction. */
 export function putChange(changes: BinaryTable, sequence: bigint, value: Buffer): void {
   changes.put(u64Key(sequence), value);

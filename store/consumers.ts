@@ -75,6 +75,8 @@ export function leaseActive(record: ConsumerRecord, nowMs: number): boolean {
 export interface LogBounds {
   /** The highest sequence ever written (0 before the first change). */
   readonly head: bigint;
+  /** The highest sequence the log holds now (0 when it is empty). */
+  readonly logged: bigint;
   /** The lowest retained sequence, or null when nothing is retained. */
   readonly tail: bigint | null;
 }
@@ -82,7 +84,7 @@ export interface LogBounds {
 export function logBounds(tables: ProcessorTables): LogBounds {
   const logged = changeHead(tables.changes);
   const progressed = BigInt(readProgress(tables.state).changeSequence);
-  return { head: logged > progressed ? logged : progressed, tail: changeTail(tables.changes) };
+  return { head: logged > progressed ? logged : progressed, logged, tail: changeTail(tables.changes) };
 }
 
 /** Whether the changes after `sequence` are all still in the log (a reader positioned there can go on). */

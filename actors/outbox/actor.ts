@@ -3,8 +3,8 @@
  * deletion, leases and the delivered/acknowledged watermarks. Listeners read records and change
  * bytes straight from LMDB and ask this lane for every change to a record, so two listener
  * workers can never race on one consumer's watermarks. Each ask is one LMDB write transaction,
- * committed before the answer (a watermark the client was told about survives kill -9; delivery
- * and lease writes skip the disk flush, acknowledgements wait for it — see consumer-writes.ts).
+ * committed before the answer (a watermark the client was told about survives kill -9; an
+ * acknowledgement is also flushed to disk before the answer — see consumer-writes.ts).
  *
  * It also trims each change log to its configured window every `[retention] prune_interval_seconds`
  * (store/prune-changes.ts): the lane that knows the leases decides what may go. The processor only

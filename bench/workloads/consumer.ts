@@ -5,8 +5,22 @@
  * Each round creates `passes` consumers at `earliest_retained` (before the clock starts: creation
  * derives a scrypt hash) and lets them read the whole log one after the other — one consumer loop
  * at a time. The figure is changes read and acknowledged per second, with the node's and this
- * process's CPU beside it (the devnet keeps committing during the rounds, as on a live node).
+ * process's CPU beside it.
+ *
+ * Two settings of the node, both reported: *stressed* — the devnet that filled the log keeps
+ * committing a block every 10 ms (100 blocks/s, ~0.3–0.8 of the node's cores) while the consumer
+ * reads; *at 1 block/s* — the same node restarted on the same data directory with a block every
+ * second (the slowest devnet pace that keeps the same chain: its timestamps step by
+ * ceil(block time / 1 s); a mainnet node commits one block per 12 s, so this is still 12× busier).
+ *
+ * The client is what a careful consumer would run: keep-alive `node:http`, the body read as bytes
+ * and every envelope parsed with JSON.parse (fetch's web streams and TextDecoder cost about a third
+ * more CPU per change). Three loops, all one consumer and all acknowledging a batch only after it
+ * was received and parsed (at-least-once is kept): `sequential` (read, ack, read…), `pipelined`
+ * (the ack of batch N travels while N+1 is read) and `prefetched` (the read of batch N+1 is sent
+ * before batch N is parsed, so the node serves N+1 while the client parses N; acks as pipelined).
  */
+import { Agent, request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { startCpuMeter } from '../load/process-cpu.js';
 import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
@@ -15,6 +29,8 @@ import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 
 interface Shape {
   readonly blockTimeMs: number;
+  /** The devnet's pace for the second setting (≤ 1000 keeps the chain the fill produced). */
+  readonly restBlockTimeMs: number;
   /** Changes the log must hold before the rounds start (or as many as the fill time allows, at least a tenth). */
   readonly changes: number;
   readonly fillSeconds: number;
@@ -23,9 +39,11 @@ interface Shape {
   readonly passes: number;
 }
 
-const FULL: Shape = { blockTimeMs: 10, changes: 3000, fillSeconds: 150, batch: 1000, passes: 10 };
-const SMOKE: Shape = { blockTimeMs: 20, changes: 200, fillSeconds: 60, batch: 50, passes: 2 };
+const FULL: Shape = { blockTimeMs: 10, restBlockTimeMs: 1000, changes: 3000, fillSeconds: 150, batch: 1000, passes: 10 };
+const SMOKE: Shape = { blockTimeMs: 20, restBlockTimeMs: 1000, changes: 200, fillSeconds: 60, batch: 50, passes: 2 };
 const CREDENTIAL = 'bench-consumer-credential';
+/** A restarted node first replays the devnet to its stored head (thousands of blocks) before it is ready. */
+const RESTART_READY_MS = 600_000;
 
 interface RoundResult {
   readonly changes: number;
@@ -36,14 +54,25 @@ interface RoundResult {
   readonly bytes: number;
 }
 
-async function headSequence(node: BenchNode): Promise<number> {
-  const response = await fetch(`${node.baseUrl}/v1/processors/blobs/changes/head`);
-  return Number(((await response.json()) as { sequence: string }).sequence);
+const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+
+/** One HTTP exchange on a kept-alive connection; the body is read as bytes and decoded once. */
+function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers: init.headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
 
-async function call(url: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
-  const response = await fetch(url, init);
-  return { status: response.status, text: await response.text() };
+async function headSequence(node: BenchNode): Promise<number> {
+  const reply = await call(`${node.baseUrl}/v1/processors/blobs/changes/head`);
+  return Number((JSON.parse(reply.text) as { sequence: string }).sequence);
 }
 
 async function createConsumer(base: string, id: string): Promise<void> {
@@ -54,26 +83,27 @@ async function createConsumer(base: string, id: string): Promise<void> {
   if (created.status !== 201) throw new Error(`creating consumer ${id} answered ${created.status}: ${created.text}`);
 }
 
-/**
- * `sequential`: read a batch, then acknowledge it, then read the next. `pipelined`: the
- * acknowledgement of batch N travels while batch N+1 is read (still one consumer; an
- * acknowledgement is never sent before its batch was received and applied).
- */
-type Mode = 'sequential' | 'pipelined';
+type Mode = 'sequential' | 'pipelined' | 'prefetched';
+const MODES: readonly Mode[] = ['sequential', 'pipelined', 'prefetched'];
 
-async function round(node: BenchNode, index: number, shape: Shape, mode: Mode): Promise<RoundResult> {
+async function round(node: BenchNode, label: string, shape: Shape, mode: Mode): Promise<RoundResult> {
   const base = `${node.baseUrl}/v1/processors/blobs/consumers`;
-  const ids = Array.from({ length: shape.passes }, (_, pass) => `bench-${mode}-${index}-${pass}`);
+  const ids = Array.from({ length: shape.passes }, (_, pass) => `bench-${label}-${mode}-${pass}`);
   for (const id of ids) await createConsumer(base, id);
   const target = await headSequence(node);
   const headers = { 'x-node-consumer-credential': CREDENTIAL };
   const ackHeaders = { ...headers, 'content-type': 'application/json' };
+  const read = async (id: string): Promise<string> => {
+    const reply = await call(`${base}/${id}/changes?limit=${shape.batch}`, { headers });
+    if (reply.status !== 200) throw new Error(`changes answered ${reply.status}: ${reply.text}`);
+    return reply.text;
+  };
   const acknowledge = async (id: string, cursor: string): Promise<void> => {
     const acked = await call(`${base}/${id}/ack`, { method: 'POST', headers: ackHeaders, body: JSON.stringify({ cursor }) });
     if (acked.status !== 200) throw new Error(`ack answered ${acked.status}: ${acked.text}`);
   };
   const batchMs: number[] = [];
-  let read = 0;
+  let changes = 0;
   let bytes = 0;
   const server = startCpuMeter(node.pid);
   const client = startCpuMeter(null);
@@ -81,12 +111,14 @@ async function round(node: BenchNode, index: number, shape: Shape, mode: Mode): 
   for (const id of ids) {
     let last = 0;
     let pendingAck: Promise<void> | null = null;
+    let prefetch: Promise<string> | null = null;
     while (last < target) {
       const batchStarted = performance.now();
-      const reply = await call(`${base}/${id}/changes?limit=${shape.batch}`, { headers });
-      if (reply.status !== 200) throw new Error(`changes answered ${reply.status}: ${reply.text}`);
-      bytes += reply.text.length;
-      const page = JSON.parse(reply.text) as { data: Array<{ sequence: string; cursor: string }> };
+      const text = await (prefetch ?? read(id));
+      // The next batch is asked for before this one is parsed (it is acknowledged only after).
+      prefetch = mode === 'prefetched' ? read(id) : null;
+      bytes += text.length;
+      const page = JSON.parse(text) as { data: Array<{ sequence: string; cursor: string }> };
       if (page.data.length === 0) throw new Error(`consumer ${id} got an empty batch at ${last} of ${target}`);
       const tail = page.data[page.data.length - 1]!;
       if (pendingAck) await pendingAck;
@@ -95,16 +127,53 @@ async function round(node: BenchNode, index: number, shape: Shape, mode: Mode): 
         await pendingAck;
         pendingAck = null;
       }
-      read += page.data.length;
+      changes += page.data.length;
       last = Number(tail.sequence);
       batchMs.push(performance.now() - batchStarted);
     }
     if (pendingAck) await pendingAck;
+    // A batch read ahead past the target is delivered but never acknowledged; the consumer is deleted below.
+    if (prefetch) await prefetch;
   }
   const seconds = (performance.now() - started) / 1000;
-  const result = { changes: read, seconds, batchMs, serverCores: server(), clientCores: client(), bytes };
+  const result = { changes, seconds, batchMs, serverCores: server(), clientCores: client(), bytes };
   for (const id of ids) await call(`${base}/${id}`, { method: 'DELETE' });
   return result;
+}
+
+/** Node CPU over a quiet stretch (no consumer), to subtract from the rounds' node CPU. */
+async function idleCores(node: BenchNode, smoke: boolean): Promise<number> {
+  const idle = startCpuMeter(node.pid);
+  await new Promise((resolve) => setTimeout(resolve, smoke ? 1000 : 5000));
+  return idle();
+}
+
+async function phase(node: BenchNode, label: string, title: string, shape: Shape, options: WorkloadOptions): Promise<Figure[]> {
+  const loadAtStart = loadavg()[0]!;
+  const idle = await idleCores(node, options.smoke);
+  const runs: Record<Mode, RoundResult[]> = { sequential: [], pipelined: [], prefetched: [] };
+  for (let i = 0; i < options.rounds; i += 1) {
+    for (const mode of MODES) runs[mode].push(await round(node, `${label}-${i}`, shape, mode));
+  }
+  const figure = (mode: Mode, name: string, unit: string, value: (run: RoundResult) => number, better?: 'higher' | 'lower'): Figure => ({
+    name: `${title}, ${mode}: ${name}`, unit, ...(better ? { better } : {}), ...summarize(runs[mode].map(value)),
+  });
+  const p = (run: RoundResult, q: number) => percentile([...run.batchMs].sort((a, b) => a - b), q);
+  return [
+    { name: `${title}: machine load average (1 min) at start`, unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
+    { name: `${title}: node CPU while idle (devnet committing, no consumer)`, unit: 'cores', min: idle, median: idle, max: idle },
+    ...MODES.flatMap((mode) => [
+      figure(mode, 'changes read per round (log × passes)', 'changes', (run) => run.changes),
+      figure(mode, 'read + ack throughput', 'changes/s', (run) => run.changes / run.seconds, 'higher'),
+      figure(mode, 'batch p50', 'ms', (run) => p(run, 50), 'lower'),
+      figure(mode, 'batch p99', 'ms', (run) => p(run, 99), 'lower'),
+      figure(mode, 'envelope JSON received', 'MB/s', (run) => run.bytes / 1e6 / run.seconds),
+      figure(mode, 'server CPU', 'cores', (run) => run.serverCores),
+      figure(mode, 'consumer (this process) CPU', 'cores', (run) => run.clientCores),
+      figure(mode, 'node CPU per change above idle', 'µs', (run) => ((run.serverCores - idle) * run.seconds * 1e6) / run.changes, 'lower'),
+      figure(mode, 'consumer CPU per change', 'µs', (run) => (run.clientCores * run.seconds * 1e6) / run.changes, 'lower'),
+    ]),
+  ];
 }
 
 export const consumerWorkload: Workload = {
@@ -112,38 +181,19 @@ export const consumerWorkload: Workload = {
   description: 'one durable consumer\'s read + ack loop (changes/s) over a pre-filled change log of a real node',
   async run(options: WorkloadOptions): Promise<Figure[]> {
     const shape = options.smoke ? SMOKE : FULL;
-    const loadAtStart = loadavg()[0]!;
-    const node = await startBenchNode([...steadyDevnet(shape.blockTimeMs), `limits.max_page_limit=${Math.max(1000, shape.batch)}`]);
+    const limitSet = `limits.max_page_limit=${Math.max(1000, shape.batch)}`;
+    let node = await startBenchNode([...steadyDevnet(shape.blockTimeMs), limitSet]);
     try {
       const fillStarted = performance.now();
       await node.waitFor(`${shape.changes} changes`, async () => (await headSequence(node)) >= shape.changes
         || (performance.now() - fillStarted > shape.fillSeconds * 1000 && (await headSequence(node)) >= shape.changes / 10), (shape.fillSeconds + 60) * 1000);
-      const idle = startCpuMeter(node.pid);
-      await new Promise((resolve) => setTimeout(resolve, options.smoke ? 1000 : 5000));
-      const idleCores = idle();
-      const runs: Record<Mode, RoundResult[]> = { sequential: [], pipelined: [] };
-      for (let i = 0; i < options.rounds; i += 1) {
-        for (const mode of ['sequential', 'pipelined'] as const) runs[mode].push(await round(node, i, shape, mode));
-      }
-      const figure = (mode: Mode, name: string, unit: string, value: (run: RoundResult) => number, better?: 'higher' | 'lower'): Figure => ({
-        name: `${mode}: ${name}`, unit, ...(better ? { better } : {}), ...summarize(runs[mode].map(value)),
-      });
-      const p = (run: RoundResult, q: number) => percentile([...run.batchMs].sort((a, b) => a - b), q);
+      const stressed = await phase(node, 'stressed', `stressed (block every ${shape.blockTimeMs} ms)`, shape, options);
+      node = await node.restart([...steadyDevnet(shape.restBlockTimeMs), limitSet], RESTART_READY_MS);
+      const rest = await phase(node, 'rest', `at one block per ${shape.restBlockTimeMs / 1000} s`, shape, options);
       return [
-        { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
         { name: 'batch size (limit)', unit: 'changes', min: shape.batch, median: shape.batch, max: shape.batch },
-        { name: 'node CPU while idle (devnet committing, no consumer)', unit: 'cores', min: idleCores, median: idleCores, max: idleCores },
-        ...(['sequential', 'pipelined'] as const).flatMap((mode) => [
-          figure(mode, 'changes read per round (log × passes)', 'changes', (run) => run.changes),
-          figure(mode, 'read + ack throughput', 'changes/s', (run) => run.changes / run.seconds, 'higher'),
-          figure(mode, 'batch p50', 'ms', (run) => p(run, 50), 'lower'),
-          figure(mode, 'batch p99', 'ms', (run) => p(run, 99), 'lower'),
-          figure(mode, 'envelope JSON received', 'MB/s', (run) => run.bytes / 1e6 / run.seconds),
-          figure(mode, 'server CPU', 'cores', (run) => run.serverCores),
-          figure(mode, 'consumer (this process) CPU', 'cores', (run) => run.clientCores),
-          figure(mode, 'node CPU per change above idle', 'µs', (run) => ((run.serverCores - idleCores) * run.seconds * 1e6) / run.changes, 'lower'),
-          figure(mode, 'consumer CPU per change', 'µs', (run) => (run.clientCores * run.seconds * 1e6) / run.changes, 'lower'),
-        ]),
+        ...stressed,
+        ...rest,
       ];
     } finally {
       await node.stop();

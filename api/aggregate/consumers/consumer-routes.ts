@@ -10,7 +10,6 @@
  * moves the delivered watermark back to the acknowledged one, so a client that restarted (or lost
  * a response) receives again every change it has not acknowledged — the at-least-once window.
  */
-import { readDeliveredChanges } from '../../../store/change-log.js';
 import { consumerKey, listConsumers, readConsumer, type ConsumerRecord } from '../../../store/consumers.js';
 import { decodeCursor } from '../../../store/cursor.js';
 import { hashCredential } from '../../../store/credential-hash.js';
@@ -20,11 +19,12 @@ import type { Route } from '../../routes.js';
 import type { AcknowledgeChanges, CreateConsumer, Delivery, OutboxMessage } from '../../../actors/outbox/messages.js';
 import type { AggregateContext } from '../aggregate-context.js';
 import { requireDelivery, type ConfiguredProcessor } from '../configured-processors.js';
-import { pageBytes, jsonBytesReply } from '../json-body.js';
+import { jsonBytesReply } from '../json-body.js';
 import { processorTables, readCoverage } from '../processor-reader.js';
 import { pageLimit } from '../query-params.js';
 import { parseAckBody, parseCreateBody, parseLeaseBody } from './consumer-body.js';
 import { CredentialVerifier } from './consumer-credentials.js';
+import { deliveredPage } from './consumer-page.js';
 import { consumerView } from './consumer-view.js';
 
 /** Sends one message to the outbox lane and returns its answer (a CodedError answers with its code). */
@@ -114,12 +114,15 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
         const limit = pageLimit(request.query, context.limits);
         const { processor, record } = await authorize(request, true);
         const delivery = await ask<Delivery>({ type: 'consumer.deliver', instance: processor.instance, id: record.id, limit });
+        const after = BigInt(delivery.after);
+        const through = BigInt(delivery.through);
         const tables = processorTables(context.store, processor.instance);
-        const changes = tables ? readDeliveredChanges(context.store, tables.changes, BigInt(delivery.after), BigInt(delivery.through)) : [];
-        const nextCursor = changes.length === limit ? changes[changes.length - 1]!.cursor : null;
-        const page = pageBytes(changes.map((change) => change.json), nextCursor, readCoverage(context.store, context.chainId, processor));
-        const consumer = Buffer.from(`,"consumer":${JSON.stringify(consumerView(delivery.record, Date.now()))}}`);
-        return jsonBytesReply(Buffer.concat([page.subarray(0, page.length - 1), consumer]));
+        const page = deliveredPage(context.store, tables?.changes ?? null, after, through, (lastCursor) => {
+          const nextCursor = through - after === BigInt(limit) ? lastCursor : null;
+          const coverage = readCoverage(context.store, context.chainId, processor);
+          return `],"nextCursor":${JSON.stringify(nextCursor)},"coverage":${JSON.stringify(coverage)},"consumer":${JSON.stringify(consumerView(delivery.record, Date.now()))}}`;
+        });
+        return jsonBytesReply(page.body);
       },
     },
     {

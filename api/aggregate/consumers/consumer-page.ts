@@ -1,0 +1,96 @@
+/**
+ * The body of one consumer batch (`GET …/consumers/{c}/changes`): the Page shape (spec §2.2) plus
+ * the consumer's record, `{"data":[envelopes…],"nextCursor":…,"coverage":…,"consumer":…}`, written
+ * straight into one buffer. Each stored change is looked up by its sequence and its envelope bytes
+ * are copied once, from lmdb-js's shared read buffer into the page — no Buffer per change, no
+ * array of rows, no concatenation afterwards (those allocations were the listener's main cost per
+ * change, most of it garbage collection).
+ *
+ * The changes (after, through] were just handed out by the outbox on another thread: this thread's
+ * read snapshot may predate that commit (lmdb-js keeps a read transaction until a zero-delay timer
+ * resets it, and the outbox's answer can arrive first), so the snapshot is renewed before reading.
+ * A change missing from that range breaks the delivery invariant and throws rather than hand out a
+ * page with a hole in it (store/change-log.ts `readDeliveredChanges` keeps the same rule).
+ */
+import { changeJsonOffset } from '../../../store/change-log.js';
+import type { BinaryTable, Store } from '../../../store/env.js';
+import { U64_KEY_BYTES } from '../../../store/keys.js';
+
+const OPEN = Buffer.from('{"data":[');
+const COMMA = 0x2c;
+
+export interface ConsumerPage {
+  readonly body: Buffer;
+  readonly count: number;
+}
+
+/**
+ * Writes the page of the delivered changes (after, through]; `closing` renders everything after
+ * the rows from the last change's cursor (null when the batch is empty).
+ */
+export function deliveredPage(
+  store: Pick<Store, 'env'>, changes: BinaryTable | null, after: bigint, through: bigint, closing: (lastCursor: string | null) => string,
+): ConsumerPage {
+  const writer = new PageWriter(OPEN);
+  let lastCursor: string | null = null;
+  let count = 0;
+  if (changes !== null && through > after) {
+    store.env.resetReadTxn();
+    const key = Buffer.allocUnsafe(U64_KEY_BYTES);
+    for (let sequence = after + 1n; sequence <= through; sequence += 1n) {
+      key.writeBigUInt64BE(sequence, 0);
+      // The returned buffer is lmdb-js's shared one, valid until the next read: copy out of it now.
+      const value = changes.getBinaryFast(key);
+      if (value === undefined) {
+        throw new Error(`changes ${after + 1n}..${through} were delivered but the log does not hold change ${sequence}`);
+      }
+      const offset = changeJsonOffset(sequence, value);
+      if (count > 0) writer.byte(COMMA);
+      writer.bytes(value, offset, count === 0 ? Number(through - after) : 1);
+      if (sequence === through) lastCursor = value.toString('latin1', 3, offset);
+      count += 1;
+    }
+  }
+  writer.text(closing(lastCursor));
+  return { body: writer.done(), count };
+}
+
+/** A growing byte buffer sized from the first row (rows of one log are alike in size). */
+class PageWriter {
+  private buffer: Buffer;
+  private length = 0;
+
+  constructor(open: Buffer) {
+    this.buffer = Buffer.allocUnsafe(64 * 1024);
+    this.length = open.copy(this.buffer, 0);
+  }
+
+  byte(value: number): void {
+    this.reserve(1);
+    this.buffer[this.length++] = value;
+  }
+
+  /** Appends `source[offset..]`; `expectedRows` sizes the buffer on the first row. */
+  bytes(source: Buffer, offset: number, expectedRows: number): void {
+    const size = source.length - offset;
+    this.reserve(expectedRows > 1 ? Math.ceil((size + 1) * expectedRows * 1.25) : size);
+    this.length += source.copy(this.buffer, this.length, offset);
+  }
+
+  text(value: string): void {
+    const size = Buffer.byteLength(value, 'utf8');
+    this.reserve(size);
+    this.length += this.buffer.write(value, this.length, 'utf8');
+  }
+
+  done(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private reserve(size: number): void {
+    if (this.length + size <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.length + size, this.buffer.length * 2));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+}
