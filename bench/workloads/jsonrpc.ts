@@ -1,9 +1,15 @@
 /**
  * Workload `jsonrpc`: the JSON-RPC listener of a real node whose devnet makes mainnet-shaped blocks
- * (about 200 transactions each), under autocannon POSTing one request (a separate process), against a
- * naive `node:http` baseline on the same LMDB in another process (JSON.parse the request, decode the
- * block, JSON.stringify the reply, per request):
+ * (about 200 transactions each), under wrk POSTing one request (autocannon where wrk is missing; a
+ * separate process either way; the description names the tool), against two other servers in the
+ * same rounds:
+ *   - a naive `node:http` baseline on the same LMDB in another process (JSON.parse the request,
+ *     decode the block, JSON.stringify the reply, per request);
+ *   - a ceiling: a bare uWebSockets.js server answering the node's very answer bytes to every
+ *     request (ceiling-rpc-server.ts), i.e. what loopback and this machine allow for that answer size.
+ * Methods:
  *   eth_getBlockByNumber  [n, true]   full transactions
+ *   eth_getBlockByNumber  [n, false]  transaction hashes (a much smaller answer, for scale)
  *   eth_getBlockReceipts  [n]
  * and `newHeads` fan-out: N WebSocket subscribers in one load process, commit → client latency
  * (commit seen by an LMDB poller in that process). Answers are checked byte for byte before and
@@ -12,13 +18,14 @@
 import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { compared, figure } from '../figures.js';
-import type { LoadResult } from '../load/autocannon-result.js';
+import { loadTool, loadToolLabel, runHttpLoad, type LoadResult, type LoadTool } from '../load/http-load.js';
 import { runJsonScript } from '../load/run-json.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
 import { startBenchNode, type BenchNode } from '../node.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 
 const BASELINE = 'naive node:http';
+const CEILING = 'ceiling: bare uWS, same bytes';
 
 interface Shape {
   readonly transactionsPerBlock: number;
@@ -34,55 +41,61 @@ interface Shape {
 const FULL: Shape = { transactionsPerBlock: 200, blockTimeMs: 2500, block: 3, subscribers: 1000, fanoutSeconds: 20, fanoutBlockTimeMs: 500 };
 const SMOKE: Shape = { transactionsPerBlock: 20, blockTimeMs: 300, block: 2, subscribers: 20, fanoutSeconds: 2, fanoutBlockTimeMs: 200 };
 
-interface LoadRun extends LoadResult {
-  readonly bytesPerSecond: number;
-}
-
-type AutocannonOutput = {
-  requests: { average: number }; latency: { p50: number; p99: number }; throughput: { average: number };
-  errors: number; timeouts: number; non2xx: number; serverCpuCores: number; loadGeneratorCpuCores: number;
-};
-
 async function post(url: string, body: string): Promise<string> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   if (response.status !== 200) throw new Error(`POST ${url} answered ${response.status}`);
   return response.text();
 }
 
-async function load(url: string, body: string, pid: number, options: WorkloadOptions): Promise<LoadRun> {
-  const args = ['--url', url, '--body', body, '--server-pid', String(pid), '--connections', String(options.connections ?? 50), '--duration', String(options.durationSeconds)];
-  const r = await runJsonScript<AutocannonOutput>('autocannon-post-run', args, (options.durationSeconds + 60) * 1000);
-  return {
-    requestsPerSecond: r.requests.average, latencyP50Ms: r.latency.p50, latencyP99Ms: r.latency.p99, failures: r.errors + r.timeouts + r.non2xx,
-    serverCpuCores: r.serverCpuCores, loadGeneratorCpuCores: r.loadGeneratorCpuCores, bytesPerSecond: r.throughput.average,
-  };
+interface Target {
+  readonly url: string;
+  readonly pid: number;
+  readonly runs: LoadResult[];
 }
 
-async function measureMethod(node: BenchNode, baseline: ServerProcess, name: string, body: string, options: WorkloadOptions, failures: string[]): Promise<Figure[]> {
+async function measureMethod(node: BenchNode, baseline: ServerProcess, name: string, body: string, options: WorkloadOptions, tool: LoadTool, failures: string[]): Promise<Figure[]> {
   const expected = await post(node.rpcUrl, body);
   if (expected.includes('"error"')) throw new Error(`${name}: the node answered an error: ${expected.slice(0, 300)}`);
   if (!isDeepStrictEqual(JSON.parse(expected), JSON.parse(await post(baseline.baseUrl, body)))) throw new Error(`${name}: the baseline's answer differs from the node's`);
-  const nodeRuns: LoadRun[] = [];
-  const baselineRuns: LoadRun[] = [];
-  for (let round = 0; round < options.rounds; round += 1) {
-    for (const [url, pid, runs] of [[node.rpcUrl, node.pid, nodeRuns], [baseline.baseUrl, baseline.pid, baselineRuns]] as const) {
-      const run = await load(url, body, pid, options);
-      if (run.failures > 0) failures.push(`${name} on ${url}: ${run.failures}`);
-      runs.push(run);
+  const ceiling = await startServerProcess('ceiling-rpc-server', ['--rpc-url', node.rpcUrl, '--body', body]);
+  try {
+    if (await post(ceiling.baseUrl, body) !== expected) throw new Error(`${name}: the ceiling server's answer differs from the node's`);
+    const targets: Record<'node' | 'baseline' | 'ceiling', Target> = {
+      node: { url: node.rpcUrl, pid: node.pid, runs: [] },
+      baseline: { url: baseline.baseUrl, pid: baseline.pid, runs: [] },
+      ceiling: { url: ceiling.baseUrl, pid: ceiling.pid, runs: [] },
+    };
+    for (let round = 0; round < options.rounds; round += 1) {
+      for (const target of Object.values(targets)) {
+        const run = await runHttpLoad({ url: target.url, body, serverPid: target.pid, connections: options.connections ?? 50, durationSeconds: options.durationSeconds }, tool);
+        if (run.failures > 0) failures.push(`${name} on ${target.url}: ${run.failures}`);
+        target.runs.push(run);
+      }
+      if (await post(node.rpcUrl, body) !== expected) failures.push(`${name}: the node's answer changed under load`);
     }
-    if (await post(node.rpcUrl, body) !== expected) failures.push(`${name}: the node's answer changed under load`);
+    const nodeRuns = targets.node.runs;
+    const of = (figureName: string, unit: string, value: (run: LoadResult) => number, better?: Figure['better']) =>
+      compared(`${name}: ${figureName}`, unit, nodeRuns.map(value), { name: BASELINE, values: targets.baseline.runs.map(value) }, better);
+    const vsCeiling = (figureName: string, unit: string, value: (run: LoadResult) => number, better?: Figure['better']) =>
+      compared(`${name}: ${figureName} vs ceiling`, unit, nodeRuns.map(value), { name: CEILING, values: targets.ceiling.runs.map(value) }, better);
+    const cpuPerRequest = (r: LoadResult) => (1e6 * r.serverCpuCores) / r.requestsPerSecond;
+    return [
+      figure(`${name}: answer size`, 'bytes', [Buffer.byteLength(expected)]),
+      of('throughput', 'req/s', (r) => r.requestsPerSecond, 'higher'),
+      vsCeiling('throughput', 'req/s', (r) => r.requestsPerSecond, 'higher'),
+      of('latency p50', 'ms', (r) => r.latencyP50Ms, 'lower'),
+      of('latency p99', 'ms', (r) => r.latencyP99Ms, 'lower'),
+      vsCeiling('latency p99', 'ms', (r) => r.latencyP99Ms, 'lower'),
+      of('bytes served', 'MB/s', (r) => r.bytesPerSecond / 1e6, 'higher'),
+      of('server CPU', 'cores', (r) => r.serverCpuCores),
+      // On a shared machine throughput follows the cores each server got; CPU time per request does not.
+      of('server CPU per request', 'µs', cpuPerRequest, 'lower'),
+      vsCeiling('server CPU per request', 'µs', cpuPerRequest, 'lower'),
+      of('load generator CPU', 'cores', (r) => r.loadGeneratorCpuCores),
+    ];
+  } finally {
+    await ceiling.stop();
   }
-  const of = (figureName: string, unit: string, value: (run: LoadRun) => number, better?: Figure['better']) =>
-    compared(`${name}: ${figureName}`, unit, nodeRuns.map(value), { name: BASELINE, values: baselineRuns.map(value) }, better);
-  return [
-    figure(`${name}: answer size`, 'bytes', [Buffer.byteLength(expected)]),
-    of('throughput', 'req/s', (r) => r.requestsPerSecond, 'higher'),
-    of('latency p50', 'ms', (r) => r.latencyP50Ms, 'lower'),
-    of('latency p99', 'ms', (r) => r.latencyP99Ms, 'lower'),
-    of('bytes served', 'MB/s', (r) => r.bytesPerSecond / 1e6, 'higher'),
-    of('server CPU', 'cores', (r) => r.serverCpuCores),
-    of('load generator CPU', 'cores', (r) => r.loadGeneratorCpuCores),
-  ];
 }
 
 interface FanoutOutput { clients: number; blocks: number; notifications: number; p50Ms: number; p99Ms: number; maxMs: number }
@@ -109,7 +122,9 @@ async function measureFanout(shape: Shape, options: WorkloadOptions): Promise<Fi
 
 export const jsonrpcWorkload: Workload = {
   name: 'jsonrpc',
-  description: 'JSON-RPC eth_getBlockByNumber (full txs, ~200-tx blocks) and eth_getBlockReceipts under autocannon vs a naive node:http baseline on the same LMDB; newHeads fan-out to 1,000 WebSocket subscribers',
+  get description() {
+    return `JSON-RPC eth_getBlockByNumber (full txs and hashes only, ~200-tx blocks) and eth_getBlockReceipts under ${loadToolLabel()}, vs a naive node:http baseline on the same LMDB and a bare-uWS ceiling serving the same bytes; newHeads fan-out to 1,000 WebSocket subscribers`;
+  },
   async run(options) {
     const shape = options.smoke ? SMOKE : FULL;
     const loadAtStart = loadavg()[0]!;
@@ -121,8 +136,12 @@ export const jsonrpcWorkload: Workload = {
       await node.waitFor(`block ${shape.block}`, async () => !(await post(node.rpcUrl, `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["${blockTag}",false]}`)).includes('"result":null'), 180_000);
       const baseline = await startServerProcess('naive-rpc-server', ['--data-dir', node.dataDir]);
       try {
-        figures.push(...await measureMethod(node, baseline, 'eth_getBlockByNumber (full transactions)', `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["${blockTag}",true]}`, options, failures));
-        figures.push(...await measureMethod(node, baseline, 'eth_getBlockReceipts', `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockReceipts","params":["${blockTag}"]}`, options, failures));
+        const tool = loadTool();
+        const method = (name: string, rpc: string, params: string) =>
+          measureMethod(node, baseline, name, `{"jsonrpc":"2.0","id":1,"method":"${rpc}","params":${params}}`, options, tool, failures);
+        figures.push(...await method('eth_getBlockByNumber (full transactions)', 'eth_getBlockByNumber', `["${blockTag}",true]`));
+        figures.push(...await method('eth_getBlockByNumber (transaction hashes)', 'eth_getBlockByNumber', `["${blockTag}",false]`));
+        figures.push(...await method('eth_getBlockReceipts', 'eth_getBlockReceipts', `["${blockTag}"]`));
       } finally {
         await baseline.stop();
       }

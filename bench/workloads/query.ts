@@ -1,17 +1,18 @@
 /**
- * Workload `query`: the typed blob routes under load from autocannon (a separate process), against
+ * Workload `query`: the typed blob routes under load from wrk, or autocannon where wrk is missing
+ * (http-load.ts; a separate process either way; the description names the tool), against
  * a real node whose devnet has produced enough blocks, and against a naive `node:http` baseline
  * reading the same LMDB from another process (JSON.parse/JSON.stringify per request):
  *   one block   GET /v1/q/blobs/blocks/{n}
  *   range page  GET /v1/q/blobs/blocks?fromBlock=a&toBlock=a+width−1&limit=width
- * Each run also reports the cores the server and autocannon kept busy (on a shared machine, read
+ * Each run also reports the cores the server and the load generator kept busy (on a shared machine, read
  * throughput together with those). Any connection error, timeout or non-2xx response, from either
  * server, fails the workload once every run is done (the message names each failing run).
  */
 import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { compared } from '../figures.js';
-import { runAutocannon, type LoadResult } from '../load/autocannon-result.js';
+import { loadTool, loadToolLabel, runHttpLoad, type LoadResult } from '../load/http-load.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
 import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
@@ -22,7 +23,7 @@ const BASELINE = 'naive node:http';
 interface Scenario {
   readonly name: string;
   readonly path: string;
-  /** Requests autocannon keeps in flight per connection (1: wait for each reply). */
+  /** Requests the load generator keeps in flight per connection (1: wait for each reply). */
   readonly pipelining: number;
   /** The part of a reply both servers must agree on. */
   readonly rows: (body: unknown) => unknown;
@@ -46,7 +47,7 @@ function scenarios(shape: Shape): Scenario[] {
   const rangeTo = shape.rangeFrom + shape.rangeWidth - 1;
   return [
     { name: 'one block', path: `/v1/q/blobs/blocks/${shape.oneBlock}`, pipelining: 1, rows: (body) => body },
-    // A cheaper load generator per request: shows what the server does when autocannon is not the limit.
+    // A cheaper load generator per request: shows what the server does when the generator is not the limit.
     { name: 'one block, 10 pipelined per connection', path: `/v1/q/blobs/blocks/${shape.oneBlock}`, pipelining: 10, rows: (body) => body },
     {
       name: `${shape.rangeWidth}-block page`,
@@ -72,8 +73,9 @@ async function assertSameRows(node: BenchNode, baseline: ServerProcess, scenario
 async function measure(node: BenchNode, baseline: ServerProcess, scenario: Scenario, options: WorkloadOptions, failures: string[]): Promise<Figure[]> {
   const nodeRuns: LoadResult[] = [];
   const baselineRuns: LoadResult[] = [];
+  const tool = loadTool();
   const load = async (url: string, serverPid: number, runs: LoadResult[]) => {
-    const result = await runAutocannon(url, serverPid, options.connections ?? 50, options.durationSeconds, scenario.pipelining);
+    const result = await runHttpLoad({ url, serverPid, connections: options.connections ?? 50, durationSeconds: options.durationSeconds, pipelining: scenario.pipelining }, tool);
     if (result.failures > 0) failures.push(`GET ${url}: ${result.failures}`);
     runs.push(result);
   };
@@ -96,7 +98,9 @@ async function measure(node: BenchNode, baseline: ServerProcess, scenario: Scena
 
 export const queryWorkload: Workload = {
   name: 'query',
-  description: 'typed blob routes (one block, a block-range page) under autocannon, vs a naive node:http + JSON baseline on the same LMDB',
+  get description() {
+    return `typed blob routes (one block, a block-range page) under ${loadToolLabel()}, vs a naive node:http + JSON baseline on the same LMDB`;
+  },
   async run(options) {
     const shape = options.smoke ? SMOKE : FULL;
     const loadAtStart = loadavg()[0]!;
