@@ -20,18 +20,40 @@ export interface DispatchOptions {
 const STATE = new Set<string>(STATE_METHODS);
 const UNSERVED = new Set<string>(UNSERVED_METHODS);
 const SUBSCRIPTION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
-const HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
-const RESULT = Buffer.from(',"result":');
-const ERROR = Buffer.from(',"error":');
 const CLOSE = Buffer.from('}');
 
-function response(idJson: string, member: Buffer, value: RpcResult): Buffer {
-  const valueBytes = typeof value === 'string' ? Buffer.from(value) : value;
-  return Buffer.concat([HEAD, Buffer.from(idJson), member, valueBytes, CLOSE]);
+/**
+ * An answer as the pieces it is made of, so a listener can write a large pre-rendered result (a
+ * full block, a block's receipts) straight from the cached bytes instead of copying it into one
+ * buffer per request: the envelope's head, the result or error, the closing brace. `answerBody`
+ * joins them for callers that need one buffer.
+ */
+export type AnswerParts = readonly Buffer[];
+
+/** A JSON `id` seen before: most clients send the same few ids over and over. */
+const HEADS = new Map<string, { result: Buffer; error: Buffer }>();
+
+function headsOf(idJson: string): { result: Buffer; error: Buffer } {
+  let heads = HEADS.get(idJson);
+  if (heads === undefined) {
+    heads = { result: Buffer.from(`{"jsonrpc":"2.0","id":${idJson},"result":`), error: Buffer.from(`{"jsonrpc":"2.0","id":${idJson},"error":`) };
+    // Ids are chosen by clients: keep only short ones, and never more than a bounded number.
+    if (idJson.length <= 24 && HEADS.size < 1024) HEADS.set(idJson, heads);
+  }
+  return heads;
 }
 
-function errorResponse(idJson: string, error: RpcError): Buffer {
-  return response(idJson, ERROR, error.toJson());
+function response(idJson: string, kind: 'result' | 'error', value: RpcResult): AnswerParts {
+  return [headsOf(idJson)[kind], typeof value === 'string' ? Buffer.from(value) : value, CLOSE];
+}
+
+function errorResponse(idJson: string, error: RpcError): AnswerParts {
+  return response(idJson, 'error', error.toJson());
+}
+
+/** The parts of an answer as one buffer. */
+export function joinParts(parts: AnswerParts): Buffer {
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts as Buffer[]);
 }
 
 function call(ctx: RpcContext, method: string, params: readonly unknown[], options: DispatchOptions): RpcResult {
@@ -54,6 +76,11 @@ function idJsonOf(request: Record<string, unknown>): string | undefined {
 
 /** Answers one parsed request object; undefined for a notification. */
 export function answerRequest(ctx: RpcContext, request: unknown, options: DispatchOptions = {}): Buffer | undefined {
+  const parts = answerRequestParts(ctx, request, options);
+  return parts === undefined ? undefined : joinParts(parts);
+}
+
+function answerRequestParts(ctx: RpcContext, request: unknown, options: DispatchOptions): AnswerParts | undefined {
   if (request === null || typeof request !== 'object' || Array.isArray(request)) return errorResponse('null', new RpcError(INVALID_REQUEST, 'invalid request'));
   const object = request as Record<string, unknown>;
   const idJson = idJsonOf(object);
@@ -67,7 +94,7 @@ export function answerRequest(ctx: RpcContext, request: unknown, options: Dispat
   else return errorResponse(idJson ?? 'null', new RpcError(-32602, 'non-array args'));
   try {
     const result = call(ctx, object.method, params, options);
-    return idJson === undefined ? undefined : response(idJson, RESULT, result);
+    return idJson === undefined ? undefined : response(idJson, 'result', result);
   } catch (error) {
     if (idJson === undefined) return undefined;
     if (error instanceof RpcError) return errorResponse(idJson, error);
@@ -84,25 +111,30 @@ export function answerRequestObject(ctx: RpcContext, request: unknown): unknown 
 
 /** Answers a raw body: one request, or a batch in order. Undefined when nothing is to be sent (notifications only). */
 export function answerBody(ctx: RpcContext, body: Buffer | string, options: DispatchOptions = {}): Buffer | undefined {
+  const parts = answerBodyParts(ctx, body, options);
+  return parts === undefined ? undefined : joinParts(parts);
+}
+
+/** `answerBody` as parts (see AnswerParts); a batch comes as one part. */
+export function answerBodyParts(ctx: RpcContext, body: Buffer | string, options: DispatchOptions = {}): AnswerParts | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
   } catch {
     return errorResponse('null', new RpcError(PARSE_ERROR, 'parse error'));
   }
-  if (!Array.isArray(parsed)) return answerRequest(ctx, parsed, options);
+  if (!Array.isArray(parsed)) return answerRequestParts(ctx, parsed, options);
   if (parsed.length === 0) return errorResponse('null', new RpcError(INVALID_REQUEST, 'empty batch'));
   if (parsed.length > ctx.limits.maxBatchRequests) {
     return errorResponse('null', limitExceeded(`batch of ${parsed.length} requests exceeds the limit of ${ctx.limits.maxBatchRequests}`, { limit: ctx.limits.maxBatchRequests, requested: parsed.length }));
   }
-  const answers: Buffer[] = [];
+  const parts: Buffer[] = [];
   for (const request of parsed) {
-    const answer = answerRequest(ctx, request, options);
-    if (answer) answers.push(answer);
+    const answer = answerRequestParts(ctx, request, options);
+    if (!answer) continue;
+    parts.push(parts.length === 0 ? Buffer.from('[') : Buffer.from(','), ...answer);
   }
-  if (answers.length === 0) return undefined;
-  const parts: Buffer[] = [Buffer.from('[')];
-  answers.forEach((answer, i) => { if (i > 0) parts.push(Buffer.from(',')); parts.push(answer); });
+  if (parts.length === 0) return undefined;
   parts.push(Buffer.from(']'));
-  return Buffer.concat(parts);
+  return [Buffer.concat(parts)];
 }

@@ -7,7 +7,7 @@ import uWS from 'uWebSockets.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../runtime/log.js';
 import { errorFields } from '../../runtime/log.js';
-import { answerBody, type DispatchOptions } from './dispatch.js';
+import { answerBody, answerBodyParts, joinParts, type AnswerParts, type DispatchOptions } from './dispatch.js';
 import type { RpcContext } from './rpc-context.js';
 import { limitExceeded, RpcError } from './rpc-errors.js';
 import { SubscriptionHub, type Connection } from './subscriptions.js';
@@ -41,6 +41,29 @@ function tooLargeBody(limit: number): Buffer {
   return Buffer.from(`{"jsonrpc":"2.0","id":null,"error":${error.toJson()}}`);
 }
 
+/**
+ * One growing buffer per listener that a multi-part answer is joined into just before `end`: uWS
+ * sends what the socket takes and copies any rest into its own buffer before `end` returns, so the
+ * joined bytes are never needed again and the next answer can reuse the space (a block with full
+ * transactions is hundreds of kilobytes: a fresh allocation per request is the costly part).
+ *
+ * (Streaming the cached parts with tryEnd/onWritable instead would skip even this copy, but uWS
+ * closes the connection when a pipelined request arrives while a response is still streaming.)
+ */
+const SCRATCH_LIMIT_BYTES = 8 * 1024 * 1024;
+let scratch = Buffer.allocUnsafe(0);
+
+function joinedForEnd(parts: AnswerParts): Buffer {
+  if (parts.length === 1) return parts[0]!;
+  let total = 0;
+  for (const part of parts) total += part.length;
+  if (total > SCRATCH_LIMIT_BYTES) return joinParts(parts);
+  if (scratch.length < total) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_LIMIT_BYTES, Math.max(total, scratch.length * 2, 64 * 1024)));
+  let offset = 0;
+  for (const part of parts) offset += part.copy(scratch, offset);
+  return scratch.subarray(0, total);
+}
+
 export function createRpcServers(options: RpcServerOptions): RpcServers {
   const { context, log } = options;
   const requests = new Counter({ name: 'chain_node_rpc_requests_total', help: 'JSON-RPC bodies answered, by transport', labelNames: ['transport'], registers: [options.metrics] });
@@ -66,7 +89,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
     const declared = Number(req.getHeader('content-length') || '0');
     const state = { aborted: false };
     inFlight.count += 1;
-    const finish = (status: string, body: Buffer | undefined) => {
+    const finish = (status: string, body: Buffer | AnswerParts | undefined) => {
       if (state.aborted) return;
       state.aborted = true;
       inFlight.count -= 1;
@@ -78,7 +101,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
           return;
         }
         res.writeHeader('content-type', JSON_TYPE);
-        res.end(body);
+        res.end(Buffer.isBuffer(body) ? body : joinedForEnd(body));
       });
     };
     res.onAborted(() => {
@@ -94,9 +117,9 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
       if (size > options.maxBodyBytes) return finish('413 Payload Too Large', tooLargeBody(options.maxBodyBytes));
       chunks.push(Buffer.from(chunk.slice(0)));
       if (!isLast) return;
-      let answer: Buffer | undefined;
+      let answer: AnswerParts | Buffer | undefined;
       try {
-        answer = answerBody(context, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), dispatch);
+        answer = answerBodyParts(context, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), dispatch);
       } catch (error) {
         dispatch.onInternalError?.(error, '(body)');
         answer = Buffer.from(`{"jsonrpc":"2.0","id":null,"error":${new RpcError(-32603, 'internal error').toJson()}}`);
