@@ -1,6 +1,7 @@
 /** BlobTransaction rows: one per type-3 transaction, in canonical transaction index order. */
-import { GAS_PER_BLOB, hashTransaction, recoverTransactionSender, type Hash } from '../../../net/eth/index.js';
-import type { TransformTransaction } from './transform-transactions.js';
+import { GAS_PER_BLOB, hashTransaction, recoverAddress, recoverTransactionSender, type Address, type Eip4844Transaction, type Hash } from '../../../net/eth/index.js';
+import { hashTransactionEncoding, typedSigningHash } from '../../../net/eth/transaction-raw.js';
+import type { EncodedBlobTransaction, TransformTransaction } from './transform-transactions.js';
 import type { BlobTransaction } from './types.js';
 
 export interface BlobTransactionRowsInput {
@@ -20,6 +21,11 @@ export interface BlobTransactionRows {
   indexes: number[];
 }
 
+/** The sender; from the kept canonical encoding when the transaction was decoded from one (no re-encoding). */
+function senderOf(tx: Eip4844Transaction | EncodedBlobTransaction): Address {
+  return 'encoding' in tx ? recoverAddress(typedSigningHash(tx.encoding), tx) : recoverTransactionSender(tx);
+}
+
 export function blobTransactionRows(input: BlobTransactionRowsInput): BlobTransactionRows {
   const rows: BlobTransaction[] = [];
   const indexes: number[] = [];
@@ -31,8 +37,8 @@ export function blobTransactionRows(input: BlobTransactionRowsInput): BlobTransa
       network: input.network,
       blockNumber: input.blockNumber,
       blockHash: input.blockHash,
-      txHash: hashTransaction(tx),
-      senderAddress: recoverTransactionSender(tx),
+      txHash: 'encoding' in tx ? hashTransactionEncoding(tx.encoding) : hashTransaction(tx),
+      senderAddress: senderOf(tx),
       blobVersionedHashes: [...tx.blobVersionedHashes],
       blobCount: tx.blobVersionedHashes.length,
       totalBurnedWei: (executionBurned + blobBurned).toString(),

@@ -5,7 +5,13 @@
  */
 import { decodeTransaction, type Eip4844Transaction, type TransactionType } from '../../../net/eth/index.js';
 
-export type TransformTransaction = Eip4844Transaction | { readonly type: Exclude<TransactionType, 'eip4844'> };
+/**
+ * A blob transaction decoded from its canonical `encoding`, which it keeps: the rows take the transaction hash and
+ * the signing hash from those bytes instead of encoding the object again.
+ */
+export type EncodedBlobTransaction = Eip4844Transaction & { readonly encoding: Uint8Array };
+
+export type TransformTransaction = Eip4844Transaction | EncodedBlobTransaction | { readonly type: Exclude<TransactionType, 'eip4844'> };
 
 const TYPE_BY_BYTE: readonly (Exclude<TransactionType, 'eip4844' | 'legacy'> | undefined)[] = [undefined, 'eip2930', 'eip1559', undefined, 'eip7702'];
 const BLOB_TYPE_BYTE = 0x03;
@@ -22,6 +28,6 @@ export function transformTransactions(encodings: readonly Uint8Array[]): Transfo
     const type = first === undefined ? undefined : TYPE_BY_BYTE[first];
     if (type !== undefined) return STUBS.get(type)!;
     if (first !== BLOB_TYPE_BYTE) return decodeTransaction(encoding) as never;
-    return decodeTransaction(encoding) as Eip4844Transaction;
+    return { ...(decodeTransaction(encoding) as Eip4844Transaction), encoding } satisfies EncodedBlobTransaction;
   });
 }
