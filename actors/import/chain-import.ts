@@ -27,6 +27,8 @@ import { decodeHeader, encodeHeader, hashHeader, type BlockHeader } from '../../
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { encodeEth69Receipts, type Receipt } from '../../net/eth/receipt.js';
 import { hashTransaction } from '../../net/eth/transaction-encode.js';
+import { recoverAddress } from '../../net/eth/signature.js';
+import { typedSigningHash } from '../../net/eth/transaction-raw.js';
 import { recoverTransactionSender } from '../../net/eth/transaction-sender.js';
 import { splitBlockRlp } from '../../net/eth/block-parts.js';
 import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
@@ -172,17 +174,20 @@ async function verifyFile(store: Store, chain: ChainState, options: ImportOption
 
     const receipts = blockReceipts(block, hash, options.receipts ?? null, usedReceiptKeys, fail);
     if (number !== parent.header.number + 1) fail(`number does not match: expected ${parent.header.number + 1}, got ${number}`);
+    let encodings: Uint8Array[];
     try {
       // Hash, uncles, transactions/withdrawals/receipts roots, bloom, blob gas and gas used, from the file's bytes.
       const { header, body } = splitBlockRlp(bytes);
-      verifyBlockMaterialBytes({ header, body, receipts: receipts !== null ? encodeEth69Receipts(receipts) : null, expectedHash: hash });
+      encodings = verifyBlockMaterialBytes({ header, body, receipts: receipts !== null ? encodeEth69Receipts(receipts) : null, expectedHash: hash }).transactions;
     } catch (error) {
       if (error instanceof BlockVerificationError) fail(`${error.field} does not match: expected ${error.expected}, got ${error.actual}${isReceiptField(error.field) && receipts !== null && block.transactions.length > 0 ? ' (the receipts given for it are wrong)' : ''}`);
       throw error;
     }
     block.transactions.forEach((tx, txIndex) => {
       try {
-        recoverTransactionSender(tx);
+        // A typed transaction's signing hash comes from its verified bytes; a legacy one's from the object (EIP-155).
+        if (tx.type === 'legacy') recoverTransactionSender(tx);
+        else recoverAddress(typedSigningHash(encodings[txIndex]!), tx);
       } catch (error) {
         if (error instanceof InvalidSignatureError) fail(`transaction ${txIndex} (${hashTransaction(tx)}) has no valid sender: ${error.message}`);
         throw error;
