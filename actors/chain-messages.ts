@@ -34,6 +34,8 @@ export type ChangesNotice = {
   readonly type: 'changes';
   readonly processor: string;
   readonly sequence: number;
+  /** When the commit that made `sequence` durable completed: ms since the epoch (sub-ms precision). */
+  readonly committedAt: number;
 };
 
 export type LaneTroublesNotice = {

@@ -113,7 +113,7 @@ export default defineActor<State, ListenerArgs>({
     }
     if (message.type !== 'changes') throw new Error(`listener does not accept '${message.type}'`);
     const notice = message as unknown as ChangesNotice;
-    if (!state.hub.notify(notice.processor)) ctx.log.warn('change notice for a processor without a stream here', { processor: notice.processor, sequence: notice.sequence });
+    if (!state.hub.notify(notice.processor, notice.sequence, notice.committedAt)) ctx.log.warn('change notice for a processor without a stream here', { processor: notice.processor, sequence: notice.sequence });
   },
   abort(state) {
     state.hub.close();

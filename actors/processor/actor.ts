@@ -68,11 +68,13 @@ async function run(ctx: Ctx, state: State): Promise<void> {
       if (moves.length === 0) break;
       const started = performance.now();
       const result = await commitMoves(state.commit, moves, new Date().toISOString());
-      state.commitSeconds.observe((performance.now() - started) / 1000);
+      const commitSeconds = (performance.now() - started) / 1000;
+      state.commitSeconds.observe(commitSeconds);
       state.moves.inc(moves.length);
       state.progress = result.progress;
       if (result.changes > 0) {
-        const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence) };
+        const committedAt = performance.timeOrigin + started + commitSeconds * 1000;
+        const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt };
         await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch((error: Error) => {
           // A listener that is down reads the log when it is back; the commit stands.
           ctx.log.debug('listener not notified', { listener, reason: error.message });

@@ -7,6 +7,10 @@
  * by `wake`. A group advances only while one of its connections is writable (a drain wakes it), so
  * it moves at the pace of its fastest reader and the others queue, up to their bound. A position
  * whose next change is no longer retained gets a terminal reset.
+ *
+ * Timing (metrics only): `committed` records when each notified range of sequences was committed, and
+ * a pass reports, for a sample of the streams it writes to (every 16th, and the last of a group), how
+ * long after the commit of the oldest change it hands them that stream got its frame.
  */
 import { sseFrame, type StoredChange } from '../../store/change-log.js';
 import type { SseConnection } from './sse-connection.js';
@@ -18,16 +22,56 @@ export interface FanoutSource {
   expire(connections: readonly SseConnection[], position: bigint): void;
 }
 
+/** Every how many streams of a group a pass samples the commit → write time. */
+const WRITE_SAMPLE_EVERY = 16;
+/** Commit times kept: far more than the notices a pass can be behind by while live. */
+const COMMITS_KEPT = 256;
+
+/** When the changes `from`..`to` (inclusive) were committed, in ms since the epoch. */
+interface CommitTime {
+  readonly from: bigint;
+  readonly to: bigint;
+  readonly at: number;
+}
+
+export interface FanoutTiming {
+  /** After a pass that wrote to `connections` streams, with how long the whole pass took. */
+  readonly sweep?: (connections: number, seconds: number) => void;
+  /** A sampled stream was handed a change `seconds` after that change's commit. */
+  readonly written?: (seconds: number) => void;
+}
+
+/** Wall-clock ms since the epoch with sub-ms precision (comparable across worker threads). */
+const wallMs = () => performance.timeOrigin + performance.now();
+
 export class ChangeFanout {
   private readonly groups = new Map<bigint, Set<SseConnection>>();
   private scheduled: NodeJS.Immediate | null = null;
+  private readonly commits: CommitTime[] = [];
+  private lastCommitted: bigint | null = null;
 
   constructor(
     private readonly source: FanoutSource,
     private readonly batchChanges: number,
-    /** After a pass that wrote to `connections` streams, with how long the whole pass took. */
-    private readonly onSweep?: (connections: number, seconds: number) => void,
+    private readonly timing: FanoutTiming = {},
   ) {}
+
+  /** The changes up to `sequence` were committed at `at` (ms since the epoch). */
+  committed(sequence: bigint, at: number): void {
+    const from = this.lastCommitted !== null && this.lastCommitted < sequence ? this.lastCommitted + 1n : sequence;
+    this.lastCommitted = sequence;
+    this.commits.push({ from, to: sequence, at });
+    if (this.commits.length > COMMITS_KEPT) this.commits.shift();
+  }
+
+  private commitTimeOf(sequence: bigint): number | null {
+    for (let i = this.commits.length - 1; i >= 0; i -= 1) {
+      const commit = this.commits[i]!;
+      if (commit.from <= sequence && sequence <= commit.to) return commit.at;
+      if (commit.to < sequence) return null;
+    }
+    return null;
+  }
 
   join(connection: SseConnection): void {
     this.groupAt(connection.position).add(connection);
@@ -91,19 +135,38 @@ export class ChangeFanout {
       }
       const next = changes[changes.length - 1]!.sequence;
       const frames = changes.length === 1 ? sseFrame(first) : Buffer.concat(changes.map(sseFrame));
-      // The group left the map above, so a connection that closes while it is written to cannot change it.
-      const moved = this.groupAt(next);
-      for (const connection of group) {
-        if (!connection.open || !connection.send(frames)) continue;
-        connection.position = next;
-        moved.add(connection);
-        delivered += 1;
-      }
-      if (moved.size === 0) this.groups.delete(next);
+      const committedAt = this.timing.written ? this.commitTimeOf(first.sequence) : null;
+      const written = this.write(group, next, frames, committedAt);
+      delivered += written;
       if (changes.length === this.batchChanges) behind = true;
     }
-    if (delivered > 0) this.onSweep?.(delivered, (performance.now() - started) / 1000);
+    if (delivered > 0) this.timing.sweep?.(delivered, (performance.now() - started) / 1000);
     if (behind) this.schedule();
+  }
+
+  /**
+   * Hands `frames` to every open connection of `group` (which has left the map) and moves those that
+   * took them to `next`; answers how many did. When no group waits at `next`, the same Set is re-keyed
+   * there rather than copied connection by connection (the common case: a live group moves whole).
+   */
+  private write(group: Set<SseConnection>, next: bigint, frames: Buffer, committedAt: number | null): number {
+    const waiting = this.groups.get(next);
+    if (!waiting) this.groups.set(next, group);
+    let written = 0;
+    // A connection that closes in its own send still has its old position, so `leave` cannot reach it here.
+    for (const connection of group) {
+      if (!connection.open || !connection.send(frames)) {
+        if (!waiting) group.delete(connection);
+        continue;
+      }
+      connection.position = next;
+      waiting?.add(connection);
+      if (committedAt !== null && written % WRITE_SAMPLE_EVERY === 0) this.timing.written!((wallMs() - committedAt) / 1000);
+      written += 1;
+    }
+    if (committedAt !== null && written > 1 && (written - 1) % WRITE_SAMPLE_EVERY !== 0) this.timing.written!((wallMs() - committedAt) / 1000);
+    if (!waiting && group.size === 0 && this.groups.get(next) === group) this.groups.delete(next);
+    return written;
   }
 
   private groupAt(position: bigint): Set<SseConnection> {

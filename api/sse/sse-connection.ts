@@ -22,6 +22,8 @@ let outgoing: Buffer = NOTHING;
 export class SseConnection {
   /** The sequence of the last change handed to this connection. */
   position: bigint;
+  /** `position` at the last heartbeat tick: unchanged since means the stream idled and needs a beat. */
+  positionAtBeat: bigint;
   private closed = false;
   /** When the socket last refused a write and has not drained since; null while writable. */
   private stalledSince: number | null = null;
@@ -40,6 +42,7 @@ export class SseConnection {
     private readonly events: ConnectionEvents,
   ) {
     this.position = position;
+    this.positionAtBeat = position;
     res.onWritable(() => this.drain());
     res.onAborted(() => this.gone('aborted'));
   }
@@ -97,13 +100,23 @@ export class SseConnection {
     return true;
   }
 
+  /**
+   * onWritable. uWS keeps the unsent rest of a refused write, but while an onWritable handler is
+   * registered it sends that rest only as part of a later write or uncork — a handler that writes
+   * nothing would leave it there (the stream's last frames then wait for the next change or
+   * heartbeat). So the queue is written inside a cork, even when it is empty: the uncork flushes.
+   */
   private drain(): boolean {
-    while (!this.closed && this.queue.length > 0) {
-      const chunk = this.queue.shift()!;
-      this.queuedBytes -= chunk.length;
-      if (!this.res.write(chunk)) return false;
-    }
+    let accepted = true;
+    this.res.cork(() => {
+      while (accepted && !this.closed && this.queue.length > 0) {
+        const chunk = this.queue.shift()!;
+        this.queuedBytes -= chunk.length;
+        accepted = this.res.write(chunk);
+      }
+    });
     if (this.closed) return true;
+    if (!accepted) return false;
     this.stalledSince = null;
     this.events.drained(this);
     return true;

@@ -3,6 +3,10 @@
  * timer for all of them (which also drops streams stalled for two intervals), and their metrics.
  * `notify` is called for every ChangesNotice; `close` ends every stream and drops the timers
  * (listener stop/abort).
+ *
+ * A heartbeat keeps an idle stream's connection alive and shows the client the server is there; a
+ * stream that was handed a change since the last beat needs none, so under a steady change rate the
+ * beat writes to nobody (it would otherwise be one more write per stream, as costly as a change).
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { HttpResponse } from 'uWebSockets.js';
@@ -35,15 +39,33 @@ export class SseHub {
   private readonly open: Gauge;
   private readonly ended: Counter;
   private readonly sweeps: Histogram;
+  private readonly noticeDelay: Histogram;
 
   constructor(private readonly options: SseHubOptions) {
+    const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5];
     this.sweeps = new Histogram({
       name: 'chain_node_sse_sweep_seconds', help: 'One fan-out pass: reading the new changes and writing them to every stream that can take them',
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1], registers: [options.metrics],
+      buckets, registers: [options.metrics],
     });
-    const onSweep = (_streams: number, seconds: number) => this.sweeps.observe(seconds);
+    const delivered = new Counter({ name: 'chain_node_sse_events_total', help: 'Stream-change pairs handed to SSE streams (a batch of changes written at once counts once)', registers: [options.metrics] });
+    const commitToWrite = new Histogram({
+      name: 'chain_node_sse_commit_to_write_seconds',
+      help: "From a change's commit completing to an SSE stream being handed its frame (every 16th stream of a fan-out pass and the last one, for changes committed while this listener was notified)",
+      buckets, registers: [options.metrics],
+    });
+    this.noticeDelay = new Histogram({
+      name: 'chain_node_sse_notice_delay_seconds', help: "From a processor's commit completing to this listener handling its change notice",
+      buckets, registers: [options.metrics],
+    });
+    const timing = {
+      sweep: (streams: number, seconds: number) => {
+        this.sweeps.observe(seconds);
+        delivered.inc(streams);
+      },
+      written: (seconds: number) => commitToWrite.observe(seconds),
+    };
     for (const processor of options.processors) {
-      if (processor.delivery) this.fanouts.set(processor.id, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges, onSweep));
+      if (processor.delivery) this.fanouts.set(processor.id, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges, timing));
     }
     this.heartbeat = setInterval(() => this.beat(), options.settings.heartbeatSeconds * 1000);
     this.open = new Gauge({ name: 'chain_node_sse_streams', help: 'Open SSE change streams', registers: [options.metrics] });
@@ -64,11 +86,19 @@ export class SseHub {
     return connection;
   }
 
-  /** A processor's change log grew (ChangesNotice); unknown ids are ignored and reported false. */
-  notify(processorId: string): boolean {
+  /**
+   * A processor's change log grew to `sequence` (ChangesNotice), committed at `committedAt` (ms since
+   * the epoch; absent from older senders); unknown ids are ignored and reported false.
+   */
+  notify(processorId: string, sequence?: number, committedAt?: number): boolean {
     const fanout = this.fanouts.get(processorId);
-    fanout?.wake();
-    return fanout !== undefined;
+    if (!fanout) return false;
+    if (sequence !== undefined && committedAt !== undefined) {
+      this.noticeDelay.observe(Math.max(0, performance.timeOrigin + performance.now() - committedAt) / 1000);
+      fanout.committed(BigInt(sequence), committedAt);
+    }
+    fanout.wake();
+    return true;
   }
 
   /** Ends every stream and stops the heartbeat. */
@@ -113,12 +143,16 @@ export class SseHub {
     this.ended.inc({ how });
   }
 
-  /** A heartbeat to every stream; a stream stalled for two heartbeat intervals is a slow consumer. */
+  /**
+   * A heartbeat to every stream not handed a change since the last beat; a stream stalled for two
+   * heartbeat intervals is a slow consumer.
+   */
   private beat(): void {
     const now = Date.now();
     const stallLimit = 2 * this.options.settings.heartbeatSeconds * 1000;
     for (const connection of this.owners.keys()) {
       if (connection.stalledFor(now) > stallLimit) connection.dropSlow();
+      else if (connection.position !== connection.positionAtBeat) connection.positionAtBeat = connection.position;
       else connection.send(HEARTBEAT_FRAME);
     }
   }

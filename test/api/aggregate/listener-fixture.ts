@@ -61,7 +61,7 @@ export async function startListener(t: TestContext, seed: (temp: TempStore) => P
     port,
     system,
     temp,
-    notify: (processor, sequence) => system.send('listener', { type: 'changes', processor, sequence: Number(sequence) }),
+    notify: (processor, sequence) => system.send('listener', { type: 'changes', processor, sequence: Number(sequence), committedAt: performance.timeOrigin + performance.now() }),
     metrics: async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
   };
 }

@@ -64,6 +64,21 @@ test('after resumes behind the given cursor; a ChangesNotice delivers newly comm
   }
 });
 
+test('a notice carries its commit time: the listener times commit → notice and commit → each sampled stream write', async (t) => {
+  const { node, written } = await withLog(t, 2);
+  const clients = [0, 1, 2].map(() => recordEventSource(t, `${node.base}${STREAM}?after=${written[1]!.cursor}`));
+  for (const client of clients) await client.waitFor((events) => events.some((e) => e.type === 'hello'));
+  await appendChanges(node.temp.store, BLOBS.instance, 2n, 1);
+  await node.notify('blobs', 3n);
+  for (const client of clients) await client.waitFor((events) => changeSequences(events).length === 1);
+  const count = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const text = await node.metrics();
+  assert.equal(count(text, 'chain_node_sse_notice_delay_seconds_count'), 1, 'one notice handled');
+  // Three streams in one group: the first (every 16th) and the last are sampled.
+  assert.equal(count(text, 'chain_node_sse_commit_to_write_seconds_count'), 2);
+  assert.equal(count(text, 'chain_node_sse_events_total'), 3, 'one write per stream');
+});
+
 test('a dropped connection reconnects with Last-Event-ID and resumes with no gap and no repeat', async (t) => {
   const { node, written } = await withLog(t, 4);
   const proxy = await startTcpProxy(t, node.port);
@@ -124,7 +139,8 @@ test('an expired Last-Event-ID gets a terminal reset_required event; a damaged c
 test('idle streams receive comment heartbeats', async (t) => {
   const { node } = await withLog(t, 1, { sse: { heartbeatSeconds: 1, maxBufferedBytes: 1 << 20, batchChanges: 64 } });
   const stream = await openRawStream(t, `${node.base}${STREAM}`);
-  const { text } = await stream.readUntil((seen) => (seen.match(/^:heartbeat\n\n/gm) ?? []).length >= 2, 5000);
+  // The beat right after the stream was handed its change skips it (it was not idle); later ones do not.
+  const { text } = await stream.readUntil((seen) => (seen.match(/^:heartbeat\n\n/gm) ?? []).length >= 2, 10_000);
   assert.ok(text.includes('event: apply'));
 });
 
