@@ -1,16 +1,20 @@
 /**
- * The SSE load generator as a pool of sse-clients processes (one per 2,500 streams, at most one per
- * core), so one process's event loop does not cap what a many-core machine can measure. Each opens
- * its share of the streams and reports ready; then all measure the same window together, and their
- * reports merge into one result (latency percentiles over every event of every process).
+ * The SSE load generator as a pool of sse-clients processes, so one process's loop does not cap what
+ * a many-core machine can measure. Each is the native epoll client (bench/load/sse-clients.c, one per
+ * 5,000 streams) when a C compiler is at hand, else the node:http client (bench/load/sse-clients.ts,
+ * one per 2,500 streams); at most one process per core either way. Each opens its share of the
+ * streams and reports ready; then all measure the same window together, and their reports merge
+ * into one result (latency percentiles over every event of every process).
  */
 import { availableParallelism } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { LatencyHistogram } from './latency-histogram.js';
 import type { SseClientsReport } from './sse-clients.js';
+import { nativeSseClient, spawnNative } from './sse-native.js';
 import { loadScript, spawnNodeScript, stopProcess } from './spawn.js';
 
-const STREAMS_PER_PROCESS = 2500;
+/** Streams one client process carries: the native client reads about ten times cheaper per event. */
+const STREAMS_PER_PROCESS = { native: 5000, node: 2500 } as const;
 
 export interface SsePoolOptions {
   readonly url: string;
@@ -23,6 +27,8 @@ export interface SsePoolOptions {
 }
 
 export interface SseClientsResult {
+  /** Which client ran: the native epoll one, or node:http where it could not be built. */
+  readonly client: 'native' | 'node';
   readonly processes: number;
   readonly requested: number;
   readonly established: number;
@@ -71,21 +77,23 @@ function jsonLineReader(child: ChildProcess, name: string): () => Promise<unknow
   });
 }
 
-function startMember(options: SsePoolOptions, streams: number): PoolMember {
+function startMember(options: SsePoolOptions, streams: number, native: string | null): PoolMember {
   const args = [
     '--url', options.url, ...(options.headUrl ? ['--head-url', options.headUrl] : []), '--server-pid', String(options.serverPid),
     '--streams', String(streams), '--duration', String(options.durationSeconds), '--ramp-timeout-ms', String(options.rampTimeoutMs),
   ];
-  const child = spawnNodeScript(loadScript('sse-clients'), args, 'pipe');
-  return { child, nextLine: jsonLineReader(child, 'sse-clients') };
+  const coalesce = process.env.BENCH_SSE_COALESCE_US;
+  const child = native ? spawnNative(native, [...args, ...(coalesce ? ['--coalesce-us', coalesce] : [])]) : spawnNodeScript(loadScript('sse-clients'), args, 'pipe');
+  return { child, nextLine: jsonLineReader(child, native ? 'sse-clients (native)' : 'sse-clients') };
 }
 
-function merge(reports: readonly SseClientsReport[]): SseClientsResult {
+function merge(client: SseClientsResult['client'], reports: readonly SseClientsReport[]): SseClientsResult {
   const histogram = new LatencyHistogram();
   for (const report of reports) for (const [ms, count] of report.latencyCounts) histogram.record(ms, count);
   const sum = (value: (report: SseClientsReport) => number) => reports.reduce((total, report) => total + value(report), 0);
   const seen = reports.flatMap((report) => (report.sequences ? [report.sequences] : []));
   return {
+    client,
     processes: reports.length,
     requested: sum((r) => r.requested),
     established: sum((r) => r.established),
@@ -102,15 +110,17 @@ function merge(reports: readonly SseClientsReport[]): SseClientsResult {
 }
 
 export async function runSseClientPool(options: SsePoolOptions): Promise<SseClientsResult> {
-  const processes = Math.max(1, Math.min(availableParallelism(), Math.ceil(options.streams / STREAMS_PER_PROCESS)));
+  const native = nativeSseClient().path;
+  const client = native ? 'native' : 'node';
+  const processes = Math.max(1, Math.min(availableParallelism(), Math.ceil(options.streams / STREAMS_PER_PROCESS[client])));
   const shares = Array.from({ length: processes }, (_, i) => Math.floor(options.streams / processes) + (i < options.streams % processes ? 1 : 0));
-  const members = shares.map((streams) => startMember(options, streams));
+  const members = shares.map((streams) => startMember(options, streams, native));
   const deadline = setTimeout(() => members.forEach((member) => void stopProcess(member.child, 2000)), options.rampTimeoutMs + (options.durationSeconds + 60) * 1000);
   try {
     await Promise.all(members.map((member) => member.nextLine()));
     for (const member of members) member.child.stdin!.write('go\n');
     const reports = (await Promise.all(members.map((member) => member.nextLine()))) as SseClientsReport[];
-    return merge(reports);
+    return merge(client, reports);
   } finally {
     clearTimeout(deadline);
     await Promise.all(members.map((member) => stopProcess(member.child, 2000)));

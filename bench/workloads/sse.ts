@@ -3,9 +3,15 @@
  * (bench/load/sse-client-pool.ts) against a real node whose devnet commits one change per 100 ms block,
  * then against a naive `node:http` fan-out over the same change log (bench/load/naive-sse-server.ts).
  * Reports streams established, disconnects, events/s delivered, the share of (stream, change) pairs
- * delivered, commit → client latency p50/p99/max, and the cores the server and the load generator
+ * delivered, emittedAt → client latency p50/p99/max, and the cores the server and the load generator
  * kept busy (on a shared machine, read latency together with those) — each with the baseline's
  * figure of the same round beside it.
+ *
+ * `emittedAt` is stamped as the processor's commit starts, so the client's figure holds the commit.
+ * The node's own metrics split the rest: the processor commit (emittedAt → commit done), commit done
+ * → the listener handling its notice, commit done → a stream being handed its frame (sampled per
+ * stream), and the fan-out pass, also per delivered event (load-independent enough to compare runs
+ * on a shared machine, as are the CPU µs per delivered event of server and load generator).
  */
 import { loadavg } from 'node:os';
 import { startServerProcess } from '../load/server-process.js';
@@ -42,8 +48,7 @@ interface HistogramTotals {
   readonly buckets: ReadonlyArray<readonly [number, number]>;
 }
 
-async function histogramTotals(node: BenchNode, name: string): Promise<HistogramTotals> {
-  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+function histogramTotals(text: string, name: string): HistogramTotals {
   const total = (suffix: string) => {
     let sum = 0;
     for (const match of text.matchAll(new RegExp(`^${name}_${suffix}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum += Number(match[1]);
@@ -57,23 +62,54 @@ async function histogramTotals(node: BenchNode, name: string): Promise<Histogram
   return { sum: total('sum'), count: total('count'), buckets: [...buckets].sort((a, b) => a[0] - b[0]) };
 }
 
-/** Mean of what was observed between two readings, in ms. */
+/** Mean of what was observed between two readings, in ms (NaN when nothing was). */
 const meanMs = (before: HistogramTotals, after: HistogramTotals) => (1000 * (after.sum - before.sum)) / (after.count - before.count);
 
-/** The upper bound (ms) of the bucket holding the p-quantile of what was observed between two readings. */
-function quantileBoundMs(before: HistogramTotals, after: HistogramTotals, q: number): number {
+/**
+ * The p-quantile (ms) of what was observed between two readings, interpolated linearly inside its
+ * bucket (NaN when nothing was observed; the last finite bound when it lies in the +Inf bucket).
+ */
+function quantileMs(before: HistogramTotals, after: HistogramTotals, q: number): number {
   const count = after.count - before.count;
+  if (count <= 0) return NaN;
   const earlier = new Map(before.buckets);
+  let lowerBound = 0;
+  let lowerCount = 0;
   for (const [le, cumulative] of after.buckets) {
-    if (cumulative - (earlier.get(le) ?? 0) >= q * count) return le * 1000;
+    const seen = cumulative - (earlier.get(le) ?? 0);
+    if (seen >= q * count) {
+      if (!Number.isFinite(le)) return lowerBound * 1000;
+      const share = seen === lowerCount ? 1 : (q * count - lowerCount) / (seen - lowerCount);
+      return (lowerBound + share * (le - lowerBound)) * 1000;
+    }
+    lowerBound = le;
+    lowerCount = seen;
   }
-  return Infinity;
+  return lowerBound * 1000;
 }
 
 /** The processor's commit time; `emittedAt` is stamped as a commit starts, so it is part of the latency. */
 const COMMIT = 'chain_node_processor_commit_seconds';
 /** One listener fan-out pass: the new changes read once and written to every stream. */
 const SWEEP = 'chain_node_sse_sweep_seconds';
+/** Commit done → a stream handed its frame (sampled: every 16th stream of a pass and the last). */
+const COMMIT_TO_WRITE = 'chain_node_sse_commit_to_write_seconds';
+/** Commit done → the listener handling the processor's change notice. */
+const NOTICE = 'chain_node_sse_notice_delay_seconds';
+const HISTOGRAMS = [COMMIT, SWEEP, COMMIT_TO_WRITE, NOTICE] as const;
+type Readings = Record<(typeof HISTOGRAMS)[number], HistogramTotals> & { events: number };
+
+async function readings(node: BenchNode): Promise<Readings> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  const entries = HISTOGRAMS.map((name) => [name, histogramTotals(text, name)] as const);
+  return { ...(Object.fromEntries(entries) as Record<(typeof HISTOGRAMS)[number], HistogramTotals>), events: counterTotal(text, 'chain_node_sse_events_total') };
+}
+
+function counterTotal(text: string, name: string): number {
+  let sum = 0;
+  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum += Number(match[1]);
+  return sum;
+}
 
 async function streamClients(target: Target, options: WorkloadOptions): Promise<SseClientsResult> {
   const run = await runSseClientPool({
@@ -90,6 +126,8 @@ async function streamClients(target: Target, options: WorkloadOptions): Promise<
 
 const changesInWindow = (run: SseClientsResult) => (run.sequences ? run.sequences.last - run.sequences.first + 1 : 0);
 const eventsPerSecond = (run: SseClientsResult) => run.events / run.windowSeconds;
+/** CPU µs per delivered stream event: `cores` kept busy over the window's events. */
+const microsPerEvent = (cores: number, run: SseClientsResult) => (1e6 * cores) / eventsPerSecond(run);
 
 /** What every stream figure is compared against, in the same run. */
 const BASELINE = 'naive node:http fan-out';
@@ -103,19 +141,69 @@ function figuresOf(nodeRuns: readonly SseClientsResult[], baselineRuns: readonly
     of('disconnects', 'streams', (run) => run.disconnects, 'lower'),
     of('events delivered', 'events/s', eventsPerSecond, 'higher'),
     of('(stream, change) pairs delivered', 'ratio', (run) => run.events / (run.established * changesInWindow(run)), 'higher'),
-    of('commit → client p50', 'ms', (run) => run.latencyMs.p50, 'lower'),
-    of('commit → client p99', 'ms', (run) => run.latencyMs.p99, 'lower'),
-    of('commit → client max', 'ms', (run) => run.latencyMs.max, 'lower'),
+    of('emittedAt (commit start) → client p50', 'ms', (run) => run.latencyMs.p50, 'lower'),
+    of('emittedAt (commit start) → client p99', 'ms', (run) => run.latencyMs.p99, 'lower'),
+    of('emittedAt (commit start) → client max', 'ms', (run) => run.latencyMs.max, 'lower'),
     of('server CPU', 'cores', (run) => run.serverCpuCores),
+    of('server CPU per delivered event (whole node process)', 'µs/event', (run) => microsPerEvent(run.serverCpuCores, run), 'lower'),
+    of('load generator is the native epoll client (1) or node:http (0)', 'flag', (run) => (run.client === 'native' ? 1 : 0)),
     of('load generator processes', 'processes', (run) => run.processes),
     of('load generator CPU', 'cores', (run) => run.clientCpuCores),
+    of('load generator CPU per delivered event', 'µs/event', (run) => microsPerEvent(run.clientCpuCores, run), 'lower'),
     of('load generator event-loop delay p99', 'ms', (run) => run.clientLoopDelayP99Ms),
   ];
 }
 
+/** The node's own timings over one round's window (from two /metrics readings); NaN where nothing was observed. */
+interface NodeTimings {
+  readonly commitMeanMs: number;
+  readonly commitP99Ms: number;
+  readonly noticeP50Ms: number;
+  readonly noticeP99Ms: number;
+  readonly writeP50Ms: number;
+  readonly writeP99Ms: number;
+  readonly sweepMeanMs: number;
+  readonly sweepP99Ms: number;
+  readonly sweepMicrosPerEvent: number;
+}
+
+function timingsBetween(before: Readings, after: Readings): NodeTimings {
+  return {
+    commitMeanMs: meanMs(before[COMMIT], after[COMMIT]),
+    commitP99Ms: quantileMs(before[COMMIT], after[COMMIT], 0.99),
+    noticeP50Ms: quantileMs(before[NOTICE], after[NOTICE], 0.5),
+    noticeP99Ms: quantileMs(before[NOTICE], after[NOTICE], 0.99),
+    writeP50Ms: quantileMs(before[COMMIT_TO_WRITE], after[COMMIT_TO_WRITE], 0.5),
+    writeP99Ms: quantileMs(before[COMMIT_TO_WRITE], after[COMMIT_TO_WRITE], 0.99),
+    sweepMeanMs: meanMs(before[SWEEP], after[SWEEP]),
+    sweepP99Ms: quantileMs(before[SWEEP], after[SWEEP], 0.99),
+    sweepMicrosPerEvent: (1e6 * (after[SWEEP].sum - before[SWEEP].sum)) / (after.events - before.events),
+  };
+}
+
+const TIMING_FIGURES: ReadonlyArray<readonly [string, keyof NodeTimings, string]> = [
+  ['processor commit (emittedAt → commit done), mean', 'commitMeanMs', 'ms'],
+  ['processor commit, p99 (interpolated in buckets)', 'commitP99Ms', 'ms'],
+  ['commit done → listener handles the notice, p50', 'noticeP50Ms', 'ms'],
+  ['commit done → listener handles the notice, p99', 'noticeP99Ms', 'ms'],
+  ['commit done → stream handed its frame (listener, sampled streams), p50', 'writeP50Ms', 'ms'],
+  ['commit done → stream handed its frame (listener, sampled streams), p99', 'writeP99Ms', 'ms'],
+  ['listener fan-out pass (read once, write to every stream), mean', 'sweepMeanMs', 'ms'],
+  ['listener fan-out pass, p99 (interpolated in buckets)', 'sweepP99Ms', 'ms'],
+  ['listener fan-out pass time per delivered event', 'sweepMicrosPerEvent', 'µs/event'],
+];
+
+/** One figure per timing that every round observed (a one-second smoke round may see no commit). */
+function timingFigures(rounds: readonly NodeTimings[]): Figure[] {
+  return TIMING_FIGURES.flatMap(([name, key, unit]) => {
+    const values = rounds.map((round) => round[key]);
+    return values.every(Number.isFinite) ? [{ name, unit, ...summarize(values), better: 'lower' as const }] : [];
+  });
+}
+
 export const sseWorkload: Workload = {
   name: 'sse',
-  description: 'N concurrent SSE change streams (--connections): commit → client latency, events/s, vs a naive node:http fan-out',
+  description: 'N concurrent SSE change streams (--connections): emittedAt → client latency, events/s, vs a naive node:http fan-out',
   async run(options) {
     const loadAtStart = loadavg()[0]!;
     const node = await startBenchNode(steadyDevnet(BLOCK_TIME_MS));
@@ -127,25 +215,18 @@ export const sseWorkload: Workload = {
         const baselineTarget: Target = { who: 'naive baseline', baseUrl: baseline.baseUrl, pid: baseline.pid, resumesFromHead: false };
         const nodeRuns: SseClientsResult[] = [];
         const baselineRuns: SseClientsResult[] = [];
-        const commitMs: number[] = [];
-        const sweepMeanMs: number[] = [];
-        const sweepP99Ms: number[] = [];
+        const timings: NodeTimings[] = [];
         for (let round = 0; round < options.rounds; round += 1) {
-          const before = { commit: await histogramTotals(node, COMMIT), sweep: await histogramTotals(node, SWEEP) };
+          const before = await readings(node);
           nodeRuns.push(await streamClients(nodeTarget, options));
-          const after = { commit: await histogramTotals(node, COMMIT), sweep: await histogramTotals(node, SWEEP) };
-          commitMs.push(meanMs(before.commit, after.commit));
-          sweepMeanMs.push(meanMs(before.sweep, after.sweep));
-          sweepP99Ms.push(quantileBoundMs(before.sweep, after.sweep, 0.99));
+          timings.push(timingsBetween(before, await readings(node)));
           baselineRuns.push(await streamClients(baselineTarget, options));
         }
         return [
           { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
           { name: 'change rate (one change per devnet block)', unit: 'changes/s', ...summarize(nodeRuns.map((run) => changesInWindow(run) / run.windowSeconds)) },
           ...figuresOf(nodeRuns, baselineRuns),
-          { name: 'processor commit (part of the latency), mean', unit: 'ms', ...summarize(commitMs) },
-          { name: 'listener fan-out pass (read once, write to every stream), mean', unit: 'ms', ...summarize(sweepMeanMs) },
-          { name: 'listener fan-out pass, p99 (bucket upper bound)', unit: 'ms', ...summarize(sweepP99Ms) },
+          ...timingFigures(timings),
         ];
       } finally {
         await baseline.stop();
