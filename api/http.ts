@@ -29,6 +29,11 @@ export interface Reply {
   readonly body?: unknown;
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Called once the reply was handed to uWS (which copies whatever the socket does not take at once)
+   * or dropped because the client went away: the handler may reuse the body's memory from then on.
+   */
+  readonly written?: () => void;
 }
 
 export type Handler = (request: Request) => Reply | Promise<Reply>;
@@ -127,14 +132,21 @@ class Exchange {
   }
 
   finish(reply: Reply): void {
-    if (this.aborted || this.done) return;
+    if (this.aborted || this.done) {
+      reply.written?.();
+      return;
+    }
     this.done = true;
     const status = reply.status ?? 200;
-    if (this.pending) {
-      this.options.inFlight.count -= 1;
-      this.res.cork(() => writeReply(this.res, this.requestId, status, reply));
-    } else {
-      writeReply(this.res, this.requestId, status, reply);
+    try {
+      if (this.pending) {
+        this.options.inFlight.count -= 1;
+        this.res.cork(() => writeReply(this.res, this.requestId, status, reply));
+      } else {
+        writeReply(this.res, this.requestId, status, reply);
+      }
+    } finally {
+      reply.written?.();
     }
     this.options.onResponse?.(this.pattern, status, (performance.now() - this.started) / 1000);
   }

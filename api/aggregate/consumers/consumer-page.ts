@@ -11,6 +11,10 @@
  * resets it, and the outbox's answer can arrive first), so the snapshot is renewed before reading.
  * A change missing from that range breaks the delivery invariant and throws rather than hand out a
  * page with a hole in it (store/change-log.ts `readDeliveredChanges` keeps the same rule).
+ *
+ * Page buffers (megabytes at batches of 1,000) are reused: a fresh one per batch made V8 run full
+ * collections for the external memory. The route hands `release` to the reply's `written` hook
+ * (api/http.ts), called once uWS has copied the body; only then does the buffer go back to the pool.
  */
 import { changeJsonOffset } from '../../../store/change-log.js';
 import type { BinaryTable, Store } from '../../../store/env.js';
@@ -22,7 +26,16 @@ const COMMA = 0x2c;
 export interface ConsumerPage {
   readonly body: Buffer;
   readonly count: number;
+  /** Gives the body's memory back for later pages; call once the body was written (or dropped), then never touch it. */
+  readonly release: () => void;
 }
+
+/** Free page buffers of this thread (each listener worker has its own module state). */
+const pool: Buffer[] = [];
+const POOL_SIZE = 4;
+/** A buffer grown past this (an unusually large batch) is left to the garbage collector. */
+const POOLED_MAX_BYTES = 64 * 1024 * 1024;
+const FIRST_BUFFER_BYTES = 64 * 1024;
 
 /**
  * Writes the page of the delivered changes (after, through]; `closing` renders everything after
@@ -52,16 +65,24 @@ export function deliveredPage(
     }
   }
   writer.text(closing(lastCursor));
-  return { body: writer.done(), count };
+  const buffer = writer.buffer;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    if (pool.length < POOL_SIZE && buffer.length <= POOLED_MAX_BYTES) pool.push(buffer);
+  };
+  return { body: writer.done(), count, release };
 }
 
 /** A growing byte buffer sized from the first row (rows of one log are alike in size). */
 class PageWriter {
-  private buffer: Buffer;
+  /** The buffer written into: from the pool, or a larger one once it had to grow. */
+  buffer: Buffer;
   private length = 0;
 
   constructor(open: Buffer) {
-    this.buffer = Buffer.allocUnsafe(64 * 1024);
+    this.buffer = pool.pop() ?? Buffer.allocUnsafe(FIRST_BUFFER_BYTES);
     this.length = open.copy(this.buffer, 0);
   }
 

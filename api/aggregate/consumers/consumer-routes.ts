@@ -122,7 +122,7 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
           const coverage = readCoverage(context.store, context.chainId, processor);
           return `],"nextCursor":${JSON.stringify(nextCursor)},"coverage":${JSON.stringify(coverage)},"consumer":${JSON.stringify(consumerView(delivery.record, Date.now()))}}`;
         });
-        return jsonBytesReply(page.body);
+        return { ...jsonBytesReply(page.body), written: page.release };
       },
     },
     {

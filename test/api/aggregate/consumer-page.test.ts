@@ -37,6 +37,17 @@ test('a consumer page is the Page of the delivered envelopes, byte for byte, and
       assert.equal((JSON.parse(page.body.toString()) as { data: unknown[] }).data.length, Number(through - after));
     }
     assert.equal(deliveredPage(store, null, 0n, 3n, closing(null)).body.toString(), reference([], null, null), 'no tables: an empty page');
+
+    // Released buffers are reused; a page written into one is still exactly its own.
+    for (let i = 0; i < 3; i += 1) {
+      const big = deliveredPage(store, changes, 0n, 40n, closing(coverage));
+      const small = deliveredPage(store, changes, 5n, 6n, closing(coverage));
+      assert.equal(small.body.toString(), reference(rows.slice(5, 6), 'cursor-6', coverage));
+      assert.equal(big.body.toString(), reference(rows, 'cursor-40', coverage), 'a page in use is not written over by the next one');
+      big.release();
+      small.release();
+      small.release();
+    }
   } finally {
     await store.close();
   }
