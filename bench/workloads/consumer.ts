@@ -14,8 +14,8 @@
  * ceil(block time / 1 s); a mainnet node commits one block per 12 s, so this is still 12× busier).
  *
  * The client is what a careful consumer would run: keep-alive `node:http`, the body read as bytes
- * and every envelope parsed with JSON.parse (fetch's web streams and TextDecoder cost about a third
- * more CPU per change). Three loops, all one consumer and all acknowledging a batch only after it
+ * and every envelope parsed with JSON.parse (with fetch, its web streams and TextDecoder were about
+ * a fifth of the client's CPU profile). Three loops, all one consumer and all acknowledging a batch only after it
  * was received and parsed (at-least-once is kept): `sequential` (read, ack, read…), `pipelined`
  * (the ack of batch N travels while N+1 is read) and `prefetched` (the read of batch N+1 is sent
  * before batch N is parsed, so the node serves N+1 while the client parses N; acks as pipelined).
