@@ -19,6 +19,7 @@ import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { compared, figure } from '../figures.js';
 import { loadTool, loadToolLabel, runHttpLoad, type LoadResult, type LoadTool } from '../load/http-load.js';
+import { cpuPerRequestAboveRest, restCpuCores } from '../load/rest-cpu.js';
 import { runJsonScript } from '../load/run-json.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
 import { startBenchNode, type BenchNode } from '../node.js';
@@ -53,7 +54,7 @@ interface Target {
   readonly runs: LoadResult[];
 }
 
-async function measureMethod(node: BenchNode, baseline: ServerProcess, name: string, body: string, options: WorkloadOptions, tool: LoadTool, failures: string[]): Promise<Figure[]> {
+async function measureMethod(node: BenchNode, nodeRestCores: number, baseline: ServerProcess, name: string, body: string, options: WorkloadOptions, tool: LoadTool, failures: string[]): Promise<Figure[]> {
   const expected = await post(node.rpcUrl, body);
   if (expected.includes('"error"')) throw new Error(`${name}: the node answered an error: ${expected.slice(0, 300)}`);
   if (!isDeepStrictEqual(JSON.parse(expected), JSON.parse(await post(baseline.baseUrl, body)))) throw new Error(`${name}: the baseline's answer differs from the node's`);
@@ -79,6 +80,10 @@ async function measureMethod(node: BenchNode, baseline: ServerProcess, name: str
     const vsCeiling = (figureName: string, unit: string, value: (run: LoadResult) => number, better?: Figure['better']) =>
       compared(`${name}: ${figureName} vs ceiling`, unit, nodeRuns.map(value), { name: CEILING, values: targets.ceiling.runs.map(value) }, better);
     const cpuPerRequest = (r: LoadResult) => (1e6 * r.serverCpuCores) / r.requestsPerSecond;
+    // The node's devnet keeps producing blocks meanwhile; the other two servers do nothing at rest.
+    const nodeAboveRest = nodeRuns.map((r) => cpuPerRequestAboveRest(r.serverCpuCores, nodeRestCores, r.requestsPerSecond));
+    const aboveRest = (against: 'baseline' | 'ceiling') =>
+      compared(`${name}: server CPU per request above rest${against === 'ceiling' ? ' vs ceiling' : ''}`, 'µs', nodeAboveRest, { name: against === 'ceiling' ? CEILING : BASELINE, values: targets[against].runs.map(cpuPerRequest) }, 'lower');
     return [
       figure(`${name}: answer size`, 'bytes', [Buffer.byteLength(expected)]),
       of('throughput', 'req/s', (r) => r.requestsPerSecond, 'higher'),
@@ -91,6 +96,8 @@ async function measureMethod(node: BenchNode, baseline: ServerProcess, name: str
       // On a shared machine throughput follows the cores each server got; CPU time per request does not.
       of('server CPU per request', 'µs', cpuPerRequest, 'lower'),
       vsCeiling('server CPU per request', 'µs', cpuPerRequest, 'lower'),
+      aboveRest('baseline'),
+      aboveRest('ceiling'),
       of('load generator CPU', 'cores', (r) => r.loadGeneratorCpuCores),
     ];
   } finally {
@@ -137,8 +144,10 @@ export const jsonrpcWorkload: Workload = {
       const baseline = await startServerProcess('naive-rpc-server', ['--data-dir', node.dataDir]);
       try {
         const tool = loadTool();
+        const restCores = await restCpuCores(node.pid, options.smoke ? 1 : 3);
+        figures.push(figure('node CPU at rest (devnet producing blocks, no requests)', 'cores', [restCores]));
         const method = (name: string, rpc: string, params: string) =>
-          measureMethod(node, baseline, name, `{"jsonrpc":"2.0","id":1,"method":"${rpc}","params":${params}}`, options, tool, failures);
+          measureMethod(node, restCores, baseline, name, `{"jsonrpc":"2.0","id":1,"method":"${rpc}","params":${params}}`, options, tool, failures);
         figures.push(...await method('eth_getBlockByNumber (full transactions)', 'eth_getBlockByNumber', `["${blockTag}",true]`));
         figures.push(...await method('eth_getBlockByNumber (transaction hashes)', 'eth_getBlockByNumber', `["${blockTag}",false]`));
         figures.push(...await method('eth_getBlockReceipts', 'eth_getBlockReceipts', `["${blockTag}"]`));

@@ -13,6 +13,7 @@ import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { compared } from '../figures.js';
 import { loadTool, loadToolLabel, runHttpLoad, type LoadResult } from '../load/http-load.js';
+import { cpuPerRequestAboveRest, restCpuCores } from '../load/rest-cpu.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
 import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
@@ -70,7 +71,7 @@ async function assertSameRows(node: BenchNode, baseline: ServerProcess, scenario
   if (!isDeepStrictEqual(scenario.rows(fromNode), scenario.rows(fromBaseline))) throw new Error(`${scenario.name}: the baseline's rows differ from the node's`);
 }
 
-async function measure(node: BenchNode, baseline: ServerProcess, scenario: Scenario, options: WorkloadOptions, failures: string[]): Promise<Figure[]> {
+async function measure(node: BenchNode, nodeRestCores: number, baseline: ServerProcess, scenario: Scenario, options: WorkloadOptions, failures: string[]): Promise<Figure[]> {
   const nodeRuns: LoadResult[] = [];
   const baselineRuns: LoadResult[] = [];
   const tool = loadTool();
@@ -92,6 +93,9 @@ async function measure(node: BenchNode, baseline: ServerProcess, scenario: Scena
     of('server CPU', 'cores', (r) => r.serverCpuCores),
     // Throughput on a shared machine follows the cores the server got; its CPU time per request does not.
     of('server CPU per request', 'µs', (r) => (1e6 * r.serverCpuCores) / r.requestsPerSecond, 'lower'),
+    // The node's devnet keeps producing blocks meanwhile; the baseline does nothing at rest.
+    compared(`${scenario.name}: server CPU per request above rest`, 'µs', nodeRuns.map((r) => cpuPerRequestAboveRest(r.serverCpuCores, nodeRestCores, r.requestsPerSecond)),
+      { name: BASELINE, values: baselineRuns.map((r) => (1e6 * r.serverCpuCores) / r.requestsPerSecond) }, 'lower'),
     of('load generator CPU', 'cores', (r) => r.loadGeneratorCpuCores),
   ];
 }
@@ -110,11 +114,15 @@ export const queryWorkload: Workload = {
       await node.waitFor(`block ${lastNeeded} served`, async () => (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${lastNeeded}`)).status === 200, 120_000 + 2 * lastNeeded * shape.blockTimeMs);
       const baseline = await startServerProcess('naive-server', ['--data-dir', node.dataDir]);
       try {
-        const figures: Figure[] = [{ name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart }];
+        const restCores = await restCpuCores(node.pid, options.smoke ? 1 : 3);
+        const figures: Figure[] = [
+          { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
+          { name: 'node CPU at rest (devnet producing blocks, no requests)', unit: 'cores', min: restCores, median: restCores, max: restCores },
+        ];
         const failures: string[] = [];
         for (const scenario of scenarios(shape)) {
           await assertSameRows(node, baseline, scenario);
-          figures.push(...await measure(node, baseline, scenario, options, failures));
+          figures.push(...await measure(node, restCores, baseline, scenario, options, failures));
         }
         if (failures.length > 0) throw new Error(`errors, timeouts or non-2xx responses under load: ${failures.join('; ')}`);
         figures.push({ name: 'runs with errors, timeouts or non-2xx', unit: 'runs', min: failures.length, median: failures.length, max: failures.length });

@@ -110,6 +110,19 @@ describe('bench --smoke', () => {
     }
   });
 
+  it('query and jsonrpc name their load generator; jsonrpc measures each method against the naive baseline and the bare-uWS ceiling', () => {
+    for (const workload of ['query', 'jsonrpc']) assert.match(runOf(result, workload).description, /under (wrk|autocannon)/, workload);
+    const run = runOf(result, 'jsonrpc');
+    for (const method of ['eth_getBlockByNumber (full transactions)', 'eth_getBlockByNumber (transaction hashes)', 'eth_getBlockReceipts']) {
+      const throughput = byName(run, `${method}: throughput`);
+      assert.equal(throughput.baseline!.name, 'naive node:http');
+      const ceiling = byName(run, `${method}: throughput vs ceiling`);
+      assert.equal(ceiling.baseline!.name, 'ceiling: bare uWS, same bytes');
+      assert.ok(throughput.min > 0 && ceiling.baseline!.min > 0 && ceiling.ratio!.min > 0, method);
+      assert.ok(byName(run, `${method}: answer size`).min > 0, method);
+    }
+  });
+
   it('sse holds every stream open on the node and the baseline and delivers the changes of the window to each', () => {
     const run = runOf(result, 'sse');
     const both = (name: string) => {
