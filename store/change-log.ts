@@ -6,7 +6,7 @@
  * Sequences start at 1 and grow by one per change, across reorgs, within one store epoch.
  */
 import { decodeU64Key, u64Key } from './keys.js';
-import type { BinaryTable, Store } from './env.js';
+import type { BinaryTable } from './env.js';
 
 export type ChangeOperation = 'apply' | 'undo' | 'finalized' | 'reset_required';
 
@@ -55,24 +55,6 @@ export function readChanges(changes: BinaryTable, after: bigint, limit: number):
   const result: StoredChange[] = [];
   for (const { key, value } of changes.getRange({ start: u64Key(after + 1n), limit })) {
     result.push(decodeChangeValue(decodeU64Key(key), value));
-  }
-  return result;
-}
-
-/**
- * The changes (after, through] that another thread has just committed or delivered (the outbox's
- * answer to a delivery). This thread's read snapshot may predate that commit — lmdb-js keeps a read
- * transaction until a zero-delay timer resets it, and a worker's answer can arrive first — so the
- * snapshot is renewed before reading. A range the log does not hold in full breaks the delivery
- * invariant and throws rather than hand out a page with a hole in it.
- */
-export function readDeliveredChanges(store: Pick<Store, 'env'>, changes: BinaryTable, after: bigint, through: bigint): StoredChange[] {
-  if (through <= after) return [];
-  store.env.resetReadTxn();
-  const count = Number(through - after);
-  const result = readChanges(changes, after, count);
-  if (result.length !== count || result[0]!.sequence !== after + 1n || result[count - 1]!.sequence !== through) {
-    throw new Error(`changes ${after + 1n}..${through} were delivered but the log holds ${result.length} of them from ${result[0]?.sequence ?? 'none'}`);
   }
   return result;
 }

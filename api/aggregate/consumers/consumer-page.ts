@@ -10,7 +10,7 @@
  * read snapshot may predate that commit (lmdb-js keeps a read transaction until a zero-delay timer
  * resets it, and the outbox's answer can arrive first), so the snapshot is renewed before reading.
  * A change missing from that range breaks the delivery invariant and throws rather than hand out a
- * page with a hole in it (store/change-log.ts `readDeliveredChanges` keeps the same rule).
+ * page with a hole in it.
  *
  * Page buffers (megabytes at batches of 1,000) are reused: a fresh one per batch made V8 run full
  * collections for the external memory. The route hands `release` to the reply's `written` hook
