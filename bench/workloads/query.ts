@@ -6,7 +6,13 @@
  *   one block   GET /v1/q/blobs/blocks/{n}
  *   range page  GET /v1/q/blobs/blocks?fromBlock=a&toBlock=a+width−1&limit=width
  * Each run also reports the cores the server and the load generator kept busy (on a shared machine, read
- * throughput together with those). Any connection error, timeout or non-2xx response, from either
+ * throughput together with those).
+ *
+ * Two settings of the node, both reported: first while its devnet keeps committing a block every 100 ms
+ * (ten blocks a second: 0.2–0.3 of a core for generating, verifying and processing them), then, for the
+ * one-block scenarios, the same node restarted on the same data with a block every second (`at one
+ * block per 1 s, …`; still twelve times mainnet's pace, and what a node serving a followed chain spends
+ * at rest is closer to this). Any connection error, timeout or non-2xx response, from either
  * server, fails the workload once every run is done (the message names each failing run).
  */
 import { loadavg } from 'node:os';
@@ -28,6 +34,8 @@ interface Scenario {
   readonly pipelining: number;
   /** The part of a reply both servers must agree on. */
   readonly rows: (body: unknown) => unknown;
+  /** Measured again with the devnet at one block per second. */
+  readonly calm: boolean;
 }
 
 interface Shape {
@@ -43,18 +51,22 @@ interface Shape {
 
 const FULL: Shape = { blockTimeMs: 100, blocks: 120, oneBlock: 100, rangeFrom: 10, rangeWidth: 100 };
 const SMOKE: Shape = { blockTimeMs: 50, blocks: 30, oneBlock: 10, rangeFrom: 5, rangeWidth: 20 };
+/** The devnet's pace in the second setting (≤ 1000 ms keeps the chain the first one produced). */
+const CALM_BLOCK_TIME_MS = 1000;
+const CALM = `at one block per ${CALM_BLOCK_TIME_MS / 1000} s`;
 
 function scenarios(shape: Shape): Scenario[] {
   const rangeTo = shape.rangeFrom + shape.rangeWidth - 1;
   return [
-    { name: 'one block', path: `/v1/q/blobs/blocks/${shape.oneBlock}`, pipelining: 1, rows: (body) => body },
+    { name: 'one block', path: `/v1/q/blobs/blocks/${shape.oneBlock}`, pipelining: 1, rows: (body) => body, calm: true },
     // A cheaper load generator per request: shows what the server does when the generator is not the limit.
-    { name: 'one block, 10 pipelined per connection', path: `/v1/q/blobs/blocks/${shape.oneBlock}`, pipelining: 10, rows: (body) => body },
+    { name: 'one block, 10 pipelined per connection', path: `/v1/q/blobs/blocks/${shape.oneBlock}`, pipelining: 10, rows: (body) => body, calm: true },
     {
       name: `${shape.rangeWidth}-block page`,
       path: `/v1/q/blobs/blocks?fromBlock=${shape.rangeFrom}&toBlock=${rangeTo}&limit=${shape.rangeWidth}`,
       pipelining: 1,
       rows: (body) => (body as { data: unknown }).data,
+      calm: false,
     },
   ];
 }
@@ -71,7 +83,7 @@ async function assertSameRows(node: BenchNode, baseline: ServerProcess, scenario
   if (!isDeepStrictEqual(scenario.rows(fromNode), scenario.rows(fromBaseline))) throw new Error(`${scenario.name}: the baseline's rows differ from the node's`);
 }
 
-async function measure(node: BenchNode, nodeRestCores: number, baseline: ServerProcess, scenario: Scenario, options: WorkloadOptions, failures: string[]): Promise<Figure[]> {
+async function measure(node: BenchNode, nodeRestCores: number, baseline: ServerProcess, scenario: Scenario, options: WorkloadOptions, failures: string[], setting = ''): Promise<Figure[]> {
   const nodeRuns: LoadResult[] = [];
   const baselineRuns: LoadResult[] = [];
   const tool = loadTool();
@@ -84,8 +96,9 @@ async function measure(node: BenchNode, nodeRestCores: number, baseline: ServerP
     await load(node.baseUrl + scenario.path, node.pid, nodeRuns);
     await load(baseline.baseUrl + scenario.path, baseline.pid, baselineRuns);
   }
+  const title = setting === '' ? scenario.name : `${setting}, ${scenario.name}`;
   const of = (name: string, unit: string, value: (run: LoadResult) => number, better?: Figure['better']) =>
-    compared(`${scenario.name}: ${name}`, unit, nodeRuns.map(value), { name: BASELINE, values: baselineRuns.map(value) }, better);
+    compared(`${title}: ${name}`, unit, nodeRuns.map(value), { name: BASELINE, values: baselineRuns.map(value) }, better);
   return [
     of('throughput', 'req/s', (r) => r.requestsPerSecond, 'higher'),
     of('latency p50', 'ms', (r) => r.latencyP50Ms, 'lower'),
@@ -94,7 +107,7 @@ async function measure(node: BenchNode, nodeRestCores: number, baseline: ServerP
     // Throughput on a shared machine follows the cores the server got; its CPU time per request does not.
     of('server CPU per request', 'µs', (r) => (1e6 * r.serverCpuCores) / r.requestsPerSecond, 'lower'),
     // The node's devnet keeps producing blocks meanwhile; the baseline does nothing at rest.
-    compared(`${scenario.name}: server CPU per request above rest`, 'µs', nodeRuns.map((r) => cpuPerRequestAboveRest(r.serverCpuCores, nodeRestCores, r.requestsPerSecond)),
+    compared(`${title}: server CPU per request above rest`, 'µs', nodeRuns.map((r) => cpuPerRequestAboveRest(r.serverCpuCores, nodeRestCores, r.requestsPerSecond)),
       { name: BASELINE, values: baselineRuns.map((r) => (1e6 * r.serverCpuCores) / r.requestsPerSecond) }, 'lower'),
     of('load generator CPU', 'cores', (r) => r.loadGeneratorCpuCores),
   ];
@@ -108,7 +121,7 @@ export const queryWorkload: Workload = {
   async run(options) {
     const shape = options.smoke ? SMOKE : FULL;
     const loadAtStart = loadavg()[0]!;
-    const node = await startBenchNode(steadyDevnet(shape.blockTimeMs));
+    let node = await startBenchNode(steadyDevnet(shape.blockTimeMs));
     try {
       const lastNeeded = Math.max(shape.blocks, shape.rangeFrom + shape.rangeWidth) - 1;
       await node.waitFor(`block ${lastNeeded} served`, async () => (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${lastNeeded}`)).status === 200, 120_000 + 2 * lastNeeded * shape.blockTimeMs);
@@ -123,6 +136,13 @@ export const queryWorkload: Workload = {
         for (const scenario of scenarios(shape)) {
           await assertSameRows(node, baseline, scenario);
           figures.push(...await measure(node, restCores, baseline, scenario, options, failures));
+        }
+        node = await node.restart(steadyDevnet(CALM_BLOCK_TIME_MS));
+        const calmRest = await restCpuCores(node.pid, options.smoke ? 1 : 3);
+        figures.push({ name: `${CALM}: node CPU at rest`, unit: 'cores', min: calmRest, median: calmRest, max: calmRest });
+        for (const scenario of scenarios(shape).filter((one) => one.calm)) {
+          await assertSameRows(node, baseline, scenario);
+          figures.push(...await measure(node, calmRest, baseline, scenario, options, failures, CALM));
         }
         if (failures.length > 0) throw new Error(`errors, timeouts or non-2xx responses under load: ${failures.join('; ')}`);
         figures.push({ name: 'runs with errors, timeouts or non-2xx', unit: 'runs', min: failures.length, median: failures.length, max: failures.length });
