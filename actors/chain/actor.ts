@@ -9,6 +9,7 @@
  * Sends: JournalNotice to every processor actor.
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { LinkClosedError } from '../../runtime/link.js';
 import { openStore, type Store } from '../../store/env.js';
 import type { FinalizedNotice, HeadNotice, JournalNotice } from '../chain-messages.js';
 import { ForkChoiceError, planHead, type BlockRef } from './fork-choice.js';
@@ -37,9 +38,17 @@ function failClosed(ctx: Ctx, state: State, reason: string): void {
   ctx.degraded(`failed closed: ${reason}`);
 }
 
+/**
+ * Tells every follower the journal grew. A follower whose lane is gone for good (a failed lane, or at
+ * shutdown, where the listeners stop before this lane) cannot take notices; the others still get
+ * theirs, and nothing is lost: the journal is durable and a follower reads it from its own position.
+ */
 async function notifyProcessors(ctx: Ctx, state: State): Promise<void> {
   const notice: JournalNotice = { type: 'journal', sequence: state.chain.sequence };
-  await Promise.all(ctx.args.processors.map((name) => ctx.send(name, notice)));
+  const sent = await Promise.allSettled(ctx.args.processors.map((name) => ctx.send(name, notice)));
+  for (const result of sent) {
+    if (result.status === 'rejected' && !(result.reason instanceof LinkClosedError)) throw result.reason;
+  }
 }
 
 async function onHead(ctx: Ctx, state: State, notice: HeadNotice): Promise<void> {
