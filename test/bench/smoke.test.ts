@@ -108,6 +108,20 @@ describe('bench --smoke', () => {
       assert.ok(throughput.min > 0 && throughput.baseline!.min > 0 && throughput.ratio!.min > 0, scenario);
       assert.equal(throughput.baseline!.name, 'naive node:http');
     }
+    const calm = byName(run, 'at one block per 1 s, one block: throughput');
+    assert.ok(calm.min > 0 && calm.baseline!.min > 0, 'the one-block scenario is measured again with the node at one block per second');
+  });
+
+  it('consumer reads and acknowledges the whole log in every loop, the relay loop included', () => {
+    const run = runOf(result, 'consumer');
+    for (const setting of ['stressed (block every 20 ms)', 'at one block per 1 s']) {
+      const sequential = byName(run, `${setting}, sequential: changes read per round (log × passes)`);
+      for (const mode of ['pipelined', 'prefetched', 'relay']) {
+        assert.ok(byName(run, `${setting}, ${mode}: read + ack throughput`).min > 0, `${setting}, ${mode}`);
+        // Each consumer reads up to the head seen at the round's start; the log only grows in between.
+        assert.ok(byName(run, `${setting}, ${mode}: changes read per round (log × passes)`).min >= sequential.min * 0.9, `${setting}, ${mode} reads the log`);
+      }
+    }
   });
 
   it('query and jsonrpc name their load generator; jsonrpc measures each method against the naive baseline and the bare-uWS ceiling', () => {
