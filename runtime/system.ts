@@ -15,7 +15,7 @@ import { LaneSupervisor, type ChildSpec, type LaneSpec, type LaneState } from '.
 import type { TaskPool } from './pool.js';
 import { errorFields, type Logger } from './log.js';
 
-const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
+const HOST = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 
 export interface SystemOptions {
   readonly log: Logger;

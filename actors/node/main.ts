@@ -114,6 +114,17 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   return { system, stopped, stop };
 }
 
+/**
+ * Ends the process at once when a graceful stop is given up. Not `process.exit`: it joins every
+ * worker thread first, and a worker stuck in native code (runtime/worker-entry.ts describes the one
+ * seen) never joins, so the process would hang instead of exiting. LMDB needs no clean close: every
+ * commit is already durable.
+ */
+function killProcess(): never {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable: SIGKILL was sent to this process');
+}
+
 /** Runs the node until SIGINT/SIGTERM, then stops it within the configured shutdown budget and exits 0. */
 export async function runNode(loaded: LoadedConfig): Promise<void> {
   const log = createLogger({ lane: 'node', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
@@ -123,13 +134,13 @@ export async function runNode(loaded: LoadedConfig): Promise<void> {
     signals += 1;
     if (signals > 1) {
       log.warn('second signal: exiting without a graceful stop', { signal });
-      process.exit(130);
+      killProcess();
     }
     log.info('signal received', { signal });
     const budgetMs = loaded.config.runtime.shutdown_timeout_seconds * 1000;
     setTimeout(() => {
-      log.error('graceful stop exceeded its budget; exiting', { budgetMs });
-      process.exit(1);
+      log.error('graceful stop exceeded its budget; killing the process', { budgetMs });
+      killProcess();
     }, budgetMs + 2000).unref();
     node.stop().then(() => process.exit(0), (error) => {
       log.error('stop failed', errorFields(error));
