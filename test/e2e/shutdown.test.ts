@@ -9,6 +9,10 @@ import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.
 
 const FAST = ['devnet.block_time_ms=20', 'devnet.transactions_per_block=2', 'devnet.reorg_every=0'];
 
+async function waitFor(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 async function headSequence(baseUrl: string): Promise<number> {
   const response = await fetch(`${baseUrl}/v1/processors/blobs/changes/head`);
   return Number(((await response.json()) as { sequence: string }).sequence);
@@ -25,5 +29,35 @@ test('SIGTERM while the devnet commits every 20 ms: exit code 0 and no error in 
     }
     const errors = node.output.filter((line) => line.startsWith('{') && (JSON.parse(line) as { level: string }).level === 'error');
     assert.deepEqual(errors, [], `attempt ${attempt + 1}: the shutdown logged errors`);
+  }
+});
+
+test('a second signal during the graceful stop ends the process at once (SIGKILL); the store opens again with what was committed', async () => {
+  // Signals of one kind do not queue, so the second is sent once the first is being handled; if the
+  // graceful stop still finishes first (exit 0 after 'stopped'), the attempt is repeated.
+  for (let attempt = 1; ; attempt += 1) {
+    const node = await startNodeProcess({ sets: FAST });
+    let restarted: Awaited<ReturnType<typeof startNodeProcess>> | null = null;
+    try {
+      await waitUntil(node, async () => (await headSequence(node.baseUrl)) > 20, 30_000);
+      const before = await headSequence(node.baseUrl);
+      node.child.kill('SIGTERM');
+      await waitFor(() => node.output.some((line) => line.includes('"message":"stopping"')));
+      node.child.kill('SIGTERM');
+      const exit = await node.exited;
+      if (exit === 0 && attempt < 3) {
+        assert.ok(node.output.some((line) => line.includes('"message":"stopped"')), 'exit 0 only after a complete graceful stop');
+        continue;
+      }
+      assert.equal(exit, 'signal SIGKILL' as unknown as number, 'the second signal kills the process instead of waiting for the stop');
+      assert.ok(node.output.some((line) => line.includes('second signal: exiting without a graceful stop')), 'the log says why');
+      restarted = await startNodeProcess({ dir: node.dir, sets: FAST });
+      assert.ok((await headSequence(restarted.baseUrl)) >= before, 'the change log kept everything committed before the kill');
+      return;
+    } finally {
+      if (restarted) assert.equal(await restarted.stop('SIGTERM'), 0);
+      else await node.stop('SIGKILL');
+      removeDir(node.dir);
+    }
   }
 });
