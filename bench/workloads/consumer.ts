@@ -123,7 +123,13 @@ function relayedBatch(page: Buffer): Batch {
   const first = page.indexOf(ENVELOPE_START);
   if (end < 0) throw new Error('a consumer page without its data array');
   if (first < 0 || first > end) return { count: 0, firstSequence: 0, lastSequence: 0, lastCursor: '' };
-  const last = page.lastIndexOf(ENVELOPE_START, end);
+  // One pass over the envelope starts counts them and finds the last.
+  let count = 0;
+  let last = first;
+  for (let at = first; at >= 0 && at < end; at = page.indexOf(ENVELOPE_START, at + ENVELOPE_START.length)) {
+    last = at;
+    count += 1;
+  }
   const sequenceAt = (start: number) => {
     const from = start + ENVELOPE_START.length;
     const to = page.indexOf(0x22, from);
@@ -134,8 +140,6 @@ function relayedBatch(page: Buffer): Batch {
   const cursorFrom = tail.after + CURSOR_FIELD.length;
   if (page.toString('latin1', tail.after, cursorFrom) !== CURSOR_FIELD) throw new Error('an envelope without its cursor after the sequence');
   const lastCursor = page.toString('latin1', cursorFrom, page.indexOf(0x22, cursorFrom));
-  let count = 0;
-  for (let at = first; at >= 0 && at < end; at = page.indexOf(ENVELOPE_START, at + ENVELOPE_START.length)) count += 1;
   if (count !== tail.sequence - head.sequence + 1) throw new Error(`a relayed batch of ${head.sequence}..${tail.sequence} holds ${count} envelopes`);
   return { count, firstSequence: head.sequence, lastSequence: tail.sequence, lastCursor };
 }

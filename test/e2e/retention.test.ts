@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventSource } from 'eventsource';
-import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { headSequence, removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { ConsumerClient, consumerBody, type Envelope } from './consumer-client.js';
 
 const FAST = ['devnet.block_time_ms=100', 'devnet.reorg_every=8', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'runtime.pool_threads=1'];
@@ -9,10 +9,6 @@ const FAST = ['devnet.block_time_ms=100', 'devnet.reorg_every=8', 'devnet.finali
 async function changes(node: NodeProcess, after: string | null, limit = 100): Promise<{ status: number; body: { data: Envelope[]; error?: { code: string; details?: Record<string, unknown> } } }> {
   const response = await fetch(`${node.baseUrl}/v1/processors/blobs/changes?limit=${limit}${after ? `&after=${after}` : ''}`);
   return { status: response.status, body: await response.json() as { data: Envelope[]; error?: { code: string } } };
-}
-
-async function headSequence(node: NodeProcess): Promise<number> {
-  return Number(((await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes/head`)).json()) as { sequence: string }).sequence);
 }
 
 /** The first frame after `hello` on /stream?after=… (the stream then ends for a reset). */

@@ -5,7 +5,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
+import { headSequence, removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
 
 const FAST = ['devnet.block_time_ms=20', 'devnet.transactions_per_block=2', 'devnet.reorg_every=0'];
 
@@ -13,16 +13,11 @@ async function waitFor(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-async function headSequence(baseUrl: string): Promise<number> {
-  const response = await fetch(`${baseUrl}/v1/processors/blobs/changes/head`);
-  return Number(((await response.json()) as { sequence: string }).sequence);
-}
-
 test('SIGTERM while the devnet commits every 20 ms: exit code 0 and no error in the log', async () => {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const node = await startNodeProcess({ sets: FAST });
     try {
-      await waitUntil(node, async () => (await headSequence(node.baseUrl)) > 20, 30_000);
+      await waitUntil(node, async () => (await headSequence(node)) > 20, 30_000);
     } finally {
       assert.equal(await node.stop('SIGTERM'), 0, 'SIGTERM stops the node with exit code 0');
       removeDir(node.dir);
@@ -39,8 +34,8 @@ test('a second signal during the graceful stop ends the process at once (SIGKILL
     const node = await startNodeProcess({ sets: FAST });
     let restarted: Awaited<ReturnType<typeof startNodeProcess>> | null = null;
     try {
-      await waitUntil(node, async () => (await headSequence(node.baseUrl)) > 20, 30_000);
-      const before = await headSequence(node.baseUrl);
+      await waitUntil(node, async () => (await headSequence(node)) > 20, 30_000);
+      const before = await headSequence(node);
       node.child.kill('SIGTERM');
       await waitFor(() => node.output.some((line) => line.includes('"message":"stopping"')));
       node.child.kill('SIGTERM');
@@ -52,7 +47,7 @@ test('a second signal during the graceful stop ends the process at once (SIGKILL
       assert.equal(exit, 'signal SIGKILL' as unknown as number, 'the second signal kills the process instead of waiting for the stop');
       assert.ok(node.output.some((line) => line.includes('second signal: exiting without a graceful stop')), 'the log says why');
       restarted = await startNodeProcess({ dir: node.dir, sets: FAST });
-      assert.ok((await headSequence(restarted.baseUrl)) >= before, 'the change log kept everything committed before the kill');
+      assert.ok((await headSequence(restarted)) >= before, 'the change log kept everything committed before the kill');
       return;
     } finally {
       if (restarted) assert.equal(await restarted.stop('SIGTERM'), 0);

@@ -75,6 +75,11 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   return node;
 }
 
+/** The blob processor's change-log head sequence (`…/changes/head`). */
+export async function headSequence(node: Pick<NodeProcess, 'baseUrl'>): Promise<number> {
+  return Number(((await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes/head`)).json()) as { sequence: string }).sequence);
+}
+
 export async function waitUntil(node: NodeProcess, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
