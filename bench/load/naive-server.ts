@@ -1,14 +1,19 @@
 /**
  * `node naive-server.js --data-dir D`: the query baseline. A plain `node:http` server over the
- * node's LMDB store (opened read-only from this process) that serves the same two blob routes the
- * query workload loads, the usual way: read the stored row, `JSON.parse` it, `JSON.stringify` the
- * reply.
+ * node's LMDB store (opened read-only from this process) that serves the same routes the query
+ * workload loads, the usual way: read the stored row, `JSON.parse` it, `JSON.stringify` the reply.
  *
  *   GET /v1/q/blobs/blocks/{n}                        → the BlobsBlock row
  *   GET /v1/q/blobs/blocks?fromBlock&toBlock&limit    → {"data": [rows…], "nextCursor": null}
+ *   GET /v1/processors/{p}/collections/{c}/entities?fromBlock&toBlock&limit
+ *                                                     → {"data": [entity results…], "nextCursor": null}
+ *
+ * Entity rows are picked by the collection's own scan (the same rows in the same order as the
+ * node's), then each result object is built around the parsed row and the page stringified.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
+import { BLOBS_COLLECTIONS } from '../../actors/processors/blobs/collections.js';
 import { blockKey } from '../../actors/processors/blobs/keys.js';
 import { openStore } from '../../store/env.js';
 import { listenAndAnnounce } from './listening.js';
@@ -19,6 +24,7 @@ const store = openStore({ dataDir: values['data-dir'], readOnly: true });
 const entities = store.processor(values.instance!).entities;
 
 const ONE_BLOCK = /^\/v1\/q\/blobs\/blocks\/(\d+)$/;
+const ENTITY_PAGE = /^\/v1\/processors\/[^/]+\/collections\/([^/]+)\/entities$/;
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -42,11 +48,31 @@ function blockPage(res: ServerResponse, query: URLSearchParams): void {
   reply(res, 200, { data, nextCursor: null });
 }
 
+function entityPage(res: ServerResponse, collectionName: string, query: URLSearchParams): void {
+  const collection = BLOBS_COLLECTIONS.find((one) => one.name === collectionName);
+  if (!collection) return reply(res, 404, { error: 'not_found' });
+  const bound = (name: string) => (query.has(name) ? Number(query.get(name)) : null);
+  const limit = Number(query.get('limit') ?? 100);
+  const data: unknown[] = [];
+  for (const row of collection.scan(entities, { fromBlock: bound('fromBlock'), toBlock: bound('toBlock'), after: null })) {
+    if (data.length === limit) break;
+    const { meta } = row;
+    data.push({
+      key: row.key.toString('hex'), collection: collection.name, schema: collection.schema,
+      block: meta.blockNumber === null ? null : { number: meta.blockNumber, hash: meta.blockHash },
+      timestamp: meta.timestamp, finality: meta.finality, data: JSON.parse(row.value.toString('utf8')),
+    });
+  }
+  reply(res, 200, { data, nextCursor: null });
+}
+
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const single = ONE_BLOCK.exec(url.pathname);
   if (single) return oneBlock(res, Number(single[1]));
   if (url.pathname === '/v1/q/blobs/blocks') return blockPage(res, url.searchParams);
+  const entityCollection = ENTITY_PAGE.exec(url.pathname);
+  if (entityCollection) return entityPage(res, entityCollection[1]!, url.searchParams);
   reply(res, 404, { error: 'not_found' });
 });
 server.keepAliveTimeout = 60_000;

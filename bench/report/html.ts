@@ -20,7 +20,7 @@ th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}th
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:13px}dt{color:#6b7280}dd{margin:0}
 code,pre{font-family:ui-monospace,monospace;font-size:12px}pre{background:#f9fafb;padding:8px;overflow:auto;max-height:400px}
 .good{color:#047857;font-weight:600}.bad{color:#b91c1c;font-weight:600}.failed{color:#b91c1c}
-nav a{margin-right:12px}`;
+nav a{margin-right:12px}td.run-link{white-space:nowrap}`;
 
 const byUnit = (figures: readonly Figure[]) => {
   const groups = new Map<string, Figure[]>();
@@ -125,19 +125,24 @@ function runSection(result: BenchResult, index: number): string {
 }
 
 /** The newest measured run of each workload outside any series, for the summary table. */
-function latestRuns(results: readonly BenchResult[]): Array<{ run: WorkloadRun; result: BenchResult }> {
-  const latest = new Map<string, { run: WorkloadRun; result: BenchResult }>();
-  for (const result of results) {
-    if (result.series) continue;
-    for (const run of result.runs) if (!run.error) latest.set(run.workload, { run, result });
-  }
+function latestRuns(results: readonly BenchResult[]): Array<{ run: WorkloadRun; result: BenchResult; anchor: string }> {
+  const latest = new Map<string, { run: WorkloadRun; result: BenchResult; anchor: string }>();
+  results.forEach((result, index) => {
+    if (result.series) return;
+    // Run sections are numbered newest first.
+    const anchor = `#run-${results.length - 1 - index}`;
+    for (const run of result.runs) if (!run.error) latest.set(run.workload, { run, result, anchor });
+  });
   return [...latest.values()];
 }
 
+/** A run's start as a short label (month-day hour:minute, UTC). */
+const shortTime = (startedAt: string) => startedAt.slice(5, 16).replace('T', ' ');
+
 function summarySection(results: readonly BenchResult[]): string {
-  const rows = latestRuns(results).flatMap(({ run, result }) => run.figures.filter((f) => isThroughput(f) || percentileOf(f) !== null || f.ratio !== undefined)
+  const rows = latestRuns(results).flatMap(({ run, result, anchor }) => run.figures.filter((f) => isThroughput(f) || percentileOf(f) !== null || f.ratio !== undefined)
     .map((f) => `<tr><td>${esc(run.workload)}</td><td>${esc(f.name)}</td><td>${formatNumber(f.median)}</td><td>${esc(f.unit)}</td>`
-      + `<td>${f.baseline ? formatNumber(f.baseline.median) : ''}</td>${ratioCell(f)}<td>${esc(result.startedAt)}</td></tr>`));
+      + `<td>${f.baseline ? formatNumber(f.baseline.median) : ''}</td>${ratioCell(f)}<td class="run-link"><a href="${anchor}" title="${esc(result.startedAt)}">${esc(shortTime(result.startedAt))}</a></td></tr>`));
   if (rows.length === 0) return '<section id="summary"><h2>Latest figures</h2><p class="muted">No run outside a series yet: see the scaling curves below.</p></section>';
   return `<section id="summary"><h2>Latest figures</h2><p class="muted">The newest run of each workload: medians over rounds; ratio = node / baseline in the same run.</p>`
     + `<table><thead><tr><th>workload</th><th>figure</th><th>median</th><th>unit</th><th>baseline</th><th>ratio</th><th>run</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
@@ -149,7 +154,7 @@ function historySection(results: readonly BenchResult[]): string {
   if (plain.length < 2) return '';
   const keys = new Map<string, { workload: string; figure: Figure }>();
   for (const result of plain) for (const run of result.runs) for (const f of run.figures.filter(isThroughput)) keys.set(`${run.workload}\u0000${f.name}`, { workload: run.workload, figure: f });
-  const labels = plain.map((r) => r.startedAt.slice(5, 16).replace('T', ' '));
+  const labels = plain.map((r) => shortTime(r.startedAt));
   const charts = [...keys.values()].map(({ workload, figure }) => {
     const points = plain.map((result) => result.runs.find((r) => r.workload === workload)?.figures.find((f) => f.name === figure.name) ?? { median: NaN, min: NaN, max: NaN });
     return { points, chart: lineChart(labels, [{ name: 'median', points }], figure.unit, `${workload}: ${figure.name}`, 'run') };

@@ -5,6 +5,7 @@
  * reading the same LMDB from another process (JSON.parse/JSON.stringify per request):
  *   one block   GET /v1/q/blobs/blocks/{n}
  *   range page  GET /v1/q/blobs/blocks?fromBlock=a&toBlock=a+width−1&limit=width
+ *   entity pages GET /v1/processors/blobs/collections/{blocks,transactions}/entities?fromBlock=a&toBlock=a+width−1&limit=width
  * Each run also reports the cores the server and the load generator kept busy (on a shared machine, read
  * throughput together with those).
  *
@@ -68,6 +69,21 @@ function scenarios(shape: Shape): Scenario[] {
       rows: (body) => (body as { data: unknown }).data,
       calm: false,
     },
+    // The generic entity API (spec §2.7): each result wraps the stored row with key, schema, block and finality.
+    {
+      name: `${shape.rangeWidth}-block entity page`,
+      path: `/v1/processors/blobs/collections/blocks/entities?fromBlock=${shape.rangeFrom}&toBlock=${rangeTo}&limit=${shape.rangeWidth}`,
+      pipelining: 1,
+      rows: (body) => (body as { data: unknown }).data,
+      calm: false,
+    },
+    {
+      name: `blob transactions entity page (up to ${shape.rangeWidth} rows)`,
+      path: `/v1/processors/blobs/collections/transactions/entities?fromBlock=${shape.rangeFrom}&toBlock=${rangeTo}&limit=${shape.rangeWidth}`,
+      pipelining: 1,
+      rows: (body) => (body as { data: unknown }).data,
+      calm: false,
+    },
   ];
 }
 
@@ -116,7 +132,7 @@ async function measure(node: BenchNode, nodeRestCores: number, baseline: ServerP
 export const queryWorkload: Workload = {
   name: 'query',
   get description() {
-    return `typed blob routes (one block, a block-range page) under ${loadToolLabel()}, vs a naive node:http + JSON baseline on the same LMDB`;
+    return `typed blob routes (one block, a block-range page) and generic entity pages (blocks, transactions) under ${loadToolLabel()}, vs a naive node:http + JSON baseline on the same LMDB`;
   },
   async run(options) {
     const shape = options.smoke ? SMOKE : FULL;

@@ -71,6 +71,9 @@ describe('bench report', () => {
     assert.ok(html.includes('class="section-scaling"'));
     assert.ok(html.includes('id="history"'));
     assert.match(html, /<polyline points="[^"]+"/, 'a curve is drawn');
+    // The summary's run column links to the section of the newest plain run (sections are numbered newest first).
+    assert.match(html, /<td class="run-link"><a href="#run-1" title="2026-11-22T01:10:00.000Z">11-22 01:10<\/a><\/td>/);
+    assert.match(html, /<section class="run" id="run-1"><h2>Run 2026-11-22T01:10:00.000Z<\/h2>/);
   });
 
   it('npm run bench:report reads a folder of result files and writes the page; a file that is not a result is refused by name', () => {

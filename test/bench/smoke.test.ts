@@ -100,10 +100,10 @@ describe('bench --smoke', () => {
     assert.equal(byName(run, 'pool threads (runtime.pool_threads)').median, 2, 'the pool takes the config default');
   });
 
-  it('query serves both routes from the node and the baseline, with no errors, each figure beside its baseline', () => {
+  it('query serves the typed routes and the entity pages from the node and the baseline, with no errors, each figure beside its baseline', () => {
     const run = runOf(result, 'query');
     assert.equal(byName(run, 'runs with errors, timeouts or non-2xx').max, 0);
-    for (const scenario of ['one block', '20-block page']) {
+    for (const scenario of ['one block', '20-block page', '20-block entity page', 'blob transactions entity page (up to 20 rows)']) {
       const throughput = byName(run, `${scenario}: throughput`);
       assert.ok(throughput.min > 0 && throughput.baseline!.min > 0 && throughput.ratio!.min > 0, scenario);
       assert.equal(throughput.baseline!.name, 'naive node:http');
