@@ -3,27 +3,19 @@
  * and `schedule`, each a slice of the entity table (layout in keys.ts). Scans walk keys in block order:
  * blocks by their key, transactions through the per-block index, schedule rows by activation.
  */
-import type { Hex } from '../../../net/eth/hex.js';
 import type { BinaryTable } from '../../../store/env.js';
 import { u64Key as u64 } from '../../../store/keys.js';
-import type { Finality } from '../../../store/coverage.js';
 import type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../../processor/kind.js';
+import { blockRowFields } from './block-row-fields.js';
 import { BLOCK_KEY_PREFIX, BLOCK_TRANSACTION_INDEX_KEY_PREFIX, blockKey, SCHEDULE_KEY_PREFIX, TRANSACTION_KEY_PREFIX, txKey } from './keys.js';
 import { BLOBS_PROCESSOR } from './schema.js';
 
 const NO_BLOCK: CollectionRowMeta = { blockNumber: null, blockHash: null, timestamp: null, finality: null };
 const MAX_BLOCK = Number.MAX_SAFE_INTEGER;
 
-interface BlockFields {
-  readonly blockNumber: number;
-  readonly blockHash: Hex;
-  readonly timestamp: number;
-  readonly finality: Finality;
-}
-
 function blockMeta(row: Buffer): CollectionRowMeta {
-  const block = JSON.parse(row.toString('utf8')) as BlockFields;
-  return { blockNumber: block.blockNumber, blockHash: block.blockHash, timestamp: block.timestamp, finality: block.finality };
+  const { blockNumber, blockHash, timestamp, finality } = blockRowFields(row);
+  return { blockNumber, blockHash, timestamp, finality };
 }
 
 /** Metadata of a block from its stored row; a block without a row (not retained) has none. */

@@ -19,8 +19,8 @@ import { pageLimit } from '../query-params.js';
 import { collectionsOf, collectionTarget, type CollectionTarget } from './collection-target.js';
 import { decodeLivePage, encodeLivePage, liveScope, snapshotScope, tokenHasScope, type EntityFilter } from './entity-page-token.js';
 import { checkRetained, filterParamsOf, resolveFilter, rowMatches, type FilterParams } from './entity-query.js';
-import { ENTITY_KEY, entityResultBytes } from './entity-result.js';
-import { pageWithFields } from './page-body.js';
+import { ENTITY_KEY, ENTITY_RESULT_CLOSE, entityResultBytes, entityResultHead } from './entity-result.js';
+import { PageBytes } from './page-body.js';
 import { liveSnapshotId, readBoundary } from './read-boundary.js';
 
 /** Serves a snapshot page by its token (installed by the query-and-follow module). */
@@ -107,22 +107,25 @@ function livePage(context: AggregateContext, target: CollectionTarget, query: UR
   const requested = filter.explicit && filter.fromBlock !== null && filter.toBlock !== null ? { fromBlock: filter.fromBlock, toBlock: filter.toBlock } : undefined;
   const coverage = readCoverage(context.store, context.chainId, processor, requested);
   checkRetained(processor, filter, target.retained, () => coverage);
-  const rows: Buffer[] = [];
+  const page = new PageBytes();
+  let rows = 0;
   let last: Buffer | null = null;
   let more = false;
   if (tables) {
     for (const row of collection.scan(tables.entities, { fromBlock: filter.fromBlock, toBlock: filter.toBlock, after })) {
       if (!rowMatches(filter, row.meta)) continue;
-      if (rows.length === limit) {
+      if (rows === limit) {
         more = true;
         break;
       }
-      rows.push(entityResultBytes(collection, row));
+      // The stored row is written into the page as it is, between its result's head and closing brace.
+      page.addRow(entityResultHead(collection, row), row.value, ENTITY_RESULT_CLOSE);
+      rows += 1;
       last = row.position;
     }
   }
   const boundary = readBoundary({ epoch: context.store.epoch, chainId: context.chainId }, processor, tables);
-  return pageWithFields(rows, {
+  return page.finish({
     nextCursor: more ? encodeLivePage(scope, { filter, after: last }) : null,
     coverage,
     snapshotId: liveSnapshotId(boundary.changeBoundary),

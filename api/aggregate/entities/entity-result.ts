@@ -5,16 +5,19 @@
  */
 import type { CollectionDescription, CollectionRow } from '../../../actors/processor/kind.js';
 
-export function entityResultBytes(collection: CollectionDescription, row: CollectionRow): Buffer {
+/** Everything of a result before its data: `{"key":…,"finality":…,"data":` (the row's bytes and `}` follow). */
+export function entityResultHead(collection: CollectionDescription, row: CollectionRow): string {
   const { meta } = row;
-  const block = meta.blockNumber === null ? null : { number: meta.blockNumber, hash: meta.blockHash };
-  const head = JSON.stringify({
-    key: row.key.toString('hex'), collection: collection.name, schema: collection.schema, block, timestamp: meta.timestamp, finality: meta.finality,
-  });
-  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"data":`, 'utf8'), row.value, CLOSE]);
+  const block = meta.blockNumber === null ? 'null' : `{"number":${meta.blockNumber},"hash":${JSON.stringify(meta.blockHash)}}`;
+  return `{"key":"${row.key.toString('hex')}","collection":${JSON.stringify(collection.name)},"schema":${JSON.stringify(collection.schema)},`
+    + `"block":${block},"timestamp":${JSON.stringify(meta.timestamp)},"finality":${JSON.stringify(meta.finality)},"data":`;
 }
 
-const CLOSE = Buffer.from('}');
+export const ENTITY_RESULT_CLOSE = '}';
+
+export function entityResultBytes(collection: CollectionDescription, row: CollectionRow): Buffer {
+  return Buffer.concat([Buffer.from(entityResultHead(collection, row), 'utf8'), row.value, Buffer.from(ENTITY_RESULT_CLOSE)]);
+}
 
 /** An entity key in a path: URL-safe hex (even length, no prefix); anything else is refused. */
 export const ENTITY_KEY = /^(?:[0-9a-f]{2}){1,128}$/;

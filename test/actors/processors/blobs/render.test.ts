@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { MAINNET_GENESIS_HASH, MAINNET_GENESIS_TIMESTAMP, MAINNET_SCHEDULE, blobParamsAt } from '../../../../net/eth/index.js';
+import { blockRowFields } from '../../../../actors/processors/blobs/block-row-fields.js';
 import { blockEntries } from '../../../../actors/processors/blobs/entries.js';
 import {
   blockKey,
@@ -137,6 +138,27 @@ describe('blobs rendering', () => {
     const pretty = Buffer.from(JSON.stringify({ ...block, finality: 'preview' }, null, 2), 'utf8');
     assert.deepEqual(withFinality(pretty, 'included'), renderBlock({ ...block, finality: 'included' }));
     assert.throws(() => withFinality(Buffer.from('[1,2]'), 'included'), TypeError);
+  });
+
+  it('blockRowFields reads number, hash, timestamp and finality from every rendered block, equal to a full parse', () => {
+    const parsed = (row: Buffer) => {
+      const { blockNumber, blockHash, timestamp, finality } = JSON.parse(row.toString('utf8')) as BlobsBlock;
+      return { blockNumber, blockHash, timestamp, finality };
+    };
+    for (const result of results) {
+      for (const finality of FINALITIES) {
+        const row = renderBlock({ ...result.block, finality });
+        assert.deepEqual(blockRowFields(row), parsed(row));
+      }
+    }
+  });
+
+  it('blockRowFields is not fooled by a network name holding the property boundaries, and parses rows of another shape', () => {
+    const block = results[0]!.block;
+    const tricky = renderBlock({ ...block, network: 'x","blockNumber":7,"blockHash":"0x' + 'ab'.repeat(32) + '","timestamp":9,"finality":"preview"}' });
+    assert.deepEqual(blockRowFields(tricky), { blockNumber: block.blockNumber, blockHash: block.blockHash, timestamp: block.timestamp, finality: block.finality });
+    const pretty = Buffer.from(JSON.stringify({ ...block, finality: 'included' }, null, 2), 'utf8');
+    assert.deepEqual(blockRowFields(pretty), { blockNumber: block.blockNumber, blockHash: block.blockHash, timestamp: block.timestamp, finality: 'included' });
   });
 
   it('block keys sort by block number under Buffer.compare', () => {
