@@ -99,7 +99,8 @@ export function lineChart(xLabels: readonly string[], lines: readonly Line[], un
   const width = 420;
   const height = 270;
   const left = 64;
-  const right = 16;
+  // Room for half of the last x label, which is centred on the right edge of the plot.
+  const right = 40;
   const top = 42;
   const bottom = 58;
   const plotWidth = width - left - right;
