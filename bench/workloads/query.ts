@@ -56,6 +56,12 @@ const SMOKE: Shape = { blockTimeMs: 50, blocks: 30, oneBlock: 10, rangeFrom: 5, 
 const CALM_BLOCK_TIME_MS = 1000;
 const CALM = `at one block per ${CALM_BLOCK_TIME_MS / 1000} s`;
 
+/** A page of one of the blob processor's collections over blocks `from`..`to`, compared by its rows. */
+function entityPage(name: string, collection: string, from: number, to: number, limit: number): Scenario {
+  const path = `/v1/processors/blobs/collections/${collection}/entities?fromBlock=${from}&toBlock=${to}&limit=${limit}`;
+  return { name, path, pipelining: 1, rows: (body) => (body as { data: unknown }).data, calm: false };
+}
+
 function scenarios(shape: Shape): Scenario[] {
   const rangeTo = shape.rangeFrom + shape.rangeWidth - 1;
   return [
@@ -70,20 +76,8 @@ function scenarios(shape: Shape): Scenario[] {
       calm: false,
     },
     // The generic entity API (spec §2.7): each result wraps the stored row with key, schema, block and finality.
-    {
-      name: `${shape.rangeWidth}-block entity page`,
-      path: `/v1/processors/blobs/collections/blocks/entities?fromBlock=${shape.rangeFrom}&toBlock=${rangeTo}&limit=${shape.rangeWidth}`,
-      pipelining: 1,
-      rows: (body) => (body as { data: unknown }).data,
-      calm: false,
-    },
-    {
-      name: `blob transactions entity page (up to ${shape.rangeWidth} rows)`,
-      path: `/v1/processors/blobs/collections/transactions/entities?fromBlock=${shape.rangeFrom}&toBlock=${rangeTo}&limit=${shape.rangeWidth}`,
-      pipelining: 1,
-      rows: (body) => (body as { data: unknown }).data,
-      calm: false,
-    },
+    entityPage(`${shape.rangeWidth}-block entity page`, 'blocks', shape.rangeFrom, rangeTo, shape.rangeWidth),
+    entityPage(`blob transactions entity page (up to ${shape.rangeWidth} rows)`, 'transactions', shape.rangeFrom, rangeTo, shape.rangeWidth),
   ];
 }
 

@@ -13,10 +13,8 @@ import { BLOBS_PROCESSOR } from './schema.js';
 const NO_BLOCK: CollectionRowMeta = { blockNumber: null, blockHash: null, timestamp: null, finality: null };
 const MAX_BLOCK = Number.MAX_SAFE_INTEGER;
 
-function blockMeta(row: Buffer): CollectionRowMeta {
-  const { blockNumber, blockHash, timestamp, finality } = blockRowFields(row);
-  return { blockNumber, blockHash, timestamp, finality };
-}
+/** A block row's metadata, read from its bytes (block-row-fields.ts). */
+const blockMeta: (row: Buffer) => CollectionRowMeta = blockRowFields;
 
 /** Metadata of a block from its stored row; a block without a row (not retained) has none. */
 function metaOfBlock(entities: BinaryTable, blockNumber: number): CollectionRowMeta {

@@ -13,10 +13,11 @@ export function entityResultHead(collection: CollectionDescription, row: Collect
     + `"block":${block},"timestamp":${JSON.stringify(meta.timestamp)},"finality":${JSON.stringify(meta.finality)},"data":`;
 }
 
-export const ENTITY_RESULT_CLOSE = '}';
+/** What follows a result's data. */
+export const ENTITY_RESULT_CLOSE = Buffer.from('}');
 
 export function entityResultBytes(collection: CollectionDescription, row: CollectionRow): Buffer {
-  return Buffer.concat([Buffer.from(entityResultHead(collection, row), 'utf8'), row.value, Buffer.from(ENTITY_RESULT_CLOSE)]);
+  return Buffer.concat([Buffer.from(entityResultHead(collection, row), 'utf8'), row.value, ENTITY_RESULT_CLOSE]);
 }
 
 /** An entity key in a path: URL-safe hex (even length, no prefix); anything else is refused. */
