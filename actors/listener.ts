@@ -23,7 +23,7 @@ import { aggregateRoutes } from '../api/aggregate/aggregate-routes.js';
 import type { AggregateContext } from '../api/aggregate/aggregate-context.js';
 import { createProcessorRegistry, type ConfiguredProcessor } from '../api/aggregate/configured-processors.js';
 import { SseHub, type SseSettings } from '../api/sse/sse-hub.js';
-import { registerStreamRoute } from '../api/sse/stream-route.js';
+import { registerStreamRoute, STREAM_ROUTE } from '../api/sse/stream-route.js';
 import type { ChangesNotice, LaneTroublesNotice } from './chain-messages.js';
 import { setLaneTroubles } from '../api/aggregate/lane-health.js';
 import type { RpcServedLimits } from '../api/aggregate/rpc-method-capabilities.js';
@@ -94,9 +94,9 @@ export default defineActor<State, ListenerArgs>({
       ...aggregateRoutes(context),
       ...consumerRoutes(context, outboxAsker(ctx)),
     ];
-    const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics, bearer: context.bearer ?? null });
+    const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics, bearer: context.bearer ?? null, directRoutes: [STREAM_ROUTE] });
     const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: ctx.metrics });
-    registerStreamRoute(api.app, context, hub, ctx.log);
+    registerStreamRoute(api.app, context, hub, api.faults);
     const { socket, port } = await listen(api.app, args.address).catch((error: unknown) => {
       hub.close();
       closeApp(api.app);

@@ -5,8 +5,8 @@
  *
  * Codes beyond the spec's list (§7.1 allows codes named by behaviour rules): `unauthorized` (401),
  * `forbidden` (403), `not_found` (404, unknown route, entity or processor), `method_not_allowed`
- * (405), `payload_too_large` (413, request body over the configured limit), `conflict` (409),
- * `not_ready` (503).
+ * (405), `payload_too_large` (413, request body over the configured limit),
+ * `unsupported_media_type` (415, a body not declared as JSON), `conflict` (409), `not_ready` (503).
  */
 import { CodedError, type ErrorCode } from '../runtime/errors.js';
 
@@ -30,6 +30,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode | 'method_not_allowed', Erro
   cursor_expired: { status: 410, retryable: false },
   reset_required: { status: 410, retryable: false },
   payload_too_large: { status: 413, retryable: false },
+  unsupported_media_type: { status: 415, retryable: false },
   query_too_expensive: { status: 413, retryable: false },
   unsupported_capability: { status: 422, retryable: false },
   internal: { status: 500, retryable: true },

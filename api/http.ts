@@ -7,8 +7,9 @@ import { STATUS_CODES } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { errorBody, HttpError } from './errors.js';
+import { CodedError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/log.js';
-import { errorFields } from '../runtime/log.js';
+import type { RequestFaults } from './request-faults.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch' | 'head' | 'options';
 
@@ -46,6 +47,8 @@ export interface HttpOptions {
   readonly onResponse?: (route: string, status: number, seconds: number) => void;
   /** Requests started and not yet answered or aborted (graceful shutdown waits for zero). */
   readonly inFlight: { count: number };
+  /** Where a request's unexpected exception is logged and counted (the request boundary). */
+  readonly faults: RequestFaults;
 }
 
 /**
@@ -143,13 +146,15 @@ class Exchange {
     }
     this.done = true;
     const status = reply.status ?? 200;
+    if (this.pending) this.options.inFlight.count -= 1;
     try {
-      if (this.pending) {
-        this.options.inFlight.count -= 1;
-        this.res.cork(() => writeReply(this.res, this.requestId, status, reply));
-      } else {
-        writeReply(this.res, this.requestId, status, reply);
-      }
+      if (this.pending) this.res.cork(() => writeReply(this.res, this.requestId, status, reply));
+      else writeReply(this.res, this.requestId, status, reply);
+    } catch (error) {
+      // Part of the answer may be on the wire: the only honest end is to close this connection.
+      this.options.faults.record('api', this.requestId, error, { method: this.method, route: this.pattern, while: 'writing the reply' });
+      this.res.close();
+      return;
     } finally {
       reply.written?.();
     }
@@ -158,7 +163,7 @@ class Exchange {
 
   fail(error: unknown): void {
     const { status, body, headers } = errorBody(error, this.requestId);
-    if (status >= 500) this.options.log.error('request failed', { requestId: this.requestId, method: this.method, route: this.pattern, ...errorFields(error) });
+    if (!(error instanceof CodedError)) this.options.faults.record('api', this.requestId, error, { method: this.method, route: this.pattern });
     this.finish({ status, body, headers });
   }
 
@@ -179,6 +184,15 @@ class Exchange {
 
 function serve(res: HttpResponse, req: HttpRequest, method: Method, pattern: string, parameterCount: number, handler: Handler, options: HttpOptions): void {
   const exchange = new Exchange(res, method, pattern, newRequestId(), options);
+  try {
+    accept(res, req, method, parameterCount, handler, options, exchange);
+  } catch (error) {
+    // The request boundary: nothing a request brings may escape into uWS and take the worker down.
+    exchange.fail(error);
+  }
+}
+
+function accept(res: HttpResponse, req: HttpRequest, method: Method, parameterCount: number, handler: Handler, options: HttpOptions, exchange: Exchange): void {
   let request: IncomingRequest;
   try {
     request = readRequest(req, method, exchange.requestId, parameterCount, options);
@@ -309,11 +323,22 @@ function writeReply(res: HttpResponse, requestId: string, status: number, reply:
   res.end(JSON.stringify(body));
 }
 
-/** Parses a JSON request body, or answers 400 with what was wrong. */
-export function jsonBody<T = unknown>(request: Request): T {
-  if (request.body.length === 0) throw new HttpError('invalid_request', 'a JSON request body is required');
+/**
+ * 415 unless the request declares a JSON body (`application/json` or a `+json` type). Every JSON
+ * route asks this even of an empty body: a `text/plain` or untyped POST is what any web page may
+ * send cross-site without a preflight, and must not create or change anything.
+ */
+export function requireJsonType(request: Request): void {
   const type = request.headers['content-type'];
-  if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type)) throw new HttpError('invalid_request', `expected content-type application/json, got ${type}`);
+  if (type === undefined || !/^\s*application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw new HttpError('unsupported_media_type', `send the request body as content-type application/json${type === undefined ? '' : `, not ${type}`}`, { contentType: type ?? null });
+  }
+}
+
+/** Parses a JSON request body: 415 when it is not declared JSON, 400 with what was wrong otherwise. */
+export function jsonBody<T = unknown>(request: Request): T {
+  requireJsonType(request);
+  if (request.body.length === 0) throw new HttpError('invalid_request', 'a JSON request body is required');
   try {
     return JSON.parse(request.body.toString('utf8')) as T;
   } catch (error) {

@@ -8,6 +8,7 @@ import { fallback, route, type HttpOptions } from './http.js';
 import { patternMatches, type Route } from './routes.js';
 import { guarded, type BearerCheck } from './auth/bearer.js';
 import { RouteMetrics } from './route-metrics.js';
+import { requestFaults, type RequestFaults } from './request-faults.js';
 import type { Logger } from '../runtime/log.js';
 
 export interface ApiServerOptions {
@@ -18,10 +19,14 @@ export interface ApiServerOptions {
   readonly metrics: Registry;
   /** The API bearer check (api/auth/bearer.ts), or null when no token is configured; open routes skip it. */
   readonly bearer?: BearerCheck | null;
+  /** Routes the caller registers on the app itself (the SSE stream), so other methods on them answer 405. */
+  readonly directRoutes?: readonly Pick<Route, 'method' | 'pattern'>[];
 }
 
 export interface ApiApp {
   readonly app: uWS.TemplatedApp;
+  /** The listener's request boundary (api/request-faults.ts), for routes registered on `app` directly. */
+  readonly faults: RequestFaults;
   /** Requests being answered right now. */
   readonly inFlight: { count: number };
 }
@@ -30,14 +35,16 @@ export function createApiApp(options: ApiServerOptions): ApiApp {
   const app = uWS.App();
   const inFlight = { count: 0 };
   const metrics = new RouteMetrics(options.metrics);
+  const faults = requestFaults(options.metrics, options.log);
   const http: HttpOptions = {
-    maxBodyBytes: options.maxBodyBytes, maxUrlBytes: options.maxUrlBytes, log: options.log, inFlight,
+    maxBodyBytes: options.maxBodyBytes, maxUrlBytes: options.maxUrlBytes, log: options.log, inFlight, faults,
     onResponse: (pattern, status, seconds) => metrics.observe(pattern, status, seconds),
   };
   for (const r of options.routes) route(app, r.method, r.pattern, r.open ? r.handler : guarded(r.handler, options.bearer ?? null), http);
-  const allowed = (path: string) => [...new Set(options.routes.filter((r) => patternMatches(r.pattern, path)).map((r) => r.method.toUpperCase()))];
+  const known = [...options.routes, ...(options.directRoutes ?? [])];
+  const allowed = (path: string) => [...new Set(known.filter((r) => patternMatches(r.pattern, path)).map((r) => r.method.toUpperCase()))];
   fallback(app, allowed, http);
-  return { app, inFlight };
+  return { app, inFlight, faults };
 }
 
 /** Listens on `host:port`; resolves with the listen socket and the port actually bound (for port 0). */

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'unsupported_capability'
   | 'range_incomplete'
   | 'source_unavailable'

@@ -6,15 +6,18 @@
  */
 import { METHODS, STATE_METHODS, UNSERVED_METHODS, type RpcResult } from './methods.js';
 import type { RpcContext } from './rpc-context.js';
-import { INTERNAL_ERROR, INVALID_REQUEST, limitExceeded, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, unsupported } from './rpc-errors.js';
+import { internalError, INVALID_REQUEST, limitExceeded, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, unsupported } from './rpc-errors.js';
 
 /** Methods a transport answers itself (WebSocket subscriptions); return undefined to fall through. */
 export type TransportMethods = (method: string, params: readonly unknown[]) => RpcResult | undefined;
 
 export interface DispatchOptions {
   readonly transport?: TransportMethods;
-  /** Called with every error that is the node's fault (logged by the listener). */
-  readonly onInternalError?: (error: unknown, method: string) => void;
+  /**
+   * Called with every error that is the node's fault; returns the request id the listener logged
+   * it under, which the answer carries (the error's own text stays in the log, never in the answer).
+   */
+  readonly onInternalError?: (error: unknown, method: string) => string;
 }
 
 const STATE = new Set<string>(STATE_METHODS);
@@ -57,8 +60,8 @@ export function joinParts(parts: AnswerParts): Buffer {
 }
 
 function call(ctx: RpcContext, method: string, params: readonly unknown[], options: DispatchOptions): RpcResult {
-  const handler = METHODS[method];
-  if (handler) return handler(params, ctx);
+  const handler = METHODS.get(method);
+  if (handler !== undefined) return handler(params, ctx);
   const fromTransport = options.transport?.(method, params);
   if (fromTransport !== undefined) return fromTransport;
   if (SUBSCRIPTION_METHODS.has(method)) throw unsupported(method, 'websocket_required', 'subscriptions need the WebSocket listener');
@@ -98,8 +101,7 @@ function answerRequestParts(ctx: RpcContext, request: unknown, options: Dispatch
   } catch (error) {
     if (idJson === undefined) return undefined;
     if (error instanceof RpcError) return errorResponse(idJson, error);
-    options.onInternalError?.(error, object.method);
-    return errorResponse(idJson, new RpcError(INTERNAL_ERROR, `internal error: ${(error as Error).message ?? String(error)}`));
+    return errorResponse(idJson, internalError(options.onInternalError?.(error, object.method)));
   }
 }
 

@@ -233,10 +233,14 @@ const eth_getLogs: RpcMethod = (params, ctx) => {
   return array(out);
 };
 
-export const METHODS: Readonly<Record<string, RpcMethod>> = {
+/**
+ * The served methods by name. A Map, never an object: a method name is client input, and an object
+ * lookup would find `constructor`, `toString` or `__proto__` on Object.prototype and call it.
+ */
+export const METHODS: ReadonlyMap<string, RpcMethod> = new Map(Object.entries({
   eth_blockNumber, eth_chainId, eth_getBlockByNumber, eth_getBlockByHash, eth_getBlockReceipts, eth_getTransactionReceipt,
   eth_getTransactionByHash, eth_blobBaseFee, eth_syncing, eth_config, eth_getLogs, node_getCapabilities, net_version, web3_clientVersion,
-};
+}));
 
 /** Methods that need EVM state, which this node never keeps (capability reason `evm_state_unavailable`). */
 export const STATE_METHODS = [

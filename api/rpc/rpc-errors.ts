@@ -8,7 +8,8 @@
  *   -32600  invalid request       not a JSON-RPC 2.0 request object, or an empty batch
  *   -32601  method not found      a method this node does not know
  *   -32602  invalid params        wrong parameter count, type or value (geth's messages)
- *   -32603  internal error        the node failed; never a substitute answer
+ *   -32603  internal error        the node failed; never a substitute answer (data.code internal, data.requestId
+ *                                 names the log line with the details)
  *   -32002  resource unavailable  data.code range_incomplete (block not retained, receipts not recorded)
  *                                 or finality_unavailable (safe/finalized before finality reached the chain)
  *   -32004  method not supported  data.code unsupported_capability (state methods: data.reason evm_state_unavailable;
@@ -42,6 +43,11 @@ export class RpcError extends Error {
       ['data', this.data === undefined ? undefined : JSON.stringify(this.data)],
     ]);
   }
+}
+
+/** -32603 for a failure inside the node: no internal text, only the request id its log line carries. */
+export function internalError(requestId: string | undefined): RpcError {
+  return new RpcError(INTERNAL_ERROR, 'internal error', requestId === undefined ? { code: 'internal' } : { code: 'internal', requestId });
 }
 
 export const invalidParams = (message: string): RpcError => new RpcError(INVALID_PARAMS, message);

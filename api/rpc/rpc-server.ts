@@ -3,13 +3,15 @@
  * WebSocket (requests as text frames, plus `eth_subscribe` / `eth_unsubscribe`). No built-in
  * authentication (spec §5.5). Request bodies and frames are bounded by `[rpc] max_request_body_bytes`.
  */
+import { isUtf8 } from 'node:buffer';
 import uWS from 'uWebSockets.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../runtime/log.js';
-import { errorFields } from '../../runtime/log.js';
+import { newRequestId } from '../http.js';
+import { requestFaults, type ListenerName } from '../request-faults.js';
 import { answerBody, answerBodyParts, joinParts, type AnswerParts, type DispatchOptions } from './dispatch.js';
 import type { RpcContext } from './rpc-context.js';
-import { limitExceeded, RpcError } from './rpc-errors.js';
+import { internalError, limitExceeded, RpcError } from './rpc-errors.js';
 import { SubscriptionHub, type Connection } from './subscriptions.js';
 
 export interface RpcServerOptions {
@@ -36,9 +38,26 @@ interface SocketData {
 
 const JSON_TYPE = 'application/json';
 
-function tooLargeBody(limit: number): Buffer {
-  const error = limitExceeded(`request body exceeds the limit of ${limit} bytes`, { limitBytes: limit });
+function errorAnswer(error: RpcError): Buffer {
   return Buffer.from(`{"jsonrpc":"2.0","id":null,"error":${error.toJson()}}`);
+}
+
+function tooLargeBody(limit: number): Buffer {
+  return errorAnswer(limitExceeded(`request body exceeds the limit of ${limit} bytes`, { limitBytes: limit }));
+}
+
+/** WebSocket close codes (RFC 6455 §7.4.1) the listener sends itself. */
+const CLOSE_INVALID_PAYLOAD = 1007;
+const CLOSE_MESSAGE_TOO_BIG = 1009;
+const CLOSE_INTERNAL_ERROR = 1011;
+
+/**
+ * uWS buffers a frame up to `maxPayloadLength` and drops the TCP connection (no close frame) above
+ * it, so the listener takes frames up to twice the limit and closes those over the limit with 1009
+ * itself; only a frame over twice the limit meets uWS's abrupt close.
+ */
+function wsPayloadCeiling(limit: number): number {
+  return Math.min(limit * 2, 0x7fff_ffff);
 }
 
 /**
@@ -67,16 +86,16 @@ function joinedForEnd(parts: AnswerParts): Buffer {
 export function createRpcServers(options: RpcServerOptions): RpcServers {
   const { context, log } = options;
   const requests = new Counter({ name: 'chain_node_rpc_requests_total', help: 'JSON-RPC bodies answered, by transport', labelNames: ['transport'], registers: [options.metrics] });
-  const internalErrors = new Counter({ name: 'chain_node_rpc_internal_errors_total', help: 'JSON-RPC calls that failed inside the node', registers: [options.metrics] });
   const lagging = new Counter({ name: 'chain_node_rpc_ws_lagging_closed_total', help: 'WebSocket clients closed with 1013 for falling behind their event channel', registers: [options.metrics] });
+  const refusedFrames = new Counter({ name: 'chain_node_rpc_ws_refused_frames_total', help: 'WebSocket frames refused by closing the connection, by close code (1007 not UTF-8, 1009 too big)', labelNames: ['code'], registers: [options.metrics] });
   const notifications = new Counter({ name: 'chain_node_rpc_ws_notifications_total', help: 'Subscription notifications written to WebSocket clients', registers: [options.metrics] });
   const connections = new Gauge({ name: 'chain_node_rpc_ws_connections', help: 'Open JSON-RPC WebSocket connections', registers: [options.metrics] });
-  const dispatch: DispatchOptions = {
-    onInternalError: (error, method) => {
-      internalErrors.inc();
-      log.error('JSON-RPC call failed', { method, ...errorFields(error) });
-    },
-  };
+  const faults = requestFaults(options.metrics, log);
+  const dispatchOn = (listener: ListenerName): DispatchOptions => ({
+    onInternalError: (error, method) => faults.record(listener, newRequestId(), error, { method }),
+  });
+  const httpDispatch = dispatchOn('rpc_http');
+  const wsDispatch = dispatchOn('rpc_ws');
   const hub = new SubscriptionHub(context.chain, { maxBufferedBytes: options.wsMaxBufferedBytes, maxSubscriptionsPerConnection: options.maxSubscriptionsPerConnection }, {
     onLagging: () => lagging.inc(),
     onSent: (count) => notifications.inc(count),
@@ -86,9 +105,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
 
   const http = uWS.App();
   http.post('/*', (res, req) => {
-    const declared = Number(req.getHeader('content-length') || '0');
     const state = { aborted: false };
-    inFlight.count += 1;
     const finish = (status: string, body: Buffer | AnswerParts | undefined) => {
       if (state.aborted) return;
       state.aborted = true;
@@ -104,27 +121,42 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         res.end(Buffer.isBuffer(body) ? body : joinedForEnd(body));
       });
     };
+    /** The request boundary: whatever throws while this request is handled is answered -32603 here. */
+    const fail = (error: unknown) => {
+      const requestId = faults.record('rpc_http', newRequestId(), error);
+      if (state.aborted) return;
+      try {
+        finish('500 Internal Server Error', errorAnswer(internalError(requestId)));
+      } catch {
+        res.close();
+      }
+    };
+    inFlight.count += 1;
     res.onAborted(() => {
       if (!state.aborted) inFlight.count -= 1;
       state.aborted = true;
     });
-    if (declared > options.maxBodyBytes) return finish('413 Payload Too Large', tooLargeBody(options.maxBodyBytes));
+    try {
+      const declared = Number(req.getHeader('content-length') || '0');
+      if (declared > options.maxBodyBytes) return finish('413 Payload Too Large', tooLargeBody(options.maxBodyBytes));
+      const type = req.getHeader('content-type');
+      if (!isJsonType(type)) return finish('415 Unsupported Media Type', errorAnswer(new RpcError(-32600, `JSON-RPC requests are sent as content-type application/json, not ${type === '' ? 'without one' : type}`)));
+    } catch (error) {
+      return fail(error);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     res.onData((chunk, isLast) => {
       if (state.aborted) return;
-      size += chunk.byteLength;
-      if (size > options.maxBodyBytes) return finish('413 Payload Too Large', tooLargeBody(options.maxBodyBytes));
-      chunks.push(Buffer.from(chunk.slice(0)));
-      if (!isLast) return;
-      let answer: AnswerParts | Buffer | undefined;
       try {
-        answer = answerBodyParts(context, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), dispatch);
+        size += chunk.byteLength;
+        if (size > options.maxBodyBytes) return finish('413 Payload Too Large', tooLargeBody(options.maxBodyBytes));
+        chunks.push(Buffer.from(chunk.slice(0)));
+        if (!isLast) return;
+        finish('200 OK', answerBodyParts(context, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), httpDispatch));
       } catch (error) {
-        dispatch.onInternalError?.(error, '(body)');
-        answer = Buffer.from(`{"jsonrpc":"2.0","id":null,"error":${new RpcError(-32603, 'internal error').toJson()}}`);
+        fail(error);
       }
-      finish('200 OK', answer);
     });
   });
   http.any('/*', (res) => {
@@ -132,15 +164,16 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
       res.writeStatus('405 Method Not Allowed');
       res.writeHeader('allow', 'POST');
       res.writeHeader('content-type', JSON_TYPE);
-      res.end(`{"jsonrpc":"2.0","id":null,"error":${new RpcError(-32600, 'JSON-RPC requests are POSTed').toJson()}}`);
+      res.end(errorAnswer(new RpcError(-32600, 'JSON-RPC requests are POSTed')));
     });
   });
 
   const ws = uWS.App();
+  const payloadLimit = options.maxBodyBytes;
   ws.ws<SocketData>('/*', {
-    maxPayloadLength: options.maxBodyBytes,
+    maxPayloadLength: wsPayloadCeiling(payloadLimit),
     // Never let uWS drop a frame on its own: the hub closes a lagging client with 1013 first.
-    maxBackpressure: options.wsMaxBufferedBytes * 4 + options.maxBodyBytes,
+    maxBackpressure: options.wsMaxBufferedBytes * 4 + wsPayloadCeiling(payloadLimit),
     idleTimeout: 120,
     sendPingsAutomatically: true,
     open: (socket) => {
@@ -151,23 +184,43 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         close: (code, reason) => socket.end(code, reason),
       });
     },
-    message: (socket, message) => {
+    message: (socket, message, isBinary) => {
       const connection = socket.getUserData().connection!;
       if (connection.closed) return;
-      requests.inc({ transport: 'ws' });
-      const answer = answerBody(context, Buffer.from(message), {
-        ...dispatch,
-        transport: (method, params) => {
-          if (method === 'eth_subscribe') return hub.subscribe(connection, params);
-          if (method === 'eth_unsubscribe') return hub.unsubscribe(connection, params);
-          return undefined;
-        },
-      });
-      if (answer === undefined || connection.closed) return;
-      if (socket.send(answer, false) === 2) {
-        lagging.inc();
-        socket.end(1013, 'answer dropped: the client is not reading; reconnect');
+      const refuse = (code: number, reason: string) => {
+        refusedFrames.inc({ code: String(code) });
         hub.closeConnection(connection);
+        socket.end(code, reason);
+      };
+      try {
+        if (message.byteLength > payloadLimit) return refuse(CLOSE_MESSAGE_TOO_BIG, `frame exceeds ${payloadLimit} bytes`);
+        const bytes = Buffer.from(message);
+        // uWS checks the UTF-8 of text frames itself; a binary frame carrying a request is held to the same rule.
+        if (isBinary && !isUtf8(bytes)) return refuse(CLOSE_INVALID_PAYLOAD, 'a request frame must be UTF-8 JSON');
+        requests.inc({ transport: 'ws' });
+        const answer = answerBody(context, bytes, {
+          ...wsDispatch,
+          transport: (method, params) => {
+            if (method === 'eth_subscribe') return hub.subscribe(connection, params);
+            if (method === 'eth_unsubscribe') return hub.unsubscribe(connection, params);
+            return undefined;
+          },
+        });
+        if (answer === undefined || connection.closed) return;
+        if (socket.send(answer, false) === 2) {
+          lagging.inc();
+          socket.end(1013, 'answer dropped: the client is not reading; reconnect');
+          hub.closeConnection(connection);
+        }
+      } catch (error) {
+        const requestId = faults.record('rpc_ws', newRequestId(), error);
+        if (connection.closed) return;
+        try {
+          if (socket.send(errorAnswer(internalError(requestId)), false) === 2) throw new Error('answer dropped');
+        } catch {
+          hub.closeConnection(connection);
+          socket.end(CLOSE_INTERNAL_ERROR, 'internal error');
+        }
       }
     },
     close: (socket) => {
@@ -176,5 +229,22 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
       if (connection) hub.closeConnection(connection);
     },
   });
+  // Anything on the WebSocket port that is not an upgrade (a plain GET, an upgrade without its key).
+  ws.any('/*', (res) => {
+    res.cork(() => {
+      res.writeStatus('400 Bad Request');
+      res.writeHeader('content-type', JSON_TYPE);
+      res.end(errorAnswer(new RpcError(-32600, 'this port speaks JSON-RPC over WebSocket: send an upgrade request (Upgrade: websocket, Sec-WebSocket-Key, Sec-WebSocket-Version: 13)')));
+    });
+  });
   return { http, ws, hub, inFlight };
+}
+
+/**
+ * A body declared as JSON-RPC: `application/json` (or a `+json` type), or the two older names geth
+ * also accepts; parameters such as charset allowed. Anything else, a missing type included, is 415
+ * as geth answers it: `text/plain` is what any web page may send cross-site without a preflight.
+ */
+export function isJsonType(type: string): boolean {
+  return /^\s*application\/(([\w.-]+\+)?json|json-rpc|jsonrequest)\s*(;|$)/i.test(type);
 }

@@ -123,10 +123,11 @@ export class SubscriptionHub {
     expectParams(params, 1, 1);
     const id = params[0];
     if (typeof id !== 'string') throw argumentError(0, 'expected a subscription id');
-    const found = connection.subscriptions.delete(id);
+    // Only the connection that made a subscription may end it: another connection's id is just unknown here.
+    if (!connection.subscriptions.delete(id)) return 'false';
     this.newHeads.delete(id);
     this.logs.delete(id);
-    return found ? 'true' : 'false';
+    return 'true';
   }
 
   /** The chain journal grew to `sequence`: publish its moves since the last notice, in order. */

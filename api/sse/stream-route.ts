@@ -12,8 +12,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { errorBody } from '../errors.js';
 import { newRequestId, statusLine } from '../http.js';
 import { CodedError } from '../../runtime/errors.js';
-import type { Logger } from '../../runtime/log.js';
-import { errorFields } from '../../runtime/log.js';
+import type { RequestFaults } from '../request-faults.js';
 import type { AggregateContext } from '../aggregate/aggregate-context.js';
 import { resumePosition } from '../aggregate/change-position.js';
 import { processorDescriptor, requireDelivery, type ConfiguredProcessor } from '../aggregate/configured-processors.js';
@@ -25,28 +24,41 @@ export const STREAM_PATTERN = '/v1/processors/:processor/stream';
 
 type Accepted = { processor: ConfiguredProcessor; position: bigint } | { processor: ConfiguredProcessor; reset: CodedError };
 
-export function registerStreamRoute(app: TemplatedApp, context: AggregateContext, hub: SseHub, log: Logger): void {
+/** The methods the stream route answers, for the listener's 405 `Allow` on any other. */
+export const STREAM_ROUTE = { method: 'get', pattern: STREAM_PATTERN } as const;
+
+export function registerStreamRoute(app: TemplatedApp, context: AggregateContext, hub: SseHub, faults: RequestFaults): void {
   app.get(STREAM_PATTERN, (res, req) => {
     const requestId = newRequestId();
     let accepted: Accepted;
     try {
       accepted = accept(context, req);
     } catch (error) {
-      answerError(res, requestId, error, log);
+      answerError(res, requestId, error, faults);
       return;
     }
-    res.writeStatus(statusLine(200));
-    res.writeHeader('content-type', 'text/event-stream');
-    res.writeHeader('cache-control', 'no-cache');
-    res.writeHeader('x-request-id', requestId);
-    res.write(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
-    if ('reset' in accepted) {
-      const { code, message, details } = accepted.reset;
-      res.end(hub.resetFrame(accepted.processor, { code, message, details }));
-      return;
+    try {
+      open(res, requestId, context, hub, accepted);
+    } catch (error) {
+      // The request boundary: the status line may be out already, so this stream ends here.
+      faults.record('api', requestId, error, { route: STREAM_PATTERN });
+      res.close();
     }
-    hub.attach(accepted.processor, res, accepted.position);
   });
+}
+
+function open(res: HttpResponse, requestId: string, context: AggregateContext, hub: SseHub, accepted: Accepted): void {
+  res.writeStatus(statusLine(200));
+  res.writeHeader('content-type', 'text/event-stream');
+  res.writeHeader('cache-control', 'no-cache');
+  res.writeHeader('x-request-id', requestId);
+  res.write(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
+  if ('reset' in accepted) {
+    const { code, message, details } = accepted.reset;
+    res.end(hub.resetFrame(accepted.processor, { code, message, details }));
+    return;
+  }
+  hub.attach(accepted.processor, res, accepted.position);
 }
 
 function accept(context: AggregateContext, req: HttpRequest): Accepted {
@@ -64,9 +76,10 @@ function accept(context: AggregateContext, req: HttpRequest): Accepted {
   }
 }
 
-function answerError(res: HttpResponse, requestId: string, error: unknown, log: Logger): void {
-  const { status, body, headers } = errorBody(error instanceof URIError ? new CodedError('invalid_request', 'the processor name is not valid percent-encoding') : error, requestId);
-  if (status >= 500) log.error('stream request failed', { requestId, route: STREAM_PATTERN, ...errorFields(error) });
+function answerError(res: HttpResponse, requestId: string, error: unknown, faults: RequestFaults): void {
+  const coded = error instanceof URIError ? new CodedError('invalid_request', 'the processor name is not valid percent-encoding') : error;
+  const { status, body, headers } = errorBody(coded, requestId);
+  if (!(coded instanceof CodedError)) faults.record('api', requestId, error, { route: STREAM_PATTERN });
   res.writeStatus(statusLine(status));
   res.writeHeader('x-request-id', requestId);
   for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);

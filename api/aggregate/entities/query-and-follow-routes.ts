@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { HttpError } from '../../errors.js';
-import type { Request } from '../../http.js';
+import { requireJsonType, type Request } from '../../http.js';
 import type { Route } from '../../routes.js';
 import { isSnapshotId, readSnapshot } from '../../../store/snapshots.js';
 import type { AggregateContext } from '../aggregate-context.js';
@@ -39,6 +39,7 @@ const BODY = z.strictObject({
 type Body = z.infer<typeof BODY>;
 
 function parseBody(request: Request): Body {
+  requireJsonType(request);
   if (request.body.length === 0) return {};
   let raw: unknown;
   try {

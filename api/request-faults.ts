@@ -1,0 +1,41 @@
+/**
+ * The request boundary of every listener: an exception while handling one client's request is the
+ * node's fault, never the lane's. It is logged once under the request id the answer carries (the
+ * logger bounds its rate), counted in `chain_node_request_faults_total{listener}`, and answered
+ * (500 `internal` / JSON-RPC -32603) or, when nothing can be answered any more, ends that client's
+ * connection. It never escapes into uWS's callback, where it would crash the worker and spend the
+ * lane's restart intensity on traffic anyone can send.
+ */
+import { Counter, type Registry } from 'prom-client';
+import type { Logger } from '../runtime/log.js';
+import { errorFields } from '../runtime/log.js';
+
+export type ListenerName = 'api' | 'rpc_http' | 'rpc_ws';
+
+export interface RequestFaults {
+  /** Records a fault of one request; returns the request id it was logged under. */
+  record(listener: ListenerName, requestId: string, error: unknown, fields?: Readonly<Record<string, unknown>>): string;
+}
+
+const counters = new WeakMap<Registry, Counter<'listener'>>();
+
+export function requestFaults(registry: Registry, log: Logger): RequestFaults {
+  let counter = counters.get(registry);
+  if (counter === undefined) {
+    counter = new Counter({
+      name: 'chain_node_request_faults_total',
+      help: 'Requests whose handling threw inside the node (answered 500 / -32603 or their connection ended), by listener',
+      labelNames: ['listener'],
+      registers: [registry],
+    });
+    counters.set(registry, counter);
+  }
+  const faults = counter;
+  return {
+    record(listener, requestId, error, fields = {}) {
+      faults.inc({ listener });
+      log.error('request failed inside the node', { listener, requestId, ...fields, ...errorFields(error) });
+      return requestId;
+    },
+  };
+}
