@@ -4,12 +4,20 @@
  * fan-out costs no copies) until `onWritable` drains it. A connection whose queue would pass
  * `maxBufferedBytes`, or that stays stalled for too long, is a slow consumer and is closed
  * (spec §4.8 rule 5: durable resume comes from the change log).
+ *
+ * "Too long" is the node's rule (the hub's stall limit), not uWS's: uWS closes a response that has
+ * made no write progress for ~10 s, before any limit of ours could act. So a stalled response is
+ * paused (which disarms uWS's timer and its polling) and the hub probes it about once a second:
+ * resumed for one turn of the event loop, in which a socket that drained fires `onWritable`, and
+ * paused again if it is still stalled.
  */
 import type { HttpResponse } from 'uWebSockets.js';
 
 export type ConnectionEnd = 'ended' | 'slow_consumer' | 'aborted';
 
 export interface ConnectionEvents {
+  /** The socket refused a write: the connection waits for the hub's probes (`probe`). */
+  readonly stalled: (connection: SseConnection) => void;
   /** The socket took everything queued: the connection can take more. */
   readonly drained: (connection: SseConnection) => void;
   readonly gone: (connection: SseConnection, how: ConnectionEnd) => void;
@@ -27,6 +35,8 @@ export class SseConnection {
   private closed = false;
   /** When the socket last refused a write and has not drained since; null while writable. */
   private stalledSince: number | null = null;
+  /** Paused while stalled (uWS's own write timeout is off then); resumed during a probe. */
+  private paused = false;
   private queue: Buffer[] = [];
   private queuedBytes = 0;
   private accepted = true;
@@ -56,11 +66,6 @@ export class SseConnection {
     return !this.closed && this.stalledSince === null;
   }
 
-  /** Milliseconds since the socket last refused a write without draining, 0 when writable. */
-  stalledFor(now: number): number {
-    return this.stalledSince === null ? 0 : now - this.stalledSince;
-  }
-
   /** Writes or queues one chunk; false when the connection is (now) closed. */
   send(chunk: Buffer): boolean {
     if (this.closed) return false;
@@ -68,8 +73,24 @@ export class SseConnection {
     outgoing = chunk;
     this.res.cork(this.writeOutgoing);
     outgoing = NOTHING;
-    if (!this.accepted) this.stalledSince = Date.now();
+    if (!this.accepted) this.stall();
     return true;
+  }
+
+  /**
+   * The hub's periodic look at a stalled connection: closed as a slow consumer once stalled for
+   * more than `limitMs`, otherwise given one event-loop turn to report that it drained.
+   */
+  probe(now: number, limitMs: number): void {
+    if (this.closed || this.stalledSince === null) return;
+    if (now - this.stalledSince > limitMs) {
+      this.dropSlow();
+      return;
+    }
+    this.resume();
+    setImmediate(() => {
+      if (!this.closed && this.stalledSince !== null) this.pause();
+    });
   }
 
   /** Ends the response after whatever is queued, optionally with one last chunk. */
@@ -77,6 +98,7 @@ export class SseConnection {
     if (this.closed) return;
     const pending = last ? [...this.queue, last] : this.queue;
     this.gone('ended');
+    this.resume();
     this.res.cork(() => {
       for (const chunk of pending) this.res.write(chunk);
       this.res.end();
@@ -88,6 +110,24 @@ export class SseConnection {
     if (this.closed) return;
     this.gone('slow_consumer');
     this.res.close();
+  }
+
+  private stall(): void {
+    this.stalledSince = Date.now();
+    this.pause();
+    this.events.stalled(this);
+  }
+
+  private pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.res.pause();
+  }
+
+  private resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.res.resume();
   }
 
   private enqueue(chunk: Buffer): boolean {

@@ -18,6 +18,9 @@ import { ChangeFanout } from './change-fanout.js';
 import { SseConnection, type ConnectionEnd } from './sse-connection.js';
 import { HEARTBEAT_FRAME, resetRequiredFrame, type ResetReason } from './sse-frames.js';
 
+/** How often stalled streams are probed (well inside uWS's ~10 s write timeout, see sse-connection.ts). */
+const STALL_PROBE_MS = 1000;
+
 export interface SseSettings {
   readonly heartbeatSeconds: number;
   readonly maxBufferedBytes: number;
@@ -36,7 +39,11 @@ export class SseHub {
   private readonly fanouts = new Map<string, ChangeFanout>();
   private readonly owners = new Map<SseConnection, ChangeFanout>();
   private readonly heartbeat: NodeJS.Timeout;
+  /** Streams whose socket refused a write and has not drained since; probed every second. */
+  private readonly stalled = new Set<SseConnection>();
+  private readonly stallProbe: NodeJS.Timeout;
   private readonly open: Gauge;
+  private readonly stalledStreams: Gauge;
   private readonly ended: Counter;
   private readonly sweeps: Histogram;
   private readonly noticeDelay: Histogram;
@@ -68,7 +75,9 @@ export class SseHub {
       if (processor.delivery) this.fanouts.set(processor.id, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges, timing));
     }
     this.heartbeat = setInterval(() => this.beat(), options.settings.heartbeatSeconds * 1000);
+    this.stallProbe = setInterval(() => this.probeStalled(), STALL_PROBE_MS);
     this.open = new Gauge({ name: 'chain_node_sse_streams', help: 'Open SSE change streams', registers: [options.metrics] });
+    this.stalledStreams = new Gauge({ name: 'chain_node_sse_streams_stalled', help: 'Open SSE streams whose client is not taking what was written (closed as slow consumers after two heartbeat intervals)', registers: [options.metrics] });
     this.ended = new Counter({ name: 'chain_node_sse_streams_ended_total', help: 'SSE change streams ended, by how', labelNames: ['how'], registers: [options.metrics] });
   }
 
@@ -77,7 +86,15 @@ export class SseHub {
     const fanout = this.fanouts.get(processor.id);
     if (!fanout) throw new Error(`processor '${processor.id}' has no change stream`);
     const connection = new SseConnection(res, position, this.options.settings.maxBufferedBytes, {
-      drained: () => fanout.wake(),
+      stalled: (stalled) => {
+        this.stalled.add(stalled);
+        this.stalledStreams.set(this.stalled.size);
+      },
+      drained: (drained) => {
+        this.stalled.delete(drained);
+        this.stalledStreams.set(this.stalled.size);
+        fanout.wake();
+      },
       gone: (gone, how) => this.detach(gone, how),
     });
     this.owners.set(connection, fanout);
@@ -104,6 +121,7 @@ export class SseHub {
   /** Ends every stream and stops the heartbeat. */
   close(): void {
     clearInterval(this.heartbeat);
+    clearInterval(this.stallProbe);
     for (const fanout of this.fanouts.values()) fanout.close();
     for (const connection of [...this.owners.keys()]) connection.end();
   }
@@ -138,22 +156,27 @@ export class SseHub {
     const fanout = this.owners.get(connection);
     if (!fanout) return;
     this.owners.delete(connection);
+    this.stalled.delete(connection);
+    this.stalledStreams.set(this.stalled.size);
     fanout.leave(connection);
     this.open.dec();
     this.ended.inc({ how });
   }
 
-  /**
-   * A heartbeat to every stream not handed a change since the last beat; a stream stalled for two
-   * heartbeat intervals is a slow consumer.
-   */
+  /** A heartbeat to every stream not handed a change since the last beat. */
   private beat(): void {
-    const now = Date.now();
-    const stallLimit = 2 * this.options.settings.heartbeatSeconds * 1000;
     for (const connection of this.owners.keys()) {
-      if (connection.stalledFor(now) > stallLimit) connection.dropSlow();
-      else if (connection.position !== connection.positionAtBeat) connection.positionAtBeat = connection.position;
+      if (!connection.writable) continue;
+      if (connection.position !== connection.positionAtBeat) connection.positionAtBeat = connection.position;
       else connection.send(HEARTBEAT_FRAME);
     }
+  }
+
+  /** A stream stalled for more than two heartbeat intervals is a slow consumer (README, "Slow consumers"). */
+  private probeStalled(): void {
+    if (this.stalled.size === 0) return;
+    const now = Date.now();
+    const limitMs = 2 * this.options.settings.heartbeatSeconds * 1000;
+    for (const connection of [...this.stalled]) connection.probe(now, limitMs);
   }
 }

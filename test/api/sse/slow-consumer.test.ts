@@ -47,7 +47,9 @@ async function waitForMetric(node: RunningListener, pattern: RegExp, value: numb
 }
 
 const OPEN_STREAMS = /^chain_node_sse_streams\{[^}]*\} (\d+)/m;
+const STALLED_STREAMS = /^chain_node_sse_streams_stalled\{[^}]*\} (\d+)/m;
 const SLOW_DROPS = /^chain_node_sse_streams_ended_total\{[^}]*how="slow_consumer"[^}]*\} (\d+)/m;
+const ABORTED = /^chain_node_sse_streams_ended_total\{[^}]*how="aborted"[^}]*\} (\d+)/m;
 
 test('a consumer that stops reading is disconnected once its buffer passes the bound, while a reading client keeps receiving', async (t) => {
   const node = await startListener(t, async () => {}, { sse: { heartbeatSeconds: 60, maxBufferedBytes: 512 * 1024, batchChanges: 4 } });
@@ -90,8 +92,8 @@ test('a consumer that pauses and then reads again gets every frame the server co
   const total = 80;
   await appendChanges(node.temp.store, BLOBS.instance, 0n, total, PADDING);
   await node.notify('blobs', BigInt(total));
-  // ~8 MB, more than the loopback socket buffers hold.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // ~8 MB, more than the loopback socket buffers hold: the server's write is refused.
+  await waitForMetric(node, STALLED_STREAMS, 1);
   const frames = new Set<string>();
   let pending = '';
   await new Promise<void>((resolve, reject) => {
@@ -114,4 +116,20 @@ test('a consumer that pauses and then reads again gets every frame the server co
     paused.resume();
   });
   assert.equal(await metric(node, SLOW_DROPS), 0, 'not a slow consumer: it read everything');
+});
+
+test('the node\'s stall rule, not the web server\'s write timeout, closes a stalled stream, and counts it as a slow consumer', async (t) => {
+  // uWS closes a response that makes no write progress for ~10 s; two heartbeat intervals here are 12 s.
+  const node = await startListener(t, async () => {}, { sse: { heartbeatSeconds: 6, maxBufferedBytes: 64 * 1024 * 1024, batchChanges: 64 } });
+  const slow = await neverReadingClient(t, node.port);
+  await waitForMetric(node, OPEN_STREAMS, 1);
+  await appendChanges(node.temp.store, BLOBS.instance, 0n, 200, PADDING);
+  await node.notify('blobs', 200n);
+  await waitForMetric(node, STALLED_STREAMS, 1);
+  await waitForMetric(node, SLOW_DROPS, 1, 60_000);
+  assert.equal(await metric(node, ABORTED), 0, 'not ended as aborted by the web server\'s timeout first');
+  assert.equal(await metric(node, OPEN_STREAMS), 0);
+  assert.equal(await metric(node, STALLED_STREAMS), 0);
+  const received = await readToClose(slow, 10_000);
+  assert.ok(received.length < 200 * PADDING);
 });
