@@ -18,6 +18,7 @@ import {
   parseProcessorTableName,
   processorTableSpec,
   SHARED_TABLES,
+  OPTIONAL_TABLES,
   type ProcessorTableKind,
   type TableSpec,
 } from './tables.js';
@@ -79,6 +80,8 @@ export interface Store {
   /** Materialized query-and-follow rows (store/snapshots.ts). */
   readonly snapshotRows: BinaryTable;
   readonly jobs: StringKeyedRecordTable;
+  /** The devnet source's blocks with their generator state (store/devnet-blocks.ts), created on first use. */
+  devnetBlocks(): Database<unknown, Buffer>;
   /** The tables of one processor instance, created on first use (read-only: must exist). */
   processor(instance: string): ProcessorTables;
   /** Instances that have tables in this store. */
@@ -137,6 +140,7 @@ function buildStore(
     txIndex: table(CHAIN_TABLES.txIndex),
   };
   const processors = new Map<string, ProcessorTables>();
+  let devnetBlocks: Database<unknown, Buffer> | undefined;
   const openProcessor = (instance: string): ProcessorTables => {
     const of = <V, K extends string | Buffer>(kind: ProcessorTableKind) => table<V, K>(processorTableSpec(instance, kind));
     return {
@@ -165,6 +169,7 @@ function buildStore(
     snapshots: table(SHARED_TABLES.snapshots),
     snapshotRows: table(SHARED_TABLES.snapshotRows),
     jobs: table(SHARED_TABLES.jobs),
+    devnetBlocks: () => (devnetBlocks ??= table(OPTIONAL_TABLES.devnetBlocks)),
     processor(instance) {
       let tables = processors.get(instance);
       if (!tables) {

@@ -17,6 +17,8 @@
  *   snapshots                 string snapshot id          → msgpack snapshot record (query-and-follow)
  *   snapshot.rows             12-byte snapshot id ‖ u32   → one materialized entity result (JSON bytes), by row ordinal
  *   jobs                      string job id               → msgpack history-job record
+ *   devnet.blocks             u64 (block number)          → msgpack devnet block with its generator state (only
+ *                                                           with the devnet source: created on first use)
  *
  * Per processor instance (opened on demand, owned by that instance's writer only):
  *
@@ -66,6 +68,11 @@ export const SHARED_TABLES = {
   jobs: { name: 'jobs', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string job id' },
 } as const satisfies Record<string, TableSpec>;
 
+/** Tables a lane creates on first use; a store without them is complete. */
+export const OPTIONAL_TABLES = {
+  devnetBlocks: { name: 'devnet.blocks', keyEncoding: 'binary', valueEncoding: 'msgpack', keyWidth: 8, keyLayout: 'u64 block number' },
+} as const satisfies Record<string, TableSpec>;
+
 /** Tables that exist in every store, created when the store is created. */
 export const FIXED_TABLES: readonly TableSpec[] = [META_TABLE, ...Object.values(CHAIN_TABLES), ...Object.values(SHARED_TABLES)];
 
@@ -103,7 +110,7 @@ export function processorTableSpec(instance: string, kind: ProcessorTableKind): 
 
 /** The spec of a table found on disk, or undefined when the name is not one this binary knows. */
 export function tableSpecByName(name: string): TableSpec | undefined {
-  const fixed = FIXED_TABLES.find((spec) => spec.name === name);
+  const fixed = [...FIXED_TABLES, ...Object.values(OPTIONAL_TABLES)].find((spec) => spec.name === name);
   if (fixed) return fixed;
   const parsed = parseProcessorTableName(name);
   return parsed ? processorTableSpec(parsed.instance, parsed.kind) : undefined;

@@ -1,19 +1,23 @@
 /**
  * Lane `source`, kind `devnet`: produces the deterministic devnet chain (net/devnet) on a timer,
  * verifies every block on the CPU pool like any other source's material, records it, and
- * announces the new head to `chain`. On restart it replays the chain from the seed to the stored
- * canonical head, so it continues exactly where it was.
+ * announces the new head to `chain`. After each step it stores the step's blocks with the generator's
+ * state (store/devnet-blocks.ts), so a restart continues from the newest of them instead of
+ * regenerating the chain from genesis: restart time does not grow with the chain. A store without
+ * that record (or one that does not match the stored chain) is replayed from the seed instead.
  *
  * Accepts: ask `finalized` → {number, hash} (the devnet's own finality, for the finality lane).
  * Sends: HeadNotice to `chain`.
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { errorFields } from '../../runtime/log.js';
-import { createDevnet, type Devnet, type DevnetBlock, type DevnetConfigInput } from '../../net/devnet/index.js';
+import { createDevnet, resolveDevnetConfig, resumeDepth, type Devnet, type DevnetConfig, type DevnetBlock, type DevnetConfigInput, type DevnetResume, type DevnetResumeBlock } from '../../net/devnet/index.js';
+import { loadDevnetBlocks, saveDevnetBlocks } from '../../store/devnet-blocks.js';
 
 import { openStore, type Store } from '../../store/env.js';
 import { recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
-import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
+import { bytesToHex } from '../../net/eth/hex.js';
 import type { HeadNotice } from '../chain-messages.js';
 import { toMaterial } from './material.js';
 
@@ -49,6 +53,33 @@ async function announce(ctx: ActorContext<DevnetSourceArgs>, block: DevnetBlock)
   await ctx.send('chain', notice);
 }
 
+/** Stores what a restart needs to continue from `blocks` (after they are recorded, so the record never runs ahead of the chain). */
+function remember(store: Store, devnet: Devnet, blocks: readonly DevnetBlock[]): Promise<void> {
+  const records = blocks.map((block) => ({ number: block.block.header.number, value: devnet.resumeRecord(block.block.header.number)! }));
+  return saveDevnetBlocks(store, records, devnet.head().number - resumeDepth(devnet.config) + 1);
+}
+
+/**
+ * The stored generator record, when it continues the stored chain: its blocks link parent to child,
+ * and at the highest height both it and the stored canonical chain have, they hold the same block
+ * (the chain lane may trail the source by a few blocks at a stop, or the record trail the chain
+ * after a crash; either way the generator continues deterministically). Otherwise empty (replay).
+ */
+function storedResume(store: Store, storedHeadNumber: number, config: DevnetConfig, log: ActorContext<DevnetSourceArgs>['log']): DevnetResume {
+  const records = loadDevnetBlocks<DevnetResumeBlock>(store, resumeDepth(config));
+  // A chain shorter than a resume needs is replayed: that is as quick.
+  if (records.length < resumeDepth(config)) return [];
+  const hashAt = (i: number) => records[i]!.value.built.devnetBlock.hash;
+  const linked = records.every((record, i) => i === 0 || record.value.built.devnetBlock.block.header.parentHash === hashAt(i - 1));
+  const common = Math.min(storedHeadNumber, records[records.length - 1]!.number) - records[0]!.number;
+  const canonical = common >= 0 ? store.chain.canonical.get(u64Key(records[common]!.number)) : undefined;
+  if (!linked || !canonical || bytesToHex(canonical) !== hashAt(common)) {
+    log.warn('the stored devnet record does not continue the stored chain; replaying from the seed', { records: records.length, newest: records[records.length - 1]!.number });
+    return [];
+  }
+  return records.map((record) => record.value);
+}
+
 async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promise<void> {
   if (state.producing) return;
   state.producing = true;
@@ -56,6 +87,7 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
     const step = await state.devnet.next();
     const blocks = step.kind === 'block' ? [step] : step.blocks;
     await verifyAndRecord(ctx, state.store, blocks);
+    await remember(state.store, state.devnet, blocks);
     if (step.kind === 'reorg') ctx.log.info('devnet reorg', { depth: step.depth, forkPoint: step.forkPoint.number });
     await announce(ctx, blocks[blocks.length - 1]!);
   } finally {
@@ -66,11 +98,16 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
 export default defineActor<State, DevnetSourceArgs>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
-    const devnet = createDevnet(ctx.args.devnet);
     const resumeAt = storedHead(store);
-    if (resumeAt !== null && resumeAt > 0) {
-      ctx.log.info('replaying the devnet to the stored head', { head: resumeAt });
+    const resume = resumeAt !== null && resumeAt > 0 ? storedResume(store, resumeAt, resolveDevnetConfig(ctx.args.devnet), ctx.log) : [];
+    const devnet = createDevnet(ctx.args.devnet, resume);
+    if (resume.length > 0) ctx.log.info('continuing the devnet from its stored blocks', { from: devnet.head().number, head: resumeAt });
+    if (resumeAt !== null && resumeAt > devnet.head().number) {
+      // A crash between recording a step and storing its record, or a store from before the record existed.
+      if (resume.length === 0) ctx.log.info('replaying the devnet to the stored head', { head: resumeAt });
       await devnet.advanceTo(resumeAt);
+      const retained = Math.min(resumeDepth(devnet.config), devnet.head().number);
+      await remember(store, devnet, Array.from({ length: retained }, (_, i) => devnet.blockByNumber(devnet.head().number - retained + 1 + i)!));
     }
     await verifyAndRecord(ctx, store, [devnet.genesis]);
     const head = devnet.blockByNumber(devnet.head().number) ?? devnet.genesis;

@@ -29,6 +29,26 @@ export interface Devnet {
   blockByNumber(number: number): DevnetBlock | undefined;
   /** Any retained block by hash, abandoned ones included (an undo reads them). */
   blockByHash(hash: Hash): DevnetBlock | undefined;
+  /** What a restart needs to continue from canonical block `number` (see `DevnetResume`); undefined if not retained. */
+  resumeRecord(number: number): DevnetResumeBlock | undefined;
+}
+
+/** One canonical block with the generator's state after it, and the reorg branch counter at that point. */
+export interface DevnetResumeBlock {
+  readonly built: BuiltBlock;
+  readonly branch: number;
+}
+
+/**
+ * The newest canonical blocks of an earlier run (contiguous, oldest first, ending at its head, at
+ * least `finalityLag + 1` of them): the devnet continues from them exactly as the earlier run would
+ * have, without regenerating the chain from genesis.
+ */
+export type DevnetResume = readonly DevnetResumeBlock[];
+
+/** How many of the newest canonical blocks a resume needs: down to the finalized block (a reorg never goes deeper). */
+export function resumeDepth(config: DevnetConfig): number {
+  return config.finalityLag + 1;
 }
 
 function chainContext(config: DevnetConfig): ChainContext {
@@ -53,12 +73,16 @@ function genesisBlock(chain: ChainContext): BuiltBlock {
 }
 
 /** Accepts overrides of the defaults (or a full config); throws `DevnetConfigError` for a bad key. */
-export function createDevnet(input: DevnetConfigInput = {}): Devnet {
+export function createDevnet(input: DevnetConfigInput = {}, resume: DevnetResume = []): Devnet {
   const config = resolveDevnetConfig(input);
   const chain = chainContext(config);
   const genesis = genesisBlock(chain);
   const store = new BlockStore(genesis, config.retainBlocks);
   let branch = 0;
+  for (const record of resume) {
+    store.setCanonical(record.built);
+    branch = record.branch;
+  }
   let queue: Promise<unknown> = Promise.resolve();
 
   const reorgDue = (head: number) =>
@@ -107,5 +131,9 @@ export function createDevnet(input: DevnetConfigInput = {}): Devnet {
     },
     blockByNumber: (number) => store.canonicalAt(number)?.devnetBlock,
     blockByHash: (hash) => store.byBlockHash(hash)?.devnetBlock,
+    resumeRecord(number) {
+      const built = store.canonicalAt(number);
+      return built === undefined ? undefined : { built, branch };
+    },
   };
 }

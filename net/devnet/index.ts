@@ -12,7 +12,7 @@ export {
   type DevnetForkOffsets,
 } from './config.js';
 export { DEVNET_CONTRACTS, INITIAL_ACCOUNT_TOKEN_BALANCE, type DevnetContracts, type DevnetPool } from './contracts.js';
-export { createDevnet, type Devnet } from './devnet.js';
+export { createDevnet, resumeDepth, type Devnet, type DevnetResume, type DevnetResumeBlock } from './devnet.js';
 export { DevnetConfigError } from './errors.js';
 export { SWAP_TOPIC, SYNC_TOPIC, TRANSFER_TOPIC } from './events.js';
 export { devnetForkSchedule } from './fork-schedule.js';

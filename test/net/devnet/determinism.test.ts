@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDevnet, devnetAccounts, generateChain, type DevnetStep } from '../../../net/devnet/index.js';
+import { createDevnet, devnetAccounts, generateChain, resolveDevnetConfig, resumeDepth, type DevnetResume, type DevnetStep } from '../../../net/devnet/index.js';
+import { decode, encode } from '../../../runtime/codec.js';
 import { bytesToHex, encodeBlock, encodeEth69Receipts } from '../../../net/eth/index.js';
 import { blocksOf, runDevnet } from './run-devnet.js';
 
@@ -46,5 +47,21 @@ describe('devnet determinism', () => {
     await replay.advanceTo(25);
     assert.deepEqual(replay.head(), live.devnet.head());
     assert.deepEqual(replay.finalized(), live.devnet.finalized());
+  });
+
+  it('continues byte-identically, reorgs included, from the retained blocks of an earlier run stored as msgpack (a restart without replay)', async () => {
+    const earlier = await runDevnet(CONFIG, 25);
+    const head = earlier.devnet.head().number;
+    const retain = resumeDepth(resolveDevnetConfig(CONFIG));
+    const stored = Array.from({ length: retain }, (_, i) => encode(earlier.devnet.resumeRecord(head - retain + 1 + i)!));
+    const resumed = createDevnet(CONFIG, stored.map((bytes) => decode(bytes)) as DevnetResume);
+    assert.deepEqual(resumed.head(), earlier.devnet.head());
+    assert.deepEqual(resumed.finalized(), earlier.devnet.finalized());
+    const a: DevnetStep[] = [];
+    const b: DevnetStep[] = [];
+    for (let i = 0; i < 20; i++) a.push(await earlier.devnet.next());
+    for (let i = 0; i < 20; i++) b.push(await resumed.next());
+    assert.ok(a.some((step) => step.kind === 'reorg'), 'the continuation crosses a reorg');
+    assert.deepEqual(b.flatMap(stepBytes), a.flatMap(stepBytes));
   });
 });
