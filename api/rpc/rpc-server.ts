@@ -114,7 +114,8 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
       res.cork(() => {
         res.writeStatus(status);
         if (body === undefined) {
-          res.endWithoutBody();
+          // Notifications only: an empty body, with its length, or a keep-alive client waits for more.
+          res.end();
           return;
         }
         res.writeHeader('content-type', JSON_TYPE);

@@ -85,6 +85,21 @@ describe('subscription hub', () => {
     assert.equal(hub.subscriberCount, 0);
   });
 
+  it('lets only the connection that made a subscription remove it: another connection\'s eth_unsubscribe answers false and changes nothing', () => {
+    const hub = new SubscriptionHub(new ChainReader(d.store, 64), { maxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, afterSequence: d.chain.sequence - 3 });
+    const owner = fakeSocket();
+    const ownerConnection = hub.openConnection(owner);
+    const stranger = hub.openConnection(fakeSocket());
+    const id = JSON.parse(hub.subscribe(ownerConnection, ['newHeads'])) as string;
+    assert.equal(hub.unsubscribe(stranger, [id]), 'false');
+    assert.equal(hub.subscriberCount, 1);
+    hub.onJournal(d.chain.sequence);
+    assert.ok(owner.notes.length > 0, 'the owner still receives its notifications');
+    assert.ok(owner.notes.every((note) => note.subscription === id));
+    assert.equal(hub.unsubscribe(ownerConnection, [id]), 'true');
+    assert.equal(hub.subscriberCount, 0);
+  });
+
   it('closes a connection whose queued bytes pass the bound with 1013 and sends it nothing more', () => {
     let buffered = 0;
     const hub = new SubscriptionHub(new ChainReader(d.store, 64), { maxBufferedBytes: 4096, maxSubscriptionsPerConnection: 10, afterSequence: 0 });
