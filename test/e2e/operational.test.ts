@@ -38,6 +38,11 @@ test('the node serves health, readiness and metrics, and answers every error in 
       ['/health/live', { method: 'POST', body: '{}' }, 405, 'method_not_allowed'],
       ['/v1/x%ZZ', {}, 400, 'invalid_request'],
       ['/v1/anything', { method: 'POST', body: 'x'.repeat(4096) }, 413, 'payload_too_large'],
+      ['/v1/processors/blobs/stream', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }, 405, 'method_not_allowed'],
+      // A body any web page can send cross-site without a preflight creates nothing.
+      ['/v1/processors/blobs/collections/blocks/query-and-follow', { method: 'POST', body: '{}' }, 415, 'unsupported_media_type'],
+      ['/v1/processors/blobs/collections/blocks/query-and-follow', { method: 'POST' }, 415, 'unsupported_media_type'],
+      ['/v1/processors/blobs/consumers', { method: 'POST', body: '{"id":"x"}', headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
     ];
     for (const [path, init, status, code] of cases) {
       const response = await fetch(`${node.baseUrl}${path}`, init);
@@ -47,6 +52,7 @@ test('the node serves health, readiness and metrics, and answers every error in 
       assert.equal(typeof body.error.message, 'string');
       assert.equal(body.error.retryable, false);
       assert.equal(body.error.requestId, response.headers.get('x-request-id'), 'the body names the same request id as the header');
+      if (status === 405) assert.equal(response.headers.get('allow'), 'GET', `405 names the allowed method of ${path}`);
     }
     const lines = node.output.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.length > 0);
