@@ -51,6 +51,8 @@ function open(res: HttpResponse, requestId: string, context: AggregateContext, h
   res.writeStatus(statusLine(200));
   res.writeHeader('content-type', 'text/event-stream');
   res.writeHeader('cache-control', 'no-cache');
+  // nginx (and other proxies honouring it) pass each frame on at once instead of buffering the stream.
+  res.writeHeader('x-accel-buffering', 'no');
   res.writeHeader('x-request-id', requestId);
   res.write(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
   if ('reset' in accepted) {
