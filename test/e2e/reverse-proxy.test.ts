@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -37,6 +38,19 @@ function nginxConfig(dir: string, listen: number, ports: { api: number; rpc: num
 
 const portOf = (url: string) => Number(new URL(url).port);
 
+/** Sends raw request bytes and resolves with the status line of the answer (rejects when none comes). */
+function statusLineOf(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setTimeout(20_000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(request.slice(0, 60))}`)));
+    socket.on('data', (chunk) => { received += String(chunk); });
+    socket.once('close', () => (received === '' ? reject(new Error(`closed without an answer: ${JSON.stringify(request.slice(0, 60))}`)) : resolve(received.split('\r\n')[0]!)));
+    socket.once('error', reject);
+    socket.write(request);
+  });
+}
+
 test('behind nginx with the README settings: aggregate routes, an SSE stream, JSON-RPC over HTTP and over WebSocket', { skip: NGINX ? false : 'nginx is not installed (apt-get install nginx-light; .ci/run installs it)' }, async (t) => {
   const node = await startNodeProcess({ sets: FAST });
   t.after(async () => {
@@ -59,6 +73,18 @@ test('behind nginx with the README settings: aggregate routes, an SSE stream, JS
   }, 30_000).catch((error: unknown) => {
     throw new Error(`${String(error)}\nnginx: ${nginxErrors}`);
   });
+
+  // Requests the node's own HTTP server drops without an answer get one through the proxy.
+  const manyHeaders = Array.from({ length: 100 }, (_, i) => `X-H${i}: v\r\n`).join('');
+  const odd: Array<[string, RegExp]> = [
+    ['GET /v1/status HTTP/1.0\r\n\r\n', /^HTTP\/1\.1 200 /],
+    ['GET /v1/status HTTP/1.0\r\nHost: x\r\n\r\n', /^HTTP\/1\.1 200 /],
+    ['FOO /v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', /^HTTP\/1\.1 405 /],
+    ['GET /v1/status HTTP/1.1\r\nConnection: close\r\n\r\n', /^HTTP\/1\.1 400 /],
+    [`GET /v1/status HTTP/1.1\r\nHost: x\r\n${manyHeaders}Connection: close\r\n\r\n`, /^HTTP\/1\.1 200 /],
+    [`GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100 * 1024)}\r\nConnection: close\r\n\r\n`, /^HTTP\/1\.1 4\d\d /],
+  ];
+  for (const [request, expected] of odd) assert.match(await statusLineOf(listen, request), expected, request.slice(0, 60));
 
   const status = await fetch(`${proxy}/v1/status`);
   assert.equal(status.status, 200);
