@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import WebSocket from 'ws';
 import { removeDir, startNodeProcess, type NodeProcess } from '../support/node-process.js';
 
-const RUNS = 300;
+const RUNS = 1000;
 
 /** Names that select a property of a plain object, served methods, known-unsupported ones and odd strings. */
 const PROTOTYPE_NAMES = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__', '__defineGetter__', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', 'prototype', 'then'];
