@@ -74,3 +74,33 @@ export function isForkActive(config: BeaconChainConfig, name: ForkName, epoch: n
 export function currentSlot(config: BeaconChainConfig, nowMs: number): number {
   return Math.max(0, Math.floor((nowMs + 500 - config.genesisTime * 1000) / (config.secondsPerSlot * 1000)));
 }
+
+/** A chain config as plain data (hex strings, null for an unscheduled fork) to pass between workers. */
+export interface BeaconChainConfigData {
+  readonly name: string;
+  readonly genesisTime: number;
+  readonly genesisValidatorsRoot: string;
+  readonly secondsPerSlot: number;
+  readonly slotsPerEpoch: number;
+  readonly epochsPerSyncCommitteePeriod: number;
+  readonly syncCommitteeSize: number;
+  readonly forks: ReadonlyArray<{ readonly name: ForkName; readonly version: string; readonly epoch: number | null }>;
+}
+
+const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+
+export function chainConfigToData(config: BeaconChainConfig): BeaconChainConfigData {
+  return {
+    ...config,
+    genesisValidatorsRoot: toHex(config.genesisValidatorsRoot),
+    forks: config.forks.map((f) => ({ name: f.name, version: toHex(f.version), epoch: Number.isFinite(f.epoch) ? f.epoch : null })),
+  };
+}
+
+export function chainConfigFromData(data: BeaconChainConfigData): BeaconChainConfig {
+  return {
+    ...data,
+    genesisValidatorsRoot: hexToBytes(data.genesisValidatorsRoot, 32),
+    forks: data.forks.map((f) => fork(f.name, f.version, f.epoch ?? Infinity)),
+  };
+}
