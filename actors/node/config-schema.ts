@@ -180,6 +180,8 @@ export const configSchema = z.strictObject({
     prague_after_seconds: z.number().int().min(0).default(40),
     osaka_after_seconds: z.number().int().min(0).default(80),
     bpo1_after_seconds: z.number().int().min(0).default(120),
+    /** host:port of the devnet's Beacon-API-shaped finality endpoint (light-client objects signed by its own sync committee); empty: not served. */
+    beacon_api: z.string().refine((value) => value === '' || listenAddress.safeParse(value).success, 'expected empty or host:port with a port between 0 and 65535, e.g. 127.0.0.1:5052').default(''),
   }).prefault({}),
   processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000 }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),

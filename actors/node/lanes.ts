@@ -58,7 +58,7 @@ function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): La
   const live = config.sources.live;
   const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js' }[live.kind];
   const args = live.kind === 'devnet'
-    ? ({ dataDir, devnet: devnetInput(config) } satisfies DevnetSourceArgs)
+    ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api } satisfies DevnetSourceArgs)
     : live.kind === 'none' ? ({ dataDir } satisfies NoneSourceArgs) : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
       requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
