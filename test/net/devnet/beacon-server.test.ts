@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createBeaconClient } from '../../../net/beacon/api-client.js';
 import { readFinalizedAnchor } from '../../../net/beacon/finalized-anchor.js';
 import { BeaconLightClient } from '../../../net/beacon/light-client.js';
-import { hexToBytes } from '../../../net/eth/hex.js';
+import { bytesToHex, hexToBytes } from '../../../net/eth/hex.js';
 import { createDevnet, type Devnet } from '../../../net/devnet/index.js';
 import { devnetBeaconConfig } from '../../../net/devnet/beacon-chain.js';
 import { DevnetBeaconChain } from '../../../net/devnet/beacon-objects.js';
@@ -58,6 +58,12 @@ describe('devnet Beacon API endpoint', () => {
     const report = await light.sync();
     assert.equal(report.finalized?.slot, 0);
     assert.ok(report.problems.some((p) => p.includes('invalid_signature')), report.problems.join('; '));
+  });
+
+  test('the documented devnet checkpoint (README, config.example.toml, e2e) is the default devnet genesis beacon block root', () => {
+    const defaults = createDevnet({});
+    const chain = new DevnetBeaconChain(devnetBeaconConfig(defaults.config), { blockAt: (n) => (n === 0 ? { header: defaults.genesis.block.header, hash: defaults.genesis.hash } : undefined), head: () => 0 }, String(defaults.config.seed), defaults.config.finalityLag);
+    assert.equal(bytesToHex(chain.slot(0)!.root), '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261');
   });
 
   test('unknown roots and bad queries answer 404 and 400', async () => {
