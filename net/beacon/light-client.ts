@@ -68,31 +68,48 @@ export class BeaconLightClient {
     return execution ? { slot: execution.slot, number: execution.number, hash: bytesToHex(execution.hash) } : null;
   }
 
-  /** One round: period updates up to the current period, then the latest finality update. */
+  /**
+   * One round: the latest finality update; when it is signed in a period the store cannot verify
+   * yet (or the next committee is unknown), the period updates from the store's period up to the
+   * update's, then the finality update again.
+   */
   async sync(): Promise<SyncReport> {
     const problems: string[] = [];
     if (!this.store) problems.push(...(await this.bootstrap()));
     const store = this.store;
     if (!store) return { finalized: null, problems, verified: 0 };
-    let verified = 0;
     const slotNow = currentSlot(this.config, this.now());
-    const wantPeriod = periodAtSlot(this.config, slotNow);
     for (const client of this.clients) {
       try {
-        verified += await this.catchUp(client, store, slotNow, wantPeriod);
-        verified += await this.followFinality(client, store, slotNow);
+        const verified = await this.round(client, store, slotNow);
         return { finalized: this.finalized(), problems, verified };
       } catch (error) {
         problems.push(`${client.endpoint}: ${(error as Error).message}`);
       }
     }
-    return { finalized: this.finalized(), problems, verified };
+    return { finalized: this.finalized(), problems, verified: 0 };
+  }
+
+  private async round(client: BeaconClient, store: LightClientStore, slotNow: number): Promise<number> {
+    const json = await client.get('/eth/v1/beacon/light_client/finality_update');
+    if (json === null) return 0;
+    const update = parseFinalityUpdate(this.config, json);
+    const storePeriod = periodAtSlot(this.config, store.finalizedHeader.beacon.slot);
+    const signaturePeriod = periodAtSlot(this.config, update.signatureSlot);
+    let verified = 0;
+    if (store.nextSyncCommittee === null || signaturePeriod > storePeriod + 1) verified += await this.catchUp(client, store, slotNow, signaturePeriod);
+    try {
+      processFinalityUpdate(this.config, store, update, slotNow);
+      return verified + 1;
+    } catch (error) {
+      if (error instanceof LightClientError && error.code === 'irrelevant_update') return verified;
+      throw error;
+    }
   }
 
   private async catchUp(client: BeaconClient, store: LightClientStore, slotNow: number, wantPeriod: number): Promise<number> {
     let verified = 0;
     const storePeriod = periodAtSlot(this.config, store.finalizedHeader.beacon.slot);
-    if (store.nextSyncCommittee !== null && storePeriod >= wantPeriod) return 0;
     const count = Math.min(MAX_REQUEST_UPDATES, Math.max(1, wantPeriod - storePeriod + 1));
     const json = await client.get(`/eth/v1/beacon/light_client/updates?start_period=${storePeriod}&count=${count}`);
     if (!Array.isArray(json)) throw new LightClientError('malformed', 'updates: expected an array of {version, data}');
@@ -109,17 +126,5 @@ export class BeaconLightClient {
       }
     }
     return verified;
-  }
-
-  private async followFinality(client: BeaconClient, store: LightClientStore, slotNow: number): Promise<number> {
-    const json = await client.get('/eth/v1/beacon/light_client/finality_update');
-    if (json === null) return 0;
-    try {
-      processFinalityUpdate(this.config, store, parseFinalityUpdate(this.config, json), slotNow);
-      return 1;
-    } catch (error) {
-      if (error instanceof LightClientError && error.code === 'irrelevant_update') return 0;
-      throw error;
-    }
   }
 }
