@@ -1,8 +1,11 @@
 /**
  * Lane `finality`: follows the finalized block of the configured finality backend and tells the
  * chain lane. Backends `devnet` (the devnet's own finality), `rpc` (the upstream's `finalized`
- * tag) and `none` (the finalized block the store records, from an import) are all answered by the
- * live source actor, which owns the connection or the store; this lane polls it.
+ * tag) and `none` (the finalized block the store records, from an import) are answered by the
+ * live source actor, which owns the connection or the store; this lane polls it. Backend
+ * `beacon_api` is this lane's own: Beacon API endpoints, by agreement or by light-client proof
+ * (actors/finality/beacon-api.ts). A disagreement between endpoints is fail-closed: nothing is
+ * sent, and the lane reports degraded saying which endpoints disagree on what.
  *
  * Accepts: nothing. Asks `source`: `finalized` → {number, hash} | null. Sends: FinalizedNotice to `chain`.
  */
@@ -10,10 +13,13 @@ import { defineActor, type ActorContext } from '../runtime/actor.js';
 import { errorFields } from '../runtime/log.js';
 import type { FinalizedNotice } from './chain-messages.js';
 import type { Hex } from '../net/eth/hex.js';
+import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality } from './finality/beacon-api.js';
 
 export interface FinalityArgs {
-  readonly kind: 'devnet' | 'rpc' | 'none';
+  readonly kind: 'devnet' | 'rpc' | 'none' | 'beacon_api';
   readonly pollIntervalMs: number;
+  /** kind = beacon_api only. */
+  readonly beacon?: BeaconApiFinalityArgs;
 }
 
 interface State {
@@ -21,30 +27,54 @@ interface State {
   last: { number: number; hash: Hex } | null;
   polling: boolean;
   healthy: boolean | null;
+  /** The last degraded reason reported (a changed reason is reported again). */
+  reason: string | null;
+  beacon: BeaconFinality | null;
+}
+
+function degrade(ctx: ActorContext<FinalityArgs>, state: State, reason: string): void {
+  if (state.healthy !== false || state.reason !== reason) {
+    ctx.log.warn('finality not usable', { reason });
+    ctx.degraded(reason);
+  }
+  state.healthy = false;
+  state.reason = reason;
+}
+
+async function announce(ctx: ActorContext<FinalityArgs>, state: State, finalized: { number: number; hash: Hex }): Promise<void> {
+  if (state.healthy !== true) ctx.ready();
+  state.healthy = true;
+  state.reason = null;
+  if (state.last?.number === finalized.number && state.last.hash === finalized.hash) return;
+  state.last = finalized;
+  const notice: FinalizedNotice = { type: 'finalized', number: finalized.number, hash: finalized.hash };
+  await ctx.send('chain', notice);
+}
+
+async function pollSource(ctx: ActorContext<FinalityArgs>, state: State): Promise<void> {
+  const finalized = await ctx.ask<{ number: number; hash: Hex } | null>('source', { type: 'finalized' }, Math.max(5000, ctx.args.pollIntervalMs));
+  if (finalized === null) degrade(ctx, state, `the ${ctx.args.kind} finality backend reports no finalized block`);
+  else await announce(ctx, state, finalized);
+}
+
+async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon: BeaconFinality): Promise<void> {
+  const round = await beacon.round();
+  if (round.kind === 'disagreement') return degrade(ctx, state, round.reason);
+  if (round.kind === 'unavailable') return degrade(ctx, state, `beacon_api finality unavailable: ${round.reason}`);
+  if (round.problems.length > 0) ctx.log.warn('some beacon endpoints failed', { problems: round.problems.join('; ') });
+  if (state.last?.number !== round.number || state.last.hash !== round.hash) ctx.log.info('finalized', { number: round.number, hash: round.hash, detail: round.detail });
+  await announce(ctx, state, { number: round.number, hash: round.hash });
 }
 
 async function poll(ctx: ActorContext<FinalityArgs>, state: State): Promise<void> {
   if (state.polling) return;
   state.polling = true;
   try {
-    const finalized = await ctx.ask<{ number: number; hash: Hex } | null>('source', { type: 'finalized' }, Math.max(5000, ctx.args.pollIntervalMs));
-    if (finalized === null) {
-      if (state.healthy !== false) ctx.degraded(`the ${ctx.args.kind} finality backend reports no finalized block`);
-      state.healthy = false;
-      return;
-    }
-    if (state.healthy !== true) ctx.ready();
-    state.healthy = true;
-    if (state.last?.number === finalized.number && state.last.hash === finalized.hash) return;
-    state.last = finalized;
-    const notice: FinalizedNotice = { type: 'finalized', number: finalized.number, hash: finalized.hash };
-    await ctx.send('chain', notice);
+    if (state.beacon) await pollBeacon(ctx, state, state.beacon);
+    else await pollSource(ctx, state);
   } catch (error) {
-    if (state.healthy !== false) {
-      ctx.log.warn('finality backend unavailable', errorFields(error));
-      ctx.degraded(`finality backend unavailable: ${(error as Error).message}`);
-    }
-    state.healthy = false;
+    if (state.healthy !== false) ctx.log.warn('finality backend unavailable', errorFields(error));
+    degrade(ctx, state, `finality backend unavailable: ${(error as Error).message}`);
   } finally {
     state.polling = false;
   }
@@ -52,7 +82,9 @@ async function poll(ctx: ActorContext<FinalityArgs>, state: State): Promise<void
 
 export default defineActor<State, FinalityArgs>({
   init(ctx) {
-    const state: State = { timer: null, last: null, polling: false, healthy: null };
+    const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon) : null;
+    if (ctx.args.kind === 'beacon_api' && !beacon) throw new Error('finality kind beacon_api started without its endpoint settings');
+    const state: State = { timer: null, last: null, polling: false, healthy: null, reason: null, beacon };
     state.timer = setInterval(() => void poll(ctx, state), ctx.args.pollIntervalMs);
     void poll(ctx, state);
     return state;
@@ -60,7 +92,9 @@ export default defineActor<State, FinalityArgs>({
   handle(message) {
     throw new Error(`finality does not accept '${message.type}'`);
   },
-  stop(state) {
+  async stop(state) {
     if (state.timer) clearInterval(state.timer);
+    state.beacon?.close();
+    while (state.polling) await new Promise((resolve) => setTimeout(resolve, 10));
   },
 });

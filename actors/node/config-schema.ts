@@ -127,9 +127,36 @@ export const configSchema = z.strictObject({
     }).prefault({}),
   }).prefault({}),
   finality: z.strictObject({
-    /** devnet: the devnet's own finality; rpc: the upstream's `finalized` block tag; none: the finalized block the store records (an import's). */
-    kind: z.enum(['devnet', 'rpc', 'none']).default('devnet'),
+    /**
+     * devnet: the devnet's own finality; rpc: the upstream's `finalized` block tag; none: the finalized block the store records (an import's);
+     * beacon_api: Beacon API endpoints (agreement, or light-client proof with checkpoint_root); consensus_p2p: refused (not built yet).
+     */
+    kind: z.enum(['devnet', 'rpc', 'none', 'beacon_api', 'consensus_p2p']).default('devnet'),
     poll_interval_ms: positiveInt.max(600_000).default(2000),
+    /** Beacon API endpoints (kind = beacon_api). */
+    urls: z.array(z.string().regex(/^https?:\/\/\S+$/, 'expected an http(s) URL')).max(16).default([]),
+    /** Endpoints that must report the same finalized checkpoint (kind = beacon_api without checkpoint_root). */
+    minimum_agreement: positiveInt.max(16).default(1),
+    /** Weak-subjectivity checkpoint block root: the light client bootstraps from it and verifies every update; empty: agreement only. */
+    checkpoint_root: z.string().regex(/^(0x[0-9a-fA-F]{64})?$/, 'expected a 32-byte block root as 0x-hex, or empty').default(''),
+    request_timeout_ms: positiveInt.max(600_000).default(10_000),
+    max_retries: z.number().int().min(0).max(100).default(3),
+    backoff_initial_ms: positiveInt.max(600_000).default(200),
+    backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
+  }).superRefine((finality, issues) => {
+    if (finality.kind === 'consensus_p2p') {
+      issues.addIssue({
+        code: 'custom', path: ['kind'],
+        message: 'consensus_p2p is not available in this build: its libp2p transport, discv5 eth2 peer discovery and light-client req/resp + gossip are not implemented; '
+          + 'use kind = "beacon_api" with finality.checkpoint_root (every update verified by light-client proof)',
+      });
+    }
+    if (finality.kind !== 'beacon_api') return;
+    if (finality.urls.length === 0) issues.addIssue({ code: 'custom', path: ['urls'], message: 'at least one Beacon API URL when finality.kind = "beacon_api"' });
+    if (finality.minimum_agreement > Math.max(1, finality.urls.length)) {
+      issues.addIssue({ code: 'custom', path: ['minimum_agreement'], message: `at most the number of finality.urls (${finality.urls.length})` });
+    }
+    if (new Set(finality.urls).size !== finality.urls.length) issues.addIssue({ code: 'custom', path: ['urls'], message: 'distinct URLs (agreement counts independent endpoints)' });
   }).prefault({}),
   retention: z.strictObject({
     /** How often the outbox trims each change log to its `retain_changes` window. */
@@ -153,6 +180,8 @@ export const configSchema = z.strictObject({
     prague_after_seconds: z.number().int().min(0).default(40),
     osaka_after_seconds: z.number().int().min(0).default(80),
     bpo1_after_seconds: z.number().int().min(0).default(120),
+    /** host:port of the devnet's Beacon-API-shaped finality endpoint (light-client objects signed by its own sync committee); empty: not served. */
+    beacon_api: z.string().refine((value) => value === '' || listenAddress.safeParse(value).success, 'expected empty or host:port with a port between 0 and 65535, e.g. 127.0.0.1:5052').default(''),
   }).prefault({}),
   processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000 }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),

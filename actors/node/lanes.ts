@@ -12,7 +12,7 @@ import type { RpcServedLimits } from '../../api/aggregate/rpc-method-capabilitie
 import type { DevnetSourceArgs } from '../sources/devnet.js';
 import type { RpcSourceArgs } from '../sources/rpc.js';
 import type { NoneSourceArgs } from '../sources/none.js';
-import type { FinalityArgs } from '../finality.js';
+import { finalityArgs } from '../finality/config.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
@@ -58,7 +58,7 @@ function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): La
   const live = config.sources.live;
   const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js' }[live.kind];
   const args = live.kind === 'devnet'
-    ? ({ dataDir, devnet: devnetInput(config) } satisfies DevnetSourceArgs)
+    ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api } satisfies DevnetSourceArgs)
     : live.kind === 'none' ? ({ dataDir } satisfies NoneSourceArgs) : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
       requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
@@ -110,7 +110,6 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     processors,
     pageLimits: { defaultPageLimit: config.limits.default_page_limit, maxPageLimit: config.limits.max_page_limit, maxBlockRange: config.limits.max_block_range },
   };
-  const finalityArgs: FinalityArgs = { kind: config.finality.kind, pollIntervalMs: config.finality.poll_interval_ms };
   // Every actor that follows the journal gets its notices: the processors and the JSON-RPC listeners (subscriptions).
   const chainArgs: ChainArgs = { dataDir, maxReorgDepth: config.chain.max_reorg_depth, processors: [...processors.map((p) => processorLane(p.id)), ...rpcActors] };
   const single = (budget: ActorBudget) => ({ ...budget, instances: 1 });
@@ -125,7 +124,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
   };
   return [
     sourceLane(config, dataDir, shutdownMs),
-    { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => finalityArgs) },
+    { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => finalityArgs(config, spec)) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {

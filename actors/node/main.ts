@@ -23,6 +23,7 @@ import { buildLanes, STOP_ORDER } from './lanes.js';
 import { createRootMetrics } from './metrics.js';
 import { resolveChainSpec } from './chain-spec.js';
 import { laneTroubles } from './lane-troubles.js';
+import { finalityArgs } from '../finality/config.js';
 
 export interface RunningNode {
   readonly system: ActorSystem;
@@ -41,6 +42,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   const log = options.log ?? createLogger({ lane: 'node', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
   const { config, dataDir } = loaded;
   const spec = await resolveChainSpec(config, loaded.configDir);
+  finalityArgs(config, spec); // refuses a finality setting this chain cannot use before the store opens
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireDataDirLock(dataDir, 'node');
   let store;

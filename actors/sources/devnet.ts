@@ -20,10 +20,14 @@ import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
 import { bytesToHex } from '../../net/eth/hex.js';
 import type { HeadNotice } from '../chain-messages.js';
 import { toMaterial } from './material.js';
+import { startDevnetBeaconEndpoint } from './devnet-beacon.js';
+import type { DevnetBeaconServer } from '../../net/devnet/beacon-server.js';
 
 export interface DevnetSourceArgs {
   readonly dataDir: string;
   readonly devnet: DevnetConfigInput;
+  /** `host:port` of the devnet's Beacon-API-shaped finality endpoint; null: not served. */
+  readonly beaconApi?: string | null;
 }
 
 interface State {
@@ -31,6 +35,7 @@ interface State {
   readonly devnet: Devnet;
   timer: NodeJS.Timeout | null;
   producing: boolean;
+  beacon: DevnetBeaconServer | null;
 }
 
 function material(block: DevnetBlock): BlockMaterial {
@@ -113,7 +118,8 @@ export default defineActor<State, DevnetSourceArgs>({
     const head = devnet.blockByNumber(devnet.head().number) ?? devnet.genesis;
     if (resumeAt === null) await announce(ctx, devnet.genesis);
     else if (head.hash !== devnet.genesis.hash) await announce(ctx, head);
-    const state: State = { store, devnet, timer: null, producing: false };
+    const beacon = ctx.args.beaconApi ? await startDevnetBeaconEndpoint(ctx, store, devnet, ctx.args.beaconApi) : null;
+    const state: State = { store, devnet, timer: null, producing: false, beacon };
     state.timer = setInterval(() => {
       produce(ctx, state).catch((error: unknown) => {
         ctx.log.error('devnet block production failed', errorFields(error));
@@ -130,6 +136,7 @@ export default defineActor<State, DevnetSourceArgs>({
   },
   async stop(state) {
     if (state.timer) clearInterval(state.timer);
+    await state.beacon?.close();
     while (state.producing) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store.close();
   },

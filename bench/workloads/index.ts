@@ -4,6 +4,7 @@
  */
 import type { Workload } from '../workload.js';
 import { consumerWorkload } from './consumer.js';
+import { finalityWorkload } from './finality.js';
 import { ingestWorkload } from './ingest.js';
 import { jsonrpcWorkload } from './jsonrpc.js';
 import { queryWorkload } from './query.js';
@@ -19,6 +20,7 @@ export const WORKLOADS: readonly Workload[] = [
   consumerWorkload,
   jsonrpcWorkload,
   snapshotWorkload,
+  finalityWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {

@@ -1,0 +1,103 @@
+/**
+ * Workload `finality`: what proven finality costs and how fast it shows.
+ *  - CPU per verified finality update (recorded mainnet objects, 512-member committee, keys already
+ *    decoded: one aggregation of the participants' keys, one hash-to-curve, one pairing check).
+ *  - CPU per sync-committee period: decoding and subgroup-checking the 512 keys of a new committee.
+ *  - Latency from a new finality update at the devnet's Beacon API endpoint to the `finalized`
+ *    change on `/stream`, with light-client finality (`finality.checkpoint_root`) at
+ *    `finality.poll_interval_ms` = 250 (the poll interval bounds it; the default is 2000).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventSource } from 'eventsource';
+import { committeeKeys } from '../../net/beacon/bls.js';
+import { MAINNET } from '../../net/beacon/config.js';
+import { parseBootstrap, parseFinalityUpdate, parseUpdate } from '../../net/beacon/json.js';
+import { beaconHeaderRoot, initializeStore, processUpdate, validateFinalityUpdate } from '../../net/beacon/sync-protocol.js';
+import { FIXTURES } from '../../test/support/paths.js';
+import { freePort, startBenchNode } from '../node.js';
+import { percentile, summarize } from '../stats.js';
+import type { Figure, Workload, WorkloadOptions } from '../workload.js';
+
+const DEVNET_CHECKPOINT = '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261';
+const POLL_MS = 250;
+
+const read = (file: string) => JSON.parse(readFileSync(join(FIXTURES, 'helios/beacon', file), 'utf8'));
+
+function cpuMs(run: () => void): number {
+  const start = process.cpuUsage();
+  run();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+function verificationCosts(options: WorkloadOptions): { perUpdate: number[]; perPeriod: number[] } {
+  const bootstrap = parseBootstrap(MAINNET, read('bootstrap.json'));
+  const store = initializeStore(MAINNET, beaconHeaderRoot(bootstrap.header), bootstrap);
+  for (const update of read('updates.json') as unknown[]) processUpdate(MAINNET, store, parseUpdate(MAINNET, update), 7_200_000);
+  const update = parseFinalityUpdate(MAINNET, read('finality.json'));
+  validateFinalityUpdate(MAINNET, store, update, 7_200_000);
+  const count = options.smoke ? 3 : 20;
+  const perUpdate: number[] = [];
+  const perPeriod: number[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    perUpdate.push(cpuMs(() => { for (let i = 0; i < count; i++) validateFinalityUpdate(MAINNET, store, update, 7_200_000); }) / count);
+    perPeriod.push(cpuMs(() => committeeKeys([...store.currentSyncCommittee.pubkeys])));
+  }
+  return { perUpdate, perPeriod };
+}
+
+async function streamLatency(options: WorkloadOptions): Promise<number[]> {
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const node = await startBenchNode([
+    'devnet.block_time_ms=400', 'devnet.reorg_every=0', 'devnet.transactions_per_block=0', 'devnet.finality_lag=4',
+    `devnet.beacon_api=127.0.0.1:${port}`, 'finality.kind=beacon_api', `finality.urls=["${endpoint}"]`,
+    `finality.checkpoint_root=${DEVNET_CHECKPOINT}`, `finality.poll_interval_ms=${POLL_MS}`,
+  ]);
+  const seenAt = new Map<number, number>();
+  const latencies: number[] = [];
+  const source = new EventSource(`${node.baseUrl}/v1/processors/blobs/stream`);
+  source.addEventListener('finalized', (event) => {
+    const at = performance.now();
+    const number = (JSON.parse(event.data) as { block: { number: number } | null }).block?.number;
+    const first = number === undefined ? undefined : seenAt.get(number);
+    if (first !== undefined) latencies.push(at - first);
+  });
+  const deadline = performance.now() + (options.smoke ? 4 : Math.max(20, options.durationSeconds * options.rounds)) * 1000;
+  const minimum = options.smoke ? 1 : 5;
+  const giveUp = deadline + 120_000;
+  try {
+    while (performance.now() < deadline || latencies.length < minimum) {
+      if (performance.now() > giveUp) throw new Error(`only ${latencies.length} finalized changes followed a finality update within two minutes`);
+      const answer = await fetch(`${endpoint}/eth/v1/beacon/light_client/finality_update`).then((r) => r.json() as Promise<{ data: { finalized_header: { execution: { block_number: string } } } }>).catch(() => null);
+      const number = answer ? Number(answer.data.finalized_header.execution.block_number) : NaN;
+      if (Number.isFinite(number) && number > 0 && !seenAt.has(number)) seenAt.set(number, performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    source.close();
+    await node.stop();
+  }
+  return latencies;
+}
+
+export const finalityWorkload: Workload = {
+  name: 'finality',
+  description: 'light-client verification CPU (mainnet objects) and finality update → finalized on /stream latency (devnet Beacon API, proof mode)',
+  async run(options) {
+    const { perUpdate, perPeriod } = verificationCosts(options);
+    const latencies = (await streamLatency(options)).sort((a, b) => a - b);
+    const latencyFigure = (name: string, p: number): Figure => {
+      const value = latencies.length ? percentile(latencies, p) : NaN;
+      return { name, unit: 'ms', better: 'lower', min: value, median: value, max: value };
+    };
+    return [
+      { name: 'CPU per verified finality update (mainnet, 512 keys decoded)', unit: 'ms', better: 'lower', ...summarize(perUpdate) },
+      { name: 'CPU per sync-committee period (decode 512 keys)', unit: 'ms', better: 'lower', ...summarize(perPeriod) },
+      latencyFigure(`finality update → finalized on /stream p50 (poll ${POLL_MS} ms)`, 50),
+      latencyFigure(`finality update → finalized on /stream p99 (poll ${POLL_MS} ms)`, 99),
+      { name: 'finalized changes measured', unit: 'count', min: latencies.length, median: latencies.length, max: latencies.length },
+    ];
+  },
+};

@@ -1,0 +1,130 @@
+/**
+ * A light client over Beacon API endpoints: bootstraps from a weak-subjectivity checkpoint root
+ * (`/eth/v1/beacon/light_client/bootstrap/{root}`), catches up period by period (`updates`) and
+ * follows `finality_update`, verifying every object (./sync-protocol.ts) before it touches the
+ * store. Endpoints are only transport: an object that fails verification is reported and the next
+ * endpoint is tried, so one lying endpoint cannot move finality.
+ */
+import { bytesToHex, type Hex } from '../eth/hex.js';
+import type { BeaconClient } from './api-client.js';
+import { currentSlot, periodAtSlot, type BeaconChainConfig } from './config.js';
+import { LightClientError } from './errors.js';
+import { parseBootstrap, parseFinalityUpdate, parseUpdate } from './json.js';
+import { finalizedExecution, initializeStore, processFinalityUpdate, processUpdate, type LightClientStore } from './sync-protocol.js';
+
+const MAX_REQUEST_UPDATES = 128;
+
+export interface VerifiedFinality {
+  readonly slot: number;
+  readonly number: number;
+  readonly hash: Hex;
+}
+
+export interface SyncReport {
+  /** The verified finalized execution block (null before Capella or before bootstrap). */
+  readonly finalized: VerifiedFinality | null;
+  /** Objects that failed verification or endpoints that failed, this round. */
+  readonly problems: readonly string[];
+  /** Updates and finality updates that passed verification this round. */
+  readonly verified: number;
+}
+
+export class BeaconLightClient {
+  private store: LightClientStore | null = null;
+
+  constructor(
+    private readonly config: BeaconChainConfig,
+    private readonly checkpointRoot: Uint8Array,
+    private readonly clients: readonly BeaconClient[],
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get bootstrapped(): boolean {
+    return this.store !== null;
+  }
+
+  /** Tries each endpoint's bootstrap until one verifies against the checkpoint root. */
+  async bootstrap(): Promise<string[]> {
+    const problems: string[] = [];
+    const root = bytesToHex(this.checkpointRoot);
+    for (const client of this.clients) {
+      try {
+        const json = await client.get(`/eth/v1/beacon/light_client/bootstrap/${root}`);
+        if (json === null) {
+          problems.push(`${client.endpoint} has no light-client bootstrap for ${root}`);
+          continue;
+        }
+        this.store = initializeStore(this.config, this.checkpointRoot, parseBootstrap(this.config, json));
+        return problems;
+      } catch (error) {
+        problems.push(`${client.endpoint}: bootstrap ${root}: ${(error as Error).message}`);
+      }
+    }
+    return problems;
+  }
+
+  finalized(): VerifiedFinality | null {
+    const execution = this.store ? finalizedExecution(this.store) : null;
+    return execution ? { slot: execution.slot, number: execution.number, hash: bytesToHex(execution.hash) } : null;
+  }
+
+  /**
+   * One round: the latest finality update; when it is signed in a period the store cannot verify
+   * yet (or the next committee is unknown), the period updates from the store's period up to the
+   * update's, then the finality update again.
+   */
+  async sync(): Promise<SyncReport> {
+    const problems: string[] = [];
+    if (!this.store) problems.push(...(await this.bootstrap()));
+    const store = this.store;
+    if (!store) return { finalized: null, problems, verified: 0 };
+    const slotNow = currentSlot(this.config, this.now());
+    for (const client of this.clients) {
+      try {
+        const verified = await this.round(client, store, slotNow);
+        return { finalized: this.finalized(), problems, verified };
+      } catch (error) {
+        problems.push(`${client.endpoint}: ${(error as Error).message}`);
+      }
+    }
+    return { finalized: this.finalized(), problems, verified: 0 };
+  }
+
+  private async round(client: BeaconClient, store: LightClientStore, slotNow: number): Promise<number> {
+    const json = await client.get('/eth/v1/beacon/light_client/finality_update');
+    if (json === null) return 0;
+    const update = parseFinalityUpdate(this.config, json);
+    const storePeriod = periodAtSlot(this.config, store.finalizedHeader.beacon.slot);
+    const signaturePeriod = periodAtSlot(this.config, update.signatureSlot);
+    let verified = 0;
+    if (store.nextSyncCommittee === null || signaturePeriod > storePeriod + 1) verified += await this.catchUp(client, store, slotNow, signaturePeriod);
+    try {
+      processFinalityUpdate(this.config, store, update, slotNow);
+      return verified + 1;
+    } catch (error) {
+      if (error instanceof LightClientError && error.code === 'irrelevant_update') return verified;
+      throw error;
+    }
+  }
+
+  private async catchUp(client: BeaconClient, store: LightClientStore, slotNow: number, wantPeriod: number): Promise<number> {
+    let verified = 0;
+    const storePeriod = periodAtSlot(this.config, store.finalizedHeader.beacon.slot);
+    const count = Math.min(MAX_REQUEST_UPDATES, Math.max(1, wantPeriod - storePeriod + 1));
+    const json = await client.get(`/eth/v1/beacon/light_client/updates?start_period=${storePeriod}&count=${count}`);
+    if (!Array.isArray(json)) throw new LightClientError('malformed', 'updates: expected an array of {version, data}');
+    for (const [i, entry] of json.entries()) {
+      const update = parseUpdate(this.config, entry, `updates[${i}]`);
+      // Periods the store has already moved past are old news, not a lie.
+      if (periodAtSlot(this.config, update.signatureSlot) < periodAtSlot(this.config, store.finalizedHeader.beacon.slot)) continue;
+      try {
+        processUpdate(this.config, store, update, slotNow);
+        verified += 1;
+      } catch (error) {
+        if (error instanceof LightClientError && error.code === 'irrelevant_update') continue;
+        throw error;
+      }
+    }
+    return verified;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The devnet's Beacon-API-shaped endpoint: a light client bootstraps from the devnet's genesis
+ * block root, follows the period updates across sync-committee hand-overs and the finality update,
+ * verifying every signature and branch, and ends at the same finalized execution block the
+ * finality_checkpoints route names; the agreement path reads that block's execution payload.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createBeaconClient } from '../../../net/beacon/api-client.js';
+import { readFinalizedAnchor } from '../../../net/beacon/finalized-anchor.js';
+import { BeaconLightClient } from '../../../net/beacon/light-client.js';
+import { bytesToHex, hexToBytes } from '../../../net/eth/hex.js';
+import { createDevnet, type Devnet } from '../../../net/devnet/index.js';
+import { devnetBeaconConfig } from '../../../net/devnet/beacon-chain.js';
+import { DevnetBeaconChain } from '../../../net/devnet/beacon-objects.js';
+import { startDevnetBeaconServer, type DevnetBeaconServer } from '../../../net/devnet/beacon-server.js';
+
+const HEAD = 150; // two full sync-committee periods of 64 slots and part of the third
+const LAG = 8;
+
+describe('devnet Beacon API endpoint', () => {
+  let devnet: Devnet;
+  let server: DevnetBeaconServer;
+  before(async () => {
+    devnet = createDevnet({ seed: 'beacon-test', transactionsPerBlock: 1, blobTransactionsPerBlock: 0, reorgEvery: 0, finalityLag: LAG });
+    await devnet.advanceTo(HEAD);
+    const chain = new DevnetBeaconChain(devnetBeaconConfig(devnet.config), { blockAt: (n) => devnet.blockByNumber(n) && { header: devnet.blockByNumber(n)!.block.header, hash: devnet.blockByNumber(n)!.hash }, head: () => devnet.head().number }, 'beacon-test', LAG);
+    server = await startDevnetBeaconServer('127.0.0.1:0', chain, () => devnet.head().number);
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  const client = () => createBeaconClient({ url: server.url, timeoutMs: 5000, maxRetries: 0, backoffInitialMs: 10, backoffMaxMs: 10 });
+
+  test('a light client from the genesis root verifies every update and reaches the finalized checkpoint', async () => {
+    const genesis = (await client().get('/eth/v1/beacon/headers/0')) as { data: { root: string } };
+    const config = devnetBeaconConfig(devnet.config);
+    const light = new BeaconLightClient(config, hexToBytes(genesis.data.root, 32), [client()]);
+    const report = await light.sync();
+    assert.deepEqual(report.problems, []);
+    // Periods 0, 1, 2 and the finality update.
+    assert.equal(report.verified, 4);
+    const expectedSlot = Math.floor((HEAD - 1 - LAG) / 8) * 8;
+    assert.equal(report.finalized?.slot, expectedSlot);
+    assert.equal(report.finalized?.number, expectedSlot);
+    assert.equal(report.finalized?.hash, devnet.blockByNumber(expectedSlot)!.hash);
+    // The agreement path names the same block.
+    const anchor = await readFinalizedAnchor(client());
+    assert.deepEqual(anchor.execution, { number: expectedSlot, hash: devnet.blockByNumber(expectedSlot)!.hash });
+    assert.equal(anchor.epoch, expectedSlot / 8);
+  });
+
+  test('a client configured for another devnet seed rejects the signatures', async () => {
+    const genesis = (await client().get('/eth/v1/beacon/headers/0')) as { data: { root: string } };
+    const other = devnetBeaconConfig({ ...devnet.config, seed: 'another-seed' });
+    const light = new BeaconLightClient(other, hexToBytes(genesis.data.root, 32), [client()]);
+    const report = await light.sync();
+    assert.equal(report.finalized?.slot, 0);
+    assert.ok(report.problems.some((p) => p.includes('invalid_signature')), report.problems.join('; '));
+  });
+
+  test('the documented devnet checkpoint (README, config.example.toml, e2e) is the default devnet genesis beacon block root', () => {
+    const defaults = createDevnet({});
+    const chain = new DevnetBeaconChain(devnetBeaconConfig(defaults.config), { blockAt: (n) => (n === 0 ? { header: defaults.genesis.block.header, hash: defaults.genesis.hash } : undefined), head: () => 0 }, String(defaults.config.seed), defaults.config.finalityLag);
+    assert.equal(bytesToHex(chain.slot(0)!.root), '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261');
+  });
+
+  test('unknown roots and bad queries answer 404 and 400', async () => {
+    const response = await fetch(`${server.url}/eth/v1/beacon/light_client/bootstrap/0x${'ab'.repeat(32)}`);
+    assert.equal(response.status, 404);
+    const bad = await fetch(`${server.url}/eth/v1/beacon/light_client/updates?start_period=x&count=1`);
+    assert.equal(bad.status, 400);
+  });
+});
