@@ -9,7 +9,7 @@ import { Common, Mainnet } from '@ethereumjs/common';
 import { DISCONNECT_REASON, DisconnectReasonNames, RLPx, type Peer } from '@ethereumjs/devp2p';
 import { ETH68_CAPABILITY, ETH69_CAPABILITY, EthWireProtocol } from './eth-protocol.js';
 import { EthSession, SessionError, type EthRequestHandler } from './session.js';
-import type { EthStatus } from './eth-messages.js';
+import type { BlockRange, EthStatus } from './eth-messages.js';
 import type { Enode } from './enode.js';
 import { nodeIdOf } from './enode.js';
 
@@ -80,6 +80,11 @@ export class EthHost extends EventEmitter<HostEvents> {
   /** Dials a peer; the session (if the handshake succeeds) arrives as a `session` event. Rejects on connect failure. */
   async dial(enode: Enode): Promise<void> {
     await this.rlpx.connect({ id: enode.id, address: enode.host, tcpPort: enode.tcpPort, udpPort: enode.udpPort });
+  }
+
+  /** Announces a new served range to every eth/69 session (BlockRangeUpdate). */
+  broadcastRange(range: BlockRange): void {
+    for (const session of this.sessions) session.announceRange(range);
   }
 
   get sessionCount(): number {

@@ -17,6 +17,9 @@ export interface PoolOptions {
   readonly windowBlocks: number;
   readonly banMs: number;
   readonly now?: () => number;
+  /** Called for every finished request and every ban (metrics). */
+  readonly onRequest?: (lane: RequestLane, outcome: RequestOutcome, bytes: number) => void;
+  readonly onBan?: () => void;
 }
 
 interface PeerEntry {
@@ -87,6 +90,7 @@ export class PeerPool {
     const key = PeerPool.keyOf(session);
     this.banned.set(key, this.now() + this.options.banMs);
     this.counters.bans++;
+    this.options.onBan?.();
     this.peers.delete(key);
     session.disconnect();
     this.wake();
@@ -118,6 +122,7 @@ export class PeerPool {
     const name = `${lane}:${outcome}`;
     this.counters.requests.set(name, (this.counters.requests.get(name) ?? 0) + 1);
     this.counters.bytes += bytes;
+    this.options.onRequest?.(lane, outcome, bytes);
     const entry = this.peers.get(PeerPool.keyOf(session));
     if (entry) {
       if (outcome === 'ok') {
