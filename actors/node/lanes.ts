@@ -119,6 +119,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     rpcWs: config.listeners.rpc_ws,
     apiToken,
     rpcLimits: rpcLimits(config),
+    liveSource: config.sources.live.kind,
   };
   const rpcArgs: RpcArgs = {
     httpAddress: config.listeners.rpc_http,

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { devnetPeerKey } from '../../net/devnet/p2p-server.js';
 import { formatEnode, nodeIdOf } from '../../net/p2p/enode.js';
 import { freePort } from '../support/ports.js';
+import type { NetworkStatus } from '../../api/network-status.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const DEVNET = ['devnet.block_time_ms=200', 'devnet.reorg_every=6', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
@@ -59,6 +60,59 @@ test('a p2p node follows the devnet served over RLPx across reorgs, block for bl
   assert.match(metrics, /node_p2p_qualifications_total\{outcome="qualified"[^}]*\} 1/);
   assert.match(metrics, /node_p2p_bans_total\{[^}]*\} 0/);
   assert.match(metrics, /node_p2p_sessions_established_total\{version="eth\/69"/);
+
+  // The network snapshot (spec §2.10): running supervisor, one trusted session, requests by outcome, no peer identity.
+  const statusText = await (await fetch(`${follower.baseUrl}/v1/network/status`)).text();
+  const status = JSON.parse(statusText) as NetworkStatus;
+  assert.equal(status.readiness.ready, true);
+  assert.equal(status.readiness.liveReady, true);
+  assert.equal(status.network.source, 'p2p');
+  assert.equal(status.network.supervisor?.state, 'running');
+  assert.equal(status.network.sessions?.active, 1);
+  assert.equal(status.network.sessions?.byVersion['eth/69'], 1);
+  assert.equal(status.network.byOrigin?.sessions.trusted, 1);
+  assert.equal(status.network.byOrigin?.qualifications.trusted.qualified, 1);
+  assert.ok((status.network.materialRequests?.byOutcome['bodies:ok'] ?? 0) > 0);
+  assert.ok((status.network.materialRequests?.byOutcome['receipts:ok'] ?? 0) > 0);
+  assert.equal(status.storedRangeContiguous, true);
+  assert.ok(status.syncTargetBlock !== null && status.syncTargetBlock >= target);
+  assert.equal(status.network.managers[0]?.active, true);
+  const peerId = enode.slice('enode://'.length, 'enode://'.length + 128);
+  assert.ok(!statusText.includes(peerId) && !statusText.includes('127.0.0.1'), 'no peer identity in the snapshot');
+
+  // The only peer goes away: readiness drops at once and the supervisor shows a supervised retry with a countdown.
+  await producer.stop();
+  await waitUntil(follower, async () => (await fetch(`${follower.baseUrl}/health/ready`)).status === 503, 30_000);
+  await waitUntil(follower, async () => {
+    const s = (await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
+    return s.network.supervisor?.state === 'backing_off' && s.network.supervisor.retryInSeconds !== null && s.network.sessions?.active === 0;
+  }, 30_000);
+  const down = (await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
+  assert.equal(down.readiness.liveReady, false);
+  assert.ok(down.network.supervisor!.failures > 0);
+  assert.ok(Object.values(down.network.sessions?.disconnects ?? {}).reduce((a, b) => a + b, 0) >= 1, 'the lost session is counted by disconnect reason');
+});
+
+test('/v1/network/status on the devnet source reports what applies and says what does not', async (t) => {
+  const node = await startNodeProcess({ sets: ['devnet.block_time_ms=200'] });
+  t.after(async () => { await node.stop(); removeDir(node.dir); });
+  await waitUntil(node, async () => (await blockNumber(node)) >= 3, 20_000);
+  const status = (await (await fetch(`${node.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
+  assert.equal(status.network.source, 'devnet');
+  assert.equal(status.network.applies.peers, false);
+  assert.match(status.network.applies.note ?? '', /devnet/);
+  assert.equal(status.network.supervisor, null);
+  assert.equal(status.network.sessions, null);
+  assert.equal(status.readiness.liveReady, true);
+  assert.ok(status.syncTargetBlock !== null && status.syncTargetBlock >= 3);
+  assert.equal(status.storedRange?.from, 0);
+  assert.deepEqual(status.processors, [{ id: 'blobs', pendingDeltas: 0 }]);
+  const page = await fetch(`${node.baseUrl}/debug/network`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+  const html = await page.text();
+  assert.match(html, /\/v1\/network\/status/);
+  assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=/, 'no external assets');
 });
 
 test('kind = "p2p" without trusted peers, or with discovery switched on, is refused at start naming the key', async () => {
