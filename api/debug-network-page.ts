@@ -16,12 +16,12 @@ export const DEBUG_NETWORK_PAGE = `<!doctype html>
   h2 { font-size: 1rem; margin: 0 0 .5rem; color: #4a5568; }
   .sub { color: #6b7280; margin-bottom: 1rem; }
   .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 1rem; }
-  .card { background: #fff; border: 1px solid #e2e5ea; border-radius: 8px; padding: .9rem 1rem; }
+  .card { background: #fff; border: 1px solid #e2e5ea; border-radius: 8px; padding: .9rem 1rem; overflow-x: auto; }
   .verdict { font-size: 1.25rem; font-weight: 600; padding: .5rem .8rem; border-radius: 6px; display: inline-block; }
   .healthy { background: #dcfce7; color: #166534; } .syncing { background: #fef9c3; color: #854d0e; }
   .starved, .down { background: #fee2e2; color: #991b1b; } .idle { background: #e5e7eb; color: #374151; }
   table { border-collapse: collapse; width: 100%; }
-  td, th { text-align: left; padding: .2rem .4rem; border-bottom: 1px solid #eef0f3; font-variant-numeric: tabular-nums; }
+  td, th { text-align: left; padding: .2rem .3rem; border-bottom: 1px solid #eef0f3; font-variant-numeric: tabular-nums; }
   th { color: #6b7280; font-weight: 500; }
   .num { text-align: right; }
   .err { color: #991b1b; word-break: break-word; }
@@ -78,9 +78,11 @@ export const DEBUG_NETWORK_PAGE = `<!doctype html>
       if (n.supervisor && n.supervisor.state === 'backing_off') return ['starved', 'starved of peers', 'no session; supervised retry in ' + (n.supervisor.retryInSeconds === null ? '?' : n.supervisor.retryInSeconds + ' s')];
       if (active === 0) return ['starved', 'starved of peers', 'no qualified session'];
     }
-    if (!s.readiness.liveReady) return ['down', 'not ready', 'the live lane is not ready'];
-    if (s.blocksRemaining > 0) return ['syncing', 'syncing', s.blocksRemaining + ' blocks remaining'];
-    return ['healthy', 'healthy', 'following the head'];
+    if (!s.readiness.liveReady) {
+      if (n.source === 'p2p' || s.blocksRemaining > 0) return ['syncing', 'syncing', s.blocksRemaining + ' blocks remaining'];
+      return ['down', 'not ready', 'the live lane is not ready'];
+    }
+    return ['healthy', 'healthy', 'following the head' + (s.blocksRemaining > 0 ? ' (' + s.blocksRemaining + ' announced block(s) being fetched)' : '')];
   }
   function render(s) {
     var v = verdict(s);

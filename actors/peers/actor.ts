@@ -173,7 +173,6 @@ async function runFollower(
         await announce(ctx, head.current);
       }
       const local = head.current;
-      network.noteRequest(local.number + 1, local.number + MAX_HEADERS_PER_STEP);
       const step = await acquireStep({
         pool: network.pool, local, isKnown: (hash) => getBlockNumber(store, hexToBytes(hash, 32)) !== undefined,
         verify, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP,
@@ -185,18 +184,19 @@ async function runFollower(
         await recordBlocks(store, step.branch.map(toMaterial));
         metrics.blocksRecorded.inc(step.branch.length);
         const tip = step.branch[step.branch.length - 1]!;
+        network.noteRequest(step.branch[0]!.number, tip.number);
         head.current = { number: tip.number, hash: tip.hash, timestamp: decodeHeader(tip.header).timestamp };
         metrics.head.set(tip.number);
         if (step.reorged) ctx.log.info('peers moved to another branch', { head: tip.number, depth: step.branch.length });
         await announce(ctx, head.current);
       }
       behind = step.behind;
+      network.notePhase(behind ? 'syncing' : 'following');
       if (!behind && !healthy) {
         ctx.ready();
         ctx.log.info('following the peers\' head', { number: head.current.number, hash: head.current.hash });
         healthy = true;
         lastReason = '';
-        network.notePhase('following');
       }
     } catch (error) {
       if (signal.aborted) break;

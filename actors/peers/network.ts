@@ -121,7 +121,7 @@ export class NetworkManager {
   /** Notes the range of the newest material request (for the manager row). */
   noteRequest(from: number, to: number): void {
     if (!this.manager) return;
-    this.manager.row = { ...this.manager.row, requestedRange: { from, to }, phase: 'syncing', changedAt: Date.now() };
+    this.manager.row = { ...this.manager.row, requestedRange: { from, to }, changedAt: Date.now() };
   }
 
   notePhase(phase: ManagerRow['phase'], error: string | null = null): void {

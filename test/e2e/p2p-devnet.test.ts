@@ -9,6 +9,10 @@ import { devnetPeerKey } from '../../net/devnet/p2p-server.js';
 import { formatEnode, nodeIdOf } from '../../net/p2p/enode.js';
 import { freePort } from '../support/ports.js';
 import type { NetworkStatus } from '../../api/network-status.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { chromiumPath } from '../support/chromium.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const DEVNET = ['devnet.block_time_ms=200', 'devnet.reorg_every=6', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
@@ -79,6 +83,36 @@ test('a p2p node follows the devnet served over RLPx across reorgs, block for bl
   assert.equal(status.network.managers[0]?.active, true);
   const peerId = enode.slice('enode://'.length, 'enode://'.length + 128);
   assert.ok(!statusText.includes(peerId) && !statusText.includes('127.0.0.1'), 'no peer identity in the snapshot');
+
+  await t.test('/debug/network renders the live numbers in headless Chromium', async (sub) => {
+    const executablePath = chromiumPath();
+    if (!executablePath) {
+      sub.skip('no Chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH)');
+      return;
+    }
+    const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--headless=new'] });
+    sub.after(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${follower.baseUrl}/debug/network`);
+    await page.waitForFunction(() => {
+      const verdict = (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById('verdict');
+      return verdict?.textContent === 'healthy';
+    });
+    const text = async (id: string) => (await page.textContent(`#${id}`))?.trim() ?? '';
+    assert.equal(await text('source'), 'p2p');
+    assert.equal(await text('supervisor-state'), 'running');
+    assert.match(await text('sessions'), /^1 \/ 1$/);
+    assert.equal(await text('contiguous'), 'true');
+    const shown = Number(await text('sync-target'));
+    const live = ((await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus).syncTargetBlock!;
+    assert.ok(shown >= target && shown <= live, `the page shows the live sync target (${shown}, API ${live})`);
+    const trusted = await page.$$eval('#origins tbody tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent)).find((cells) => cells[0] === 'trusted'));
+    assert.deepEqual(trusted?.slice(2, 4), ['1', '1'], 'one trusted session, qualified');
+    assert.ok(Number(await page.$$eval('#requests tbody tr', (rows) => rows.find((row) => row.cells[0]?.textContent === 'bodies:ok')?.cells[1]?.textContent ?? '0')) > 0);
+    const shot = join(tmpdir(), 'chain-data-node-debug-network.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    sub.diagnostic(`screenshot: ${shot}`);
+  });
 
   // The only peer goes away: readiness drops at once and the supervisor shows a supervised retry with a countdown.
   await producer.stop();
