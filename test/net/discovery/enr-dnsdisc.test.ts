@@ -4,6 +4,8 @@ import { describe, it } from 'node:test';
 import { decodeNodeRecord } from '../../../net/discovery/enr.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { base32Encode, syncDnsTree } from '../../../net/discovery/dns-tree.js';
+import { dnsTxtResolver } from '../../../net/discovery/dns-resolver.js';
+import { startDnsStub } from '../../support/dns-stub.js';
 import { nodeIdOf } from '../../../net/p2p/enode.js';
 import { hexToBytes } from '../../../net/eth/hex.js';
 import { readJson } from '../eth/fixtures.js';
@@ -62,6 +64,15 @@ describe('ENR and DNS tree vectors', () => {
 
   it('the same zone under a URL naming another key is refused', async () => {
     await assert.rejects(syncDnsTree(vectors.dnsTree.url, resolver(txt)), /signature does not verify/);
+  });
+
+  it('the tree syncs through a real resolver (node:dns) from a UDP DNS server on loopback', async (t) => {
+    const stub = await startDnsStub(txt);
+    t.after(() => stub.close());
+    const tree = await syncDnsTree(treeUrl, dnsTxtResolver(stub.address, 2000));
+    assert.equal(tree.nodes.length, vectors.dnsTree.expectedNodeRecords);
+    assert.ok(stub.queries.includes('nodes.example.org'));
+    assert.ok(stub.queries.includes('jwxydbpxywg6fx3gmdibfa6cj4.nodes.example.org'));
   });
 
   it('a root with altered content is refused', async () => {
