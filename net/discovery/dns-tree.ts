@@ -120,3 +120,29 @@ export async function syncDnsTree(url: string, resolveTxt: TxtResolver, maxEntri
   await walk(root.l, 'link');
   return { root: root.e, seq: root.seq, nodes, links, skipped };
 }
+
+/** The name of a tree entry: base32 of the first 16 bytes of keccak256 of its text. */
+export function entryHash(text: string): string {
+  return base32Encode(keccak256(new TextEncoder().encode(text)).subarray(0, 16));
+}
+
+/**
+ * A signed EIP-1459 zone for `domain` (one branch over the records, one over the links): the TXT records an operator
+ * publishes, and what a test serves from a DNS stub. Returns name → text and the tree's `enrtree://` URL.
+ */
+export function buildDnsTree(input: { records: readonly string[]; links: readonly string[]; privateKey: Uint8Array; domain: string; seq: number }): { url: string; zone: Map<string, string> } {
+  const zone = new Map<string, string>();
+  const put = (text: string) => {
+    const hash = entryHash(text);
+    zone.set(`${hash}.${input.domain}`, text);
+    return hash;
+  };
+  const enrRoot = put(`enrtree-branch:${input.records.map(put).join(',')}`);
+  const linkRoot = put(`enrtree-branch:${input.links.map(put).join(',')}`);
+  const content = `enrtree-root:v1 e=${enrRoot} l=${linkRoot} seq=${input.seq}`;
+  const signature = secp256k1.sign(keccak256(new TextEncoder().encode(content)), input.privateKey, { prehash: false, format: 'recovered' });
+  // noble's recovered format is recovery || r || s; the tree wants r || s || recovery.
+  const rsv = Uint8Array.from([...signature.subarray(1), signature[0]!]);
+  zone.set(input.domain, `${content} sig=${Buffer.from(rsv).toString('base64url')}`);
+  return { url: `enrtree://${base32Encode(secp256k1.getPublicKey(input.privateKey, true))}@${input.domain}`, zone };
+}

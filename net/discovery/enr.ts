@@ -80,3 +80,24 @@ export function decodeNodeRecord(text: string): NodeRecord {
   for (const byte of seqBytes) seq = (seq << 8n) | BigInt(byte);
   return { seq, nodeId: bytesToHex(keccak256(publicKey)), publicKey, ip: ip4(pairs.get('ip')), tcp: port(pairs.get('tcp')), udp: port(pairs.get('udp')), pairs };
 }
+
+export interface NodeRecordFields {
+  readonly seq: bigint;
+  readonly ip: string;
+  readonly tcp: number;
+  readonly udp: number;
+}
+
+function portBytes(port: number): Uint8Array {
+  return port < 256 ? Uint8Array.of(port) : Uint8Array.of(port >> 8, port & 0xff);
+}
+
+/** A signed "v4" node record for `privateKey` (the node's own record, or a test's). */
+export function encodeNodeRecord(privateKey: Uint8Array, fields: NodeRecordFields): string {
+  const ip = fields.ip.split('.').map(Number);
+  if (ip.length !== 4 || ip.some((part) => !Number.isInteger(part) || part < 0 || part > 255)) throw new NodeRecordError(`${fields.ip} is not an IPv4 address`);
+  const text = (value: string) => new TextEncoder().encode(value);
+  const kvs = [text('id'), text('v4'), text('ip'), Uint8Array.from(ip), text('secp256k1'), secp256k1.getPublicKey(privateKey, true), text('tcp'), portBytes(fields.tcp), text('udp'), portBytes(fields.udp)];
+  const signature = secp256k1.sign(keccak256(encodeRlp([fields.seq, ...kvs])), privateKey, { prehash: false, format: 'compact' });
+  return `enr:${Buffer.from(encodeRlp([signature, fields.seq, ...kvs])).toString('base64url')}`;
+}

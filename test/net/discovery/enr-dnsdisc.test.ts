@@ -1,9 +1,9 @@
 /** ENR (EIP-778) and DNS tree (EIP-1459) vectors from ../shared/fixtures/vectors/enr-dnsdisc.json. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeNodeRecord } from '../../../net/discovery/enr.js';
+import { decodeNodeRecord, encodeNodeRecord } from '../../../net/discovery/enr.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { base32Encode, syncDnsTree } from '../../../net/discovery/dns-tree.js';
+import { base32Encode, buildDnsTree, syncDnsTree } from '../../../net/discovery/dns-tree.js';
 import { dnsTxtResolver } from '../../../net/discovery/dns-resolver.js';
 import { startDnsStub } from '../../support/dns-stub.js';
 import { nodeIdOf } from '../../../net/p2p/enode.js';
@@ -80,5 +80,25 @@ describe('ENR and DNS tree vectors', () => {
     const root = txt.get('nodes.example.org')!;
     forged.set('nodes.example.org', root.replace('seq=1', 'seq=2'));
     await assert.rejects(syncDnsTree(treeUrl, resolver(forged)));
+  });
+});
+
+describe('building and signing records and trees', () => {
+  it('a record this node signs decodes with its fields and key', () => {
+    const key = secp256k1.utils.randomSecretKey();
+    const record = decodeNodeRecord(encodeNodeRecord(key, { seq: 7n, ip: '127.0.0.1', tcp: 30303, udp: 30301 }));
+    assert.deepEqual([record.seq, record.ip, record.tcp, record.udp], [7n, '127.0.0.1', 30303, 30301]);
+    assert.deepEqual(record.publicKey, nodeIdOf(key));
+  });
+
+  it('a tree this node builds syncs back with every record and link', async () => {
+    const keys = [1, 2, 3].map(() => secp256k1.utils.randomSecretKey());
+    const records = keys.map((key, i) => encodeNodeRecord(key, { seq: 1n, ip: '127.0.0.1', tcp: 30303 + i, udp: 30303 + i }));
+    const signer = secp256k1.utils.randomSecretKey();
+    const { url, zone } = buildDnsTree({ records, links: [vectors.dnsTree.url], privateKey: signer, domain: 'peers.test', seq: 3 });
+    const tree = await syncDnsTree(url, resolver(zone));
+    assert.equal(tree.seq, 3);
+    assert.deepEqual(tree.nodes.map((n) => n.tcp).sort(), [30303, 30304, 30305]);
+    assert.deepEqual(tree.links, [vectors.dnsTree.url]);
   });
 });
