@@ -126,6 +126,10 @@ export const configSchema = z.strictObject({
       pooled_blob_roots: z.boolean().default(false),
       /** kind = p2p: peers dialled and re-dialled (enode URLs); supplements discovery, never an allowlist. */
       trusted_peers: z.array(z.string().regex(/^enode:\/\/[0-9a-fA-F]{128}@[^\s]+:\d{1,5}$/, 'expected enode://<128 hex digits>@<host>:<port>')).default([]),
+      /** kind = p2p: EIP-1459 node lists (`enrtree://<key>@<domain>`); each root is re-resolved every 15 s. */
+      dns_trees: z.array(z.string()).default([]),
+      /** kind = p2p: the DNS server asked for the trees (host:port); empty: the system's resolver. */
+      dns_server: z.string().default(''),
       /** kind = p2p: inbound RLPx TCP port on 127.0.0.1 (0: no inbound listener). */
       listener_port: z.number().int().min(0).max(65535).default(0),
       /** kind = p2p: discv4 UDP port; discovery is not implemented yet, so only 0 (off) is accepted. */
@@ -144,7 +148,7 @@ export const configSchema = z.strictObject({
       minimum_peers: positiveInt.max(1000).default(1),
       /** kind = p2p: zero peers this long rebuilds the whole network manager. */
       peer_recovery_timeout_seconds: positiveInt.max(86_400).default(300),
-      /** kind = p2p: cap of the disposable peer store (used by discovery, which is not implemented yet). */
+      /** kind = p2p: cap of the discovered-peer candidates (kept in memory; a store kept across restarts is not implemented yet). */
       peer_store_max_entries: positiveInt.max(10_000_000).default(10_000),
       /** kind = p2p: RLPx sessions held at once. */
       max_peers: positiveInt.max(1000).default(25),

@@ -32,11 +32,16 @@ import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
 import type { HeadNotice } from '../chain-messages.js';
 import { createP2pMetrics, type P2pMetrics } from './metrics.js';
 import { NetworkManager } from './network.js';
+import { dnsTxtResolver } from '../../net/discovery/dns-resolver.js';
 
 export interface PeersSourceArgs {
   readonly dataDir: string;
   readonly chain: ChainIdentity;
   readonly trustedPeers: readonly string[];
+  /** EIP-1459 tree URLs (`enrtree://…`) and the resolver asked for them (`host:port`; null: the system's). */
+  readonly dnsTrees: readonly string[];
+  readonly dnsServer: string | null;
+  readonly peerStoreMaxEntries: number;
   readonly listenerPort: number;
   readonly maxPeers: number;
   readonly materialRequestConcurrency: number;
@@ -62,6 +67,9 @@ interface State {
   readonly loop: Promise<void>;
   readonly head: { current: (BlockRef & { timestamp: number }) | null };
 }
+
+/** How often DNS tree roots are re-resolved (spec §8: name-service root resubmission every 15 s). */
+const DNS_ROOT_INTERVAL_MS = 15_000;
 
 /** Headers asked for per step: the most one step adds to the recorded branch before it is announced. */
 const MAX_HEADERS_PER_STEP = 192;
@@ -96,7 +104,9 @@ export default defineActor<State, PeersSourceArgs>({
     const genesis: BlockRef = { number: 0, hash: args.chain.genesis.hash };
     const network = new NetworkManager({
       privateKey: ensureP2pSecret(args.dataDir),
-      chain: args.chain, trustedPeers: args.trustedPeers, listenPort: args.listenerPort, maxPeers: args.maxPeers,
+      chain: args.chain, trustedPeers: args.trustedPeers,
+      dnsTrees: args.dnsTrees, resolveTxt: dnsTxtResolver(args.dnsServer, args.requestTimeoutMs), dnsIntervalMs: DNS_ROOT_INTERVAL_MS, maxCandidates: args.peerStoreMaxEntries,
+      listenPort: args.listenerPort, maxPeers: args.maxPeers,
       concurrency: args.materialRequestConcurrency, windowBlocks: args.materialRequestBlocks, banMs: args.peerBanSeconds * 1000,
       recoveryMs: args.peerRecoveryTimeoutSeconds * 1000, backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs,
       requestTimeoutMs: args.requestTimeoutMs,
@@ -109,7 +119,7 @@ export default defineActor<State, PeersSourceArgs>({
     });
     network.start();
     const shutdown = new AbortController();
-    ctx.log.info('following devp2p peers', { trustedPeers: args.trustedPeers.length, chainId: args.chain.chainId, genesis: args.chain.genesis.hash });
+    ctx.log.info('following devp2p peers', { trustedPeers: args.trustedPeers.length, dnsTrees: args.dnsTrees.length, chainId: args.chain.chainId, genesis: args.chain.genesis.hash });
     const loop = runFollower(ctx, store, network, metrics, head, shutdown.signal, wait);
     return { store, network, shutdown, wake, loop, head };
   },

@@ -1,18 +1,29 @@
 /**
  * What `[sources.live] kind = "p2p"` accepts today, checked at start so a configuration asking for an unfinished
  * part of the devp2p lane stops with the key, its value and what is expected instead of running without it:
- * peers come from `trusted_peers` only (discv4, discv5 and DNS trees are not wired yet), no NAT mapping, and the
+ * peers come from `trusted_peers` and `dns_trees` only (discv4 and discv5 are not wired yet), no NAT mapping, and the
  * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one).
  */
 import { ConfigError } from '../node/config.js';
 import type { NodeConfig } from '../node/config-schema.js';
 import { parseEnode } from '../../net/p2p/enode.js';
+import { parseTreeUrl } from '../../net/discovery/dns-tree.js';
 
 export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void {
   const live = config.sources.live;
   const problems: { key: string; value: string; expected: string }[] = [];
-  if (live.trusted_peers.length === 0) {
-    problems.push({ key: 'sources.live.trusted_peers', value: '[]', expected: 'at least one enode URL: peer discovery (discv4, discv5, DNS trees) is not implemented yet, so trusted peers are the only peers' });
+  if (live.trusted_peers.length === 0 && live.dns_trees.length === 0) {
+    problems.push({ key: 'sources.live.trusted_peers', value: '[]', expected: 'at least one enode URL, or a tree in sources.live.dns_trees: discv4 and discv5 discovery are not implemented yet' });
+  }
+  for (const [index, url] of live.dns_trees.entries()) {
+    try {
+      parseTreeUrl(url);
+    } catch (error) {
+      problems.push({ key: `sources.live.dns_trees[${index}]`, value: JSON.stringify(url), expected: (error as Error).message });
+    }
+  }
+  if (live.dns_server !== '' && !/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d{1,5}$/.test(live.dns_server)) {
+    problems.push({ key: 'sources.live.dns_server', value: JSON.stringify(live.dns_server), expected: '"" (the system resolver) or an IP:port, e.g. 127.0.0.1:53' });
   }
   for (const [index, url] of live.trusted_peers.entries()) {
     try {

@@ -1,5 +1,6 @@
 /**
- * The network manager of the peer lane: one RLPx host (eth/69 + eth/68), the trusted peers it dials and re-dials
+ * The network manager of the peer lane: one RLPx host (eth/69 + eth/68), the trusted peers and the peers of the
+ * configured EIP-1459 DNS trees (roots re-resolved every 15 s) it dials and re-dials
  * with bounded exponential backoff, the qualification of every new session against the verified execution anchor
  * (the peer must serve the anchor's header with the right hash), and the supervisor state the status snapshot shows
  * (`running`, `backing_off`, `stopped`). Zero sessions for `recoveryMs` rebuilds the whole host; the replaced
@@ -10,7 +11,8 @@ import { parseEnode, type Enode } from '../../net/p2p/enode.js';
 import { EthHost } from '../../net/p2p/host.js';
 import { PeerPool } from '../../net/p2p/peer-pool.js';
 import { localStatus, refuseStatus, type ChainIdentity, type LocalHead } from '../../net/p2p/status.js';
-import { emptyByOrigin, type ManagerRow, type P2pSnapshot, type SupervisorState } from '../../net/p2p/network-snapshot.js';
+import { emptyByOrigin, type ManagerRow, type P2pSnapshot, type PeerOrigin, type SupervisorState } from '../../net/p2p/network-snapshot.js';
+import { syncDnsTree, type TxtResolver } from '../../net/discovery/dns-tree.js';
 import type { EthSession } from '../../net/p2p/session.js';
 import type { Logger } from '../../runtime/log.js';
 import type { P2pMetrics } from './metrics.js';
@@ -22,6 +24,12 @@ export interface NetworkOptions {
   readonly privateKey: Uint8Array;
   readonly chain: ChainIdentity;
   readonly trustedPeers: readonly string[];
+  /** EIP-1459 tree URLs; their roots are re-resolved every `dnsIntervalMs` (15 s by the spec). */
+  readonly dnsTrees: readonly string[];
+  readonly resolveTxt: TxtResolver;
+  readonly dnsIntervalMs: number;
+  /** Cap of the in-memory candidate set (discovered peers). */
+  readonly maxCandidates: number;
   readonly listenPort: number;
   readonly maxPeers: number;
   readonly concurrency: number;
@@ -42,6 +50,7 @@ export interface NetworkOptions {
 
 interface Dial {
   readonly enode: Enode;
+  readonly origin: PeerOrigin;
   /** Consecutive dials that did not end in a qualified session. */
   attempts: number;
   tried: boolean;
@@ -68,6 +77,9 @@ export class NetworkManager {
   private readonly stoppedRecords: ManagerRow[] = [];
   private readonly dials: Dial[];
   private timer: NodeJS.Timeout | null = null;
+  private dnsTimer: NodeJS.Timeout | null = null;
+  private readonly treeRoots = new Map<string, string>();
+  private syncingTrees = false;
   private stopped = false;
   private failures = 0;
   private lastError: string | null = null;
@@ -91,7 +103,7 @@ export class NetworkManager {
       },
       onBan: () => options.metrics.bans.inc(),
     });
-    this.dials = options.trustedPeers.map((url) => ({ enode: parseEnode(url), attempts: 0, tried: false, nextAt: 0 }));
+    this.dials = options.trustedPeers.map((url) => ({ enode: parseEnode(url), origin: 'trusted' as const, attempts: 0, tried: false, nextAt: 0 }));
     this.zeroSince = Date.now();
   }
 
@@ -99,11 +111,16 @@ export class NetworkManager {
     this.manager = this.createManager();
     this.timer = setInterval(() => this.tick(), 250);
     this.tick();
+    if (this.options.dnsTrees.length > 0) {
+      void this.syncTrees();
+      this.dnsTimer = setInterval(() => void this.syncTrees(), this.options.dnsIntervalMs);
+    }
   }
 
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.dnsTimer) clearInterval(this.dnsTimer);
     this.retire();
     this.setSupervisorGauge();
   }
@@ -195,8 +212,9 @@ export class NetworkManager {
       const version = `eth/${session.version}`;
       this.byVersion.set(version, (this.byVersion.get(version) ?? 0) + 1);
       this.options.metrics.sessionsEstablished.inc({ version });
-      this.originSessions.trusted++;
-      void this.qualify(session);
+      const origin = this.originOf(session);
+      this.originSessions[origin]++;
+      void this.qualify(session, origin);
     });
     host.on('session:closed', (session, reason) => {
       this.countMessages(session);
@@ -210,7 +228,40 @@ export class NetworkManager {
     return { id, host, row: { id, phase: 'connecting', requestedRange: null, attempts: 0, lastError: null, changedAt: Date.now() } };
   }
 
-  private async qualify(session: EthSession): Promise<void> {
+  private originOf(session: EthSession): PeerOrigin {
+    const id = session.peer.getId();
+    const dial = id === null ? undefined : this.dials.find((d) => Buffer.from(d.enode.id).equals(Buffer.from(id)));
+    return dial?.origin ?? 'discv4_or_5';
+  }
+
+  /** Re-resolves every tree root; walks a tree again only when its root changed; adds its nodes as candidates. */
+  private async syncTrees(): Promise<void> {
+    if (this.syncingTrees || this.stopped) return;
+    this.syncingTrees = true;
+    try {
+      for (const url of this.options.dnsTrees) {
+        try {
+          const tree = await syncDnsTree(url, this.options.resolveTxt);
+          if (this.treeRoots.get(url) === tree.root) continue;
+          this.treeRoots.set(url, tree.root);
+          let added = 0;
+          for (const node of tree.nodes) {
+            if (node.tcp === null || node.ip === null || this.dials.length >= this.options.maxCandidates) continue;
+            if (this.dials.some((d) => Buffer.from(d.enode.id).equals(Buffer.from(node.publicKey)))) continue;
+            this.dials.push({ enode: { id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp ?? node.tcp }, origin: 'dns_tree', attempts: 0, tried: false, nextAt: 0 });
+            added++;
+          }
+          this.options.log.info('DNS tree synced', { nodes: tree.nodes.length, added, skipped: tree.skipped, seq: tree.seq });
+        } catch (error) {
+          this.noteFailure(`DNS tree sync failed: ${(error as Error).message}`);
+        }
+      }
+    } finally {
+      this.syncingTrees = false;
+    }
+  }
+
+  private async qualify(session: EthSession, origin: PeerOrigin): Promise<void> {
     const anchor = this.options.anchor();
     this.notePhase('qualifying');
     let outcome: 'qualified' | 'rejected' = 'rejected';
@@ -224,7 +275,7 @@ export class NetworkManager {
       else if (!session.isClosed) session.disconnect();
       this.noteFailure(`qualification failed: ${(error as Error).message}`);
     }
-    this.qualifications.trusted[outcome]++;
+    this.qualifications[origin][outcome]++;
     this.options.metrics.qualifications.inc({ outcome });
     if (outcome !== 'qualified' || session.isClosed || this.stopped) return;
     const dial = this.dials.find((d) => session.peer.getId() !== null && Buffer.from(d.enode.id).equals(Buffer.from(session.peer.getId()!)));
@@ -278,13 +329,14 @@ export class NetworkManager {
     }
     const host = this.manager.host;
     for (const dial of this.dials) {
+      if (host.sessionCount >= this.options.maxPeers) break;
       if (now < dial.nextAt || host.isConnected(dial.enode.id) || this.pool.isBanned(Buffer.from(dial.enode.id).toString('hex'))) continue;
       if (dial.tried) dial.attempts++;
       dial.tried = true;
       dial.nextAt = now + Math.min(this.options.backoffMaxMs, this.options.backoffInitialMs * 2 ** Math.min(dial.attempts, 20));
-      this.admissions.trusted++;
+      this.admissions[dial.origin]++;
       host.dial(dial.enode).catch((error: Error) => {
-        this.noteFailure(`dialling a trusted peer failed: ${error.message}`);
+        this.noteFailure(`dialling a ${dial.origin === 'trusted' ? 'trusted' : 'discovered'} peer failed: ${error.message}`);
         this.setSupervisorGauge();
       });
     }

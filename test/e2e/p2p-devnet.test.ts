@@ -13,6 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromiumPath } from '../support/chromium.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { buildDnsTree } from '../../net/discovery/dns-tree.js';
+import { encodeNodeRecord } from '../../net/discovery/enr.js';
+import { startDnsStub } from '../support/dns-stub.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const DEVNET = ['devnet.block_time_ms=200', 'devnet.reorg_every=6', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
@@ -125,6 +129,29 @@ test('a p2p node follows the devnet served over RLPx across reorgs, block for bl
   assert.equal(down.readiness.liveReady, false);
   assert.ok(down.network.supervisor!.failures > 0);
   assert.ok(Object.values(down.network.sessions?.disconnects ?? {}).reduce((a, b) => a + b, 0) >= 1, 'the lost session is counted by disconnect reason');
+});
+
+test('a p2p node finds the devnet peer through an EIP-1459 DNS tree served from a UDP DNS server on loopback', async (t) => {
+  const port = await freePort();
+  const producer = await startNodeProcess({ sets: [...DEVNET, `devnet.p2p_listen=127.0.0.1:${port}`] });
+  t.after(async () => { await producer.stop(); removeDir(producer.dir); });
+  const record = encodeNodeRecord(devnetPeerKey('chain-data-node'), { seq: 1n, ip: '127.0.0.1', tcp: port, udp: port });
+  const { url, zone } = buildDnsTree({ records: [record], links: [], privateKey: secp256k1.utils.randomSecretKey(), domain: 'devnet.test', seq: 1 });
+  const dns = await startDnsStub(zone);
+  t.after(() => dns.close());
+  const follower = await startNodeProcess({
+    toml: `[sources.live]\nkind = "p2p"\ndns_trees = ["${url}"]\ndns_server = "${dns.address}"\npoll_interval_ms = 100\n[finality]\nkind = "devnet"\n`,
+    sets: DEVNET,
+  });
+  t.after(async () => { await follower.stop(); removeDir(follower.dir); });
+  const target = await blockNumber(producer);
+  await waitUntil(follower, async () => (await blockNumber(follower)) >= target, 30_000);
+  const status = (await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
+  assert.equal(status.network.byOrigin?.sessions.dns_tree, 1);
+  assert.equal(status.network.byOrigin?.qualifications.dns_tree.qualified, 1);
+  assert.ok((status.network.byOrigin?.admissions.dns_tree ?? 0) >= 1);
+  assert.equal(status.network.byOrigin?.sessions.trusted, 0);
+  assert.ok(dns.queries.includes('devnet.test'), 'the root was resolved through the stub');
 });
 
 test('/v1/network/status on the devnet source reports what applies and says what does not', async (t) => {
