@@ -10,6 +10,7 @@ import { queryWorkload } from './query.js';
 import { runtimeWorkload } from './runtime.js';
 import { sseWorkload } from './sse.js';
 import { snapshotWorkload } from './snapshot.js';
+import { p2pWorkload } from './p2p.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
@@ -19,6 +20,7 @@ export const WORKLOADS: readonly Workload[] = [
   consumerWorkload,
   jsonrpcWorkload,
   snapshotWorkload,
+  p2pWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {
