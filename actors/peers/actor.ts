@@ -32,6 +32,8 @@ import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
 import type { HeadNotice } from '../chain-messages.js';
 import { createP2pMetrics, type P2pMetrics } from './metrics.js';
 import { NetworkManager } from './network.js';
+import { storeChainReader } from './store-chain-reader.js';
+import { chainRequestHandler } from '../../net/p2p/serve.js';
 import { dnsTxtResolver } from '../../net/discovery/dns-resolver.js';
 
 export interface PeersSourceArgs {
@@ -115,6 +117,7 @@ export default defineActor<State, PeersSourceArgs>({
         return h ? { number: h.number, hash: h.hash, timestamp: h.timestamp, earliest: 0 } : { number: 0, hash: genesis.hash, timestamp: args.chain.genesis.timestamp, earliest: 0 };
       },
       anchor: () => lastFinalized(store) ?? genesis,
+      handler: chainRequestHandler(storeChainReader(store)),
       log: ctx.log, metrics, onChange: wake,
     });
     network.start();

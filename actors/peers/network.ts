@@ -13,7 +13,7 @@ import { PeerPool } from '../../net/p2p/peer-pool.js';
 import { localStatus, refuseStatus, type ChainIdentity, type LocalHead } from '../../net/p2p/status.js';
 import { emptyByOrigin, type ManagerRow, type P2pSnapshot, type PeerOrigin, type SupervisorState } from '../../net/p2p/network-snapshot.js';
 import { syncDnsTree, type TxtResolver } from '../../net/discovery/dns-tree.js';
-import type { EthSession } from '../../net/p2p/session.js';
+import type { EthRequestHandler, EthSession } from '../../net/p2p/session.js';
 import type { Logger } from '../../runtime/log.js';
 import type { P2pMetrics } from './metrics.js';
 
@@ -40,6 +40,8 @@ export interface NetworkOptions {
   readonly backoffMaxMs: number;
   readonly requestTimeoutMs: number;
   readonly localHead: () => LocalHead;
+  /** Answers peers' requests from the node's verified chain (a good peer serves what it has). */
+  readonly handler: EthRequestHandler | null;
   /** The verified execution anchor every new session is qualified against. */
   readonly anchor: () => BlockRef;
   readonly log: Logger;
@@ -195,7 +197,7 @@ export class NetworkManager {
       privateKey: this.options.privateKey,
       status: () => localStatus(this.options.chain, this.options.localHead()),
       checkStatus: (remote) => refuseStatus(this.options.chain, this.options.localHead(), remote),
-      handler: null,
+      handler: this.options.handler,
       maxPeers: this.options.maxPeers,
       handshakeTimeoutMs: this.options.requestTimeoutMs,
       listen: this.options.listenPort > 0 ? { host: '127.0.0.1', port: this.options.listenPort } : null,

@@ -42,7 +42,7 @@ test('a p2p node follows the devnet served over RLPx across reorgs, block for bl
   assert.ok(producer.output.some((line) => line.includes(enode)), 'the producer logs the enode derived from its seed');
 
   const follower = await startNodeProcess({
-    toml: `[sources.live]\nkind = "p2p"\ntrusted_peers = ["${enode}"]\npoll_interval_ms = 100\n[finality]\nkind = "devnet"\n`,
+    toml: `[sources.live]\nkind = "p2p"\ntrusted_peers = ["${enode}"]\npoll_interval_ms = 100\npeer_recovery_timeout_seconds = 2\n[finality]\nkind = "devnet"\n`,
     sets: DEVNET,
   });
   t.after(async () => { await follower.stop(); removeDir(follower.dir); });
@@ -129,6 +129,11 @@ test('a p2p node follows the devnet served over RLPx across reorgs, block for bl
   assert.equal(down.readiness.liveReady, false);
   assert.ok(down.network.supervisor!.failures > 0);
   assert.ok(Object.values(down.network.sessions?.disconnects ?? {}).reduce((a, b) => a + b, 0) >= 1, 'the lost session is counted by disconnect reason');
+  // Zero peers for peer_recovery_timeout_seconds (2 s here) rebuilds the network manager; the old one is a stopped record.
+  await waitUntil(follower, async () => {
+    const s = (await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
+    return s.network.managers.some((m) => !m.active && m.phase === 'stopped') && s.network.managers[0]?.active === true && s.network.managers[0].id > 1;
+  }, 30_000);
 });
 
 test('a p2p node finds the devnet peer through an EIP-1459 DNS tree served from a UDP DNS server on loopback', async (t) => {
