@@ -148,7 +148,7 @@ export const configSchema = z.strictObject({
       minimum_peers: positiveInt.max(1000).default(1),
       /** kind = p2p: zero peers this long rebuilds the whole network manager. */
       peer_recovery_timeout_seconds: positiveInt.max(86_400).default(300),
-      /** kind = p2p: cap of the discovered-peer candidates (kept in memory; a store kept across restarts is not implemented yet). */
+      /** kind = p2p: cap of the peer store (<data_dir>/p2p-peers.json, kept across restarts) and of the discovered candidates. */
       peer_store_max_entries: positiveInt.max(10_000_000).default(10_000),
       /** kind = p2p: RLPx sessions held at once. */
       max_peers: positiveInt.max(1000).default(25),

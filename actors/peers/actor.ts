@@ -35,6 +35,8 @@ import { NetworkManager } from './network.js';
 import { storeChainReader } from './store-chain-reader.js';
 import { chainRequestHandler } from '../../net/p2p/serve.js';
 import { dnsTxtResolver } from '../../net/discovery/dns-resolver.js';
+import { PeerStore } from '../../net/discovery/peer-store.js';
+import { join } from 'node:path';
 
 export interface PeersSourceArgs {
   readonly dataDir: string;
@@ -69,6 +71,9 @@ interface State {
   readonly loop: Promise<void>;
   readonly head: { current: (BlockRef & { timestamp: number }) | null };
 }
+
+/** The disposable peer store in data_dir (addresses only; deleting it costs a slower start). */
+const PEER_STORE_FILE = 'p2p-peers.json';
 
 /** How often DNS tree roots are re-resolved (spec §8: name-service root resubmission every 15 s). */
 const DNS_ROOT_INTERVAL_MS = 15_000;
@@ -108,6 +113,7 @@ export default defineActor<State, PeersSourceArgs>({
       privateKey: ensureP2pSecret(args.dataDir),
       chain: args.chain, trustedPeers: args.trustedPeers,
       dnsTrees: args.dnsTrees, resolveTxt: dnsTxtResolver(args.dnsServer, args.requestTimeoutMs), dnsIntervalMs: DNS_ROOT_INTERVAL_MS, maxCandidates: args.peerStoreMaxEntries,
+      peerStore: new PeerStore(join(args.dataDir, PEER_STORE_FILE), args.peerStoreMaxEntries),
       listenPort: args.listenerPort, maxPeers: args.maxPeers,
       concurrency: args.materialRequestConcurrency, windowBlocks: args.materialRequestBlocks, banMs: args.peerBanSeconds * 1000,
       recoveryMs: args.peerRecoveryTimeoutSeconds * 1000, backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs,

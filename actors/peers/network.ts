@@ -1,6 +1,6 @@
 /**
  * The network manager of the peer lane: one RLPx host (eth/69 + eth/68), the trusted peers and the peers of the
- * configured EIP-1459 DNS trees (roots re-resolved every 15 s) it dials and re-dials
+ * configured EIP-1459 DNS trees (roots re-resolved every 15 s) and of the peer store (kept across restarts) it dials and re-dials
  * with bounded exponential backoff, the qualification of every new session against the verified execution anchor
  * (the peer must serve the anchor's header with the right hash), and the supervisor state the status snapshot shows
  * (`running`, `backing_off`, `stopped`). Zero sessions for `recoveryMs` rebuilds the whole host; the replaced
@@ -13,11 +13,17 @@ import { PeerPool } from '../../net/p2p/peer-pool.js';
 import { localStatus, refuseStatus, type ChainIdentity, type LocalHead } from '../../net/p2p/status.js';
 import { emptyByOrigin, type ManagerRow, type P2pSnapshot, type PeerOrigin, type SupervisorState } from '../../net/p2p/network-snapshot.js';
 import { syncDnsTree, type TxtResolver } from '../../net/discovery/dns-tree.js';
+import type { PeerStore } from '../../net/discovery/peer-store.js';
 import type { EthRequestHandler, EthSession } from '../../net/p2p/session.js';
 import type { Logger } from '../../runtime/log.js';
 import type { P2pMetrics } from './metrics.js';
 
 export const STOPPED_RECORDS_KEPT = 32;
+const PEER_STORE_SAVE_MS = 30_000;
+
+function storeEntry(enode: Enode): { id: string; host: string; tcpPort: number; udpPort: number } {
+  return { id: Buffer.from(enode.id).toString('hex'), host: enode.host, tcpPort: enode.tcpPort, udpPort: enode.udpPort };
+}
 const ERROR_CHARS = 200;
 
 export interface NetworkOptions {
@@ -30,6 +36,8 @@ export interface NetworkOptions {
   readonly dnsIntervalMs: number;
   /** Cap of the in-memory candidate set (discovered peers). */
   readonly maxCandidates: number;
+  /** Addresses kept across restarts; null: none kept. */
+  readonly peerStore: PeerStore | null;
   readonly listenPort: number;
   readonly maxPeers: number;
   readonly concurrency: number;
@@ -82,6 +90,7 @@ export class NetworkManager {
   private dnsTimer: NodeJS.Timeout | null = null;
   private readonly treeRoots = new Map<string, string>();
   private syncingTrees = false;
+  private savedAt = Date.now();
   private stopped = false;
   private failures = 0;
   private lastError: string | null = null;
@@ -106,6 +115,12 @@ export class NetworkManager {
       onBan: () => options.metrics.bans.inc(),
     });
     this.dials = options.trustedPeers.map((url) => ({ enode: parseEnode(url), origin: 'trusted' as const, attempts: 0, tried: false, nextAt: 0 }));
+    for (const record of options.peerStore?.records() ?? []) {
+      const id = Uint8Array.from(Buffer.from(record.id, 'hex'));
+      if (this.dials.length >= options.maxCandidates || this.dials.some((d) => Buffer.from(d.enode.id).equals(Buffer.from(id)))) continue;
+      const origin = options.peerStore!.isHot(record) ? 'cached_hot' as const : 'cached_broad' as const;
+      this.dials.push({ enode: { id, host: record.host, tcpPort: record.tcpPort, udpPort: record.udpPort }, origin, attempts: 0, tried: false, nextAt: 0 });
+    }
     this.zeroSince = Date.now();
   }
 
@@ -123,6 +138,7 @@ export class NetworkManager {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.dnsTimer) clearInterval(this.dnsTimer);
+    this.savePeers();
     this.retire();
     this.setSupervisorGauge();
   }
@@ -250,7 +266,9 @@ export class NetworkManager {
           for (const node of tree.nodes) {
             if (node.tcp === null || node.ip === null || this.dials.length >= this.options.maxCandidates) continue;
             if (this.dials.some((d) => Buffer.from(d.enode.id).equals(Buffer.from(node.publicKey)))) continue;
-            this.dials.push({ enode: { id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp ?? node.tcp }, origin: 'dns_tree', attempts: 0, tried: false, nextAt: 0 });
+            const enode = { id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp ?? node.tcp };
+            this.dials.push({ enode, origin: 'dns_tree', attempts: 0, tried: false, nextAt: 0 });
+            this.options.peerStore?.note(storeEntry(enode));
             added++;
           }
           this.options.log.info('DNS tree synced', { nodes: tree.nodes.length, added, skipped: tree.skipped, seq: tree.seq });
@@ -284,6 +302,7 @@ export class NetworkManager {
     if (dial) {
       dial.attempts = 0;
       dial.tried = false;
+      if (dial.origin !== 'trusted') this.options.peerStore?.note(storeEntry(dial.enode), true);
     }
     session.onRange = () => this.options.onChange();
     this.pool.add(session);
@@ -319,9 +338,21 @@ export class NetworkManager {
     if (session.isClosed) this.closedSessions.add(session);
   }
 
+  private savePeers(): void {
+    try {
+      this.options.peerStore?.save();
+    } catch (error) {
+      this.options.log.warn('the peer store could not be written', { reason: (error as Error).message });
+    }
+  }
+
   private tick(): void {
     if (this.stopped || !this.manager) return;
     const now = Date.now();
+    if (now - this.savedAt >= PEER_STORE_SAVE_MS) {
+      this.savedAt = now;
+      this.savePeers();
+    }
     if (this.pool.size === 0 && now - this.zeroSince >= this.options.recoveryMs) {
       this.options.log.warn('no peers for the recovery timeout: rebuilding the network manager', { seconds: this.options.recoveryMs / 1000 });
       this.retire();

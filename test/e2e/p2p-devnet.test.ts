@@ -10,6 +10,7 @@ import { formatEnode, nodeIdOf } from '../../net/p2p/enode.js';
 import { freePort } from '../support/ports.js';
 import type { NetworkStatus } from '../../api/network-status.js';
 import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromiumPath } from '../support/chromium.js';
@@ -143,12 +144,12 @@ test('a p2p node finds the devnet peer through an EIP-1459 DNS tree served from 
   const record = encodeNodeRecord(devnetPeerKey('chain-data-node'), { seq: 1n, ip: '127.0.0.1', tcp: port, udp: port });
   const { url, zone } = buildDnsTree({ records: [record], links: [], privateKey: secp256k1.utils.randomSecretKey(), domain: 'devnet.test', seq: 1 });
   const dns = await startDnsStub(zone);
-  t.after(() => dns.close());
+  t.after(() => dns.close().catch(() => undefined));
   const follower = await startNodeProcess({
     toml: `[sources.live]\nkind = "p2p"\ndns_trees = ["${url}"]\ndns_server = "${dns.address}"\npoll_interval_ms = 100\n[finality]\nkind = "devnet"\n`,
     sets: DEVNET,
   });
-  t.after(async () => { await follower.stop(); removeDir(follower.dir); });
+  t.after(async () => { await follower.stop(); });
   const target = await blockNumber(producer);
   await waitUntil(follower, async () => (await blockNumber(follower)) >= target, 30_000);
   const status = (await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
@@ -157,6 +158,16 @@ test('a p2p node finds the devnet peer through an EIP-1459 DNS tree served from 
   assert.ok((status.network.byOrigin?.admissions.dns_tree ?? 0) >= 1);
   assert.equal(status.network.byOrigin?.sessions.trusted, 0);
   assert.ok(dns.queries.includes('devnet.test'), 'the root was resolved through the stub');
+
+  // Restarted with the DNS server gone, the node finds the peer again in its peer store (origin cached_hot).
+  await follower.stop();
+  await dns.close();
+  const again = await startNodeProcess({ dir: follower.dir, sets: DEVNET, toml: readFileSync(follower.configFile, 'utf8') });
+  t.after(async () => { await again.stop(); removeDir(again.dir); });
+  await waitUntil(again, async () => {
+    const s = (await (await fetch(`${again.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
+    return s.network.byOrigin?.qualifications.cached_hot.qualified === 1;
+  }, 30_000);
 });
 
 test('/v1/network/status on the devnet source reports what applies and says what does not', async (t) => {
