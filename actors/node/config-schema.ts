@@ -134,10 +134,12 @@ export const configSchema = z.strictObject({
       listener_port: z.number().int().min(0).max(65535).default(0),
       /** kind = p2p: discv4 UDP port; discovery is not implemented yet, so only 0 (off) is accepted. */
       discovery_port: z.number().int().min(0).max(65535).default(0),
-      /** kind = p2p: discv5 UDP port; not implemented yet (0 only). */
+      /** kind = p2p: discv5 UDP port on 127.0.0.1 (0: any free port). */
       discv5_port: z.number().int().min(0).max(65535).default(0),
-      /** kind = p2p: discv5 discovery; not implemented yet (false only). */
+      /** kind = p2p: discv5 discovery (peers found are dialled, origin discv4_or_5). */
       enable_discv5: z.boolean().default(false),
+      /** kind = p2p: discv5 bootnode records (`enr:…`). */
+      discv5_bootnodes: z.array(z.string()).default([]),
       /** kind = p2p: the address announced to peers ("none", or "extip:<IPv4>"); only "none" is implemented. */
       nat: z.string().default('none'),
       /** kind = p2p: material requests in flight at once (also at most 4 per peer). */

@@ -46,6 +46,8 @@ export interface PeersSourceArgs {
   readonly dnsTrees: readonly string[];
   readonly dnsServer: string | null;
   readonly peerStoreMaxEntries: number;
+  /** discv5 (UDP port on 127.0.0.1, 0: any free one; bootnode records); null: off. */
+  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[] } | null;
   readonly listenerPort: number;
   readonly maxPeers: number;
   readonly materialRequestConcurrency: number;
@@ -114,6 +116,7 @@ export default defineActor<State, PeersSourceArgs>({
       chain: args.chain, trustedPeers: args.trustedPeers,
       dnsTrees: args.dnsTrees, resolveTxt: dnsTxtResolver(args.dnsServer, args.requestTimeoutMs), dnsIntervalMs: DNS_ROOT_INTERVAL_MS, maxCandidates: args.peerStoreMaxEntries,
       peerStore: new PeerStore(join(args.dataDir, PEER_STORE_FILE), args.peerStoreMaxEntries),
+      discv5: args.discv5,
       listenPort: args.listenerPort, maxPeers: args.maxPeers,
       concurrency: args.materialRequestConcurrency, windowBlocks: args.materialRequestBlocks, banMs: args.peerBanSeconds * 1000,
       recoveryMs: args.peerRecoveryTimeoutSeconds * 1000, backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs,

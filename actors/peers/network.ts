@@ -14,6 +14,21 @@ import { localStatus, refuseStatus, type ChainIdentity, type LocalHead } from '.
 import { emptyByOrigin, type ManagerRow, type P2pSnapshot, type PeerOrigin, type SupervisorState } from '../../net/p2p/network-snapshot.js';
 import { syncDnsTree, type TxtResolver } from '../../net/discovery/dns-tree.js';
 import type { PeerStore } from '../../net/discovery/peer-store.js';
+import { startDiscv5, type Discv5Service } from '../../net/discovery/discv5.js';
+import { nodeIdOf } from '../../net/p2p/enode.js';
+import { createSocket } from 'node:dgram';
+
+/** A free UDP port on 127.0.0.1 (bound and released). */
+function freeUdpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
+}
 import type { EthRequestHandler, EthSession } from '../../net/p2p/session.js';
 import type { Logger } from '../../runtime/log.js';
 import type { P2pMetrics } from './metrics.js';
@@ -38,6 +53,8 @@ export interface NetworkOptions {
   readonly maxCandidates: number;
   /** Addresses kept across restarts; null: none kept. */
   readonly peerStore: PeerStore | null;
+  /** discv5 on 127.0.0.1 (UDP port, 0: any free one) with these bootnodes; null: off. */
+  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[] } | null;
   readonly listenPort: number;
   readonly maxPeers: number;
   readonly concurrency: number;
@@ -91,6 +108,7 @@ export class NetworkManager {
   private readonly treeRoots = new Map<string, string>();
   private syncingTrees = false;
   private savedAt = Date.now();
+  private discv5: Discv5Service | null = null;
   private stopped = false;
   private failures = 0;
   private lastError: string | null = null;
@@ -128,6 +146,7 @@ export class NetworkManager {
     this.manager = this.createManager();
     this.timer = setInterval(() => this.tick(), 250);
     this.tick();
+    if (this.options.discv5) void this.startDiscv5(this.options.discv5);
     if (this.options.dnsTrees.length > 0) {
       void this.syncTrees();
       this.dnsTimer = setInterval(() => void this.syncTrees(), this.options.dnsIntervalMs);
@@ -138,6 +157,7 @@ export class NetworkManager {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.dnsTimer) clearInterval(this.dnsTimer);
+    void this.discv5?.stop().catch(() => undefined);
     this.savePeers();
     this.retire();
     this.setSupervisorGauge();
@@ -264,12 +284,8 @@ export class NetworkManager {
           this.treeRoots.set(url, tree.root);
           let added = 0;
           for (const node of tree.nodes) {
-            if (node.tcp === null || node.ip === null || this.dials.length >= this.options.maxCandidates) continue;
-            if (this.dials.some((d) => Buffer.from(d.enode.id).equals(Buffer.from(node.publicKey)))) continue;
-            const enode = { id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp ?? node.tcp };
-            this.dials.push({ enode, origin: 'dns_tree', attempts: 0, tried: false, nextAt: 0 });
-            this.options.peerStore?.note(storeEntry(enode));
-            added++;
+            if (node.tcp === null || node.ip === null) continue;
+            if (this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp ?? node.tcp }, 'dns_tree')) added++;
           }
           this.options.log.info('DNS tree synced', { nodes: tree.nodes.length, added, skipped: tree.skipped, seq: tree.seq });
         } catch (error) {
@@ -279,6 +295,30 @@ export class NetworkManager {
     } finally {
       this.syncingTrees = false;
     }
+  }
+
+  private async startDiscv5(config: { port: number; bootnodes: readonly string[] }): Promise<void> {
+    try {
+      const port = config.port > 0 ? config.port : await freeUdpPort();
+      this.discv5 = await startDiscv5({
+        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: port, tcpPort: this.options.listenPort, bootnodes: config.bootnodes,
+        lookupIntervalMs: 30_000, lookupTimeoutMs: 10_000,
+        onNode: (node) => this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp }, 'discv4_or_5'),
+        onError: (error) => this.noteFailure(`discv5 lookup failed: ${error.message}`),
+      });
+      if (this.stopped) await this.discv5.stop();
+      else this.options.log.info('discv5 started', { port });
+    } catch (error) {
+      this.noteFailure(`discv5 did not start: ${(error as Error).message}`);
+    }
+  }
+
+  private addCandidate(enode: Enode, origin: PeerOrigin): boolean {
+    if (this.dials.length >= this.options.maxCandidates || Buffer.from(enode.id).equals(Buffer.from(nodeIdOf(this.options.privateKey)))) return false;
+    if (this.dials.some((d) => Buffer.from(d.enode.id).equals(Buffer.from(enode.id)))) return false;
+    this.dials.push({ enode, origin, attempts: 0, tried: false, nextAt: 0 });
+    this.options.peerStore?.note(storeEntry(enode));
+    return true;
   }
 
   private async qualify(session: EthSession, origin: PeerOrigin): Promise<void> {

@@ -18,6 +18,8 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { buildDnsTree } from '../../net/discovery/dns-tree.js';
 import { encodeNodeRecord } from '../../net/discovery/enr.js';
 import { startDnsStub } from '../support/dns-stub.js';
+import { startDiscv5 } from '../../net/discovery/discv5.js';
+import { createSocket } from 'node:dgram';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const DEVNET = ['devnet.block_time_ms=200', 'devnet.reorg_every=6', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
@@ -170,6 +172,39 @@ test('a p2p node finds the devnet peer through an EIP-1459 DNS tree served from 
   }, 30_000);
 });
 
+test('a p2p node finds the devnet peer over discv5 from a bootnode record', async (t) => {
+  const port = await freePort();
+  const producer = await startNodeProcess({ sets: [...DEVNET, `devnet.p2p_listen=127.0.0.1:${port}`] });
+  t.after(async () => { await producer.stop(); removeDir(producer.dir); });
+  // The test holds the devnet peer's key, so it runs the peer's discv5 presence: a record naming its RLPx port.
+  const presence = await startDiscv5({
+    privateKey: devnetPeerKey('chain-data-node'), host: '127.0.0.1', udpPort: await freeUdpPort(), tcpPort: port, bootnodes: [],
+    lookupIntervalMs: 60_000, lookupTimeoutMs: 1000, onNode: () => undefined, onError: () => undefined,
+  });
+  t.after(() => presence.stop());
+  const follower = await startNodeProcess({
+    toml: `[sources.live]\nkind = "p2p"\nenable_discv5 = true\ndiscv5_bootnodes = ["${presence.enr}"]\npoll_interval_ms = 100\n[finality]\nkind = "devnet"\n`,
+    sets: DEVNET,
+  });
+  t.after(async () => { await follower.stop(); removeDir(follower.dir); });
+  const target = await blockNumber(producer);
+  await waitUntil(follower, async () => (await blockNumber(follower)) >= target, 30_000);
+  const status = (await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
+  assert.equal(status.network.byOrigin?.sessions.discv4_or_5, 1);
+  assert.equal(status.network.byOrigin?.qualifications.discv4_or_5.qualified, 1);
+});
+
+function freeUdpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
+}
+
 test('/v1/network/status on the devnet source reports what applies and says what does not', async (t) => {
   const node = await startNodeProcess({ sets: ['devnet.block_time_ms=200'] });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
@@ -195,7 +230,7 @@ test('/v1/network/status on the devnet source reports what applies and says what
 test('kind = "p2p" without trusted peers, or with discovery switched on, is refused at start naming the key', async () => {
   for (const [toml, key] of [
     ['[sources.live]\nkind = "p2p"\n', 'sources.live.trusted_peers'],
-    [`[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://${'ab'.repeat(64)}@127.0.0.1:30303"]\nenable_discv5 = true\n`, 'sources.live.enable_discv5'],
+    [`[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://${'ab'.repeat(64)}@127.0.0.1:30303"]\ndiscovery_port = 30303\n`, 'sources.live.discovery_port'],
     [`[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://${'ab'.repeat(64)}@127.0.0.1:30303"]\n[finality]\nkind = "rpc"\n`, 'finality.kind'],
   ] as const) {
     const node = await startNodeProcess({ toml, waitReady: false });
