@@ -186,22 +186,25 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
   };
   const withReceipts = options.receipts !== false;
   await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
-  const blocks: AcquiredBlock[] = [];
-  for (const h of headers) {
+  const pieces = headers.map((h) => {
     const body = bodies.get(h.hash)!;
     const receipt = withReceipts ? receipts.get(h.hash)! : null;
     const block: AcquiredBlock = { number: h.header.number, hash: h.hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
-    try {
-      await options.verify(block);
-    } catch (error) {
-      const message = (error as Error).message ?? '';
-      if (!(error instanceof BlockVerificationError) && !/failed verification|RLP|transaction|receipt|body/i.test(message)) throw error;
-      const culprit = RECEIPT_FIELDS.test(message) ? receipt?.session ?? null : body.session;
-      if (culprit && !culprit.isClosed) options.pool.ban(culprit);
-      throw new InvalidBlockError(h.header.number, message);
-    }
-    blocks.push(block);
+    return { block, body, receipt };
+  });
+  // Every block is verified at once (the CPU pool queues them); the first failure, in block order, bans its server.
+  const outcomes = await Promise.allSettled(pieces.map((piece) => options.verify(piece.block)));
+  for (const [index, outcome] of outcomes.entries()) {
+    if (outcome.status === 'fulfilled') continue;
+    const error = outcome.reason as Error;
+    const message = error?.message ?? '';
+    if (!(error instanceof BlockVerificationError) && !/failed verification|RLP|transaction|receipt|body/i.test(message)) throw error;
+    const { block, body, receipt } = pieces[index]!;
+    const culprit = RECEIPT_FIELDS.test(message) ? receipt?.session ?? null : body.session;
+    if (culprit && !culprit.isClosed) options.pool.ban(culprit);
+    throw new InvalidBlockError(block.number, message);
   }
+  const blocks = pieces.map((piece) => piece.block);
   return blocks;
 }
 
