@@ -9,6 +9,7 @@
  *   `lanes`   LaneTroublesNotice {troubles: processor id → {state, reason}}: from the root whenever a lane's
  *             health changes; coverage reports `degraded`/`failed` for processors in trouble.
  * Sends to `snapshots`: ask `create` / `release` (query-and-follow; see actors/snapshots.ts).
+ * Asks `source`: `network-status` → P2pSnapshot (kind = p2p, for /v1/network/status).
  * Sends to `node`: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
  * `listening {listener, address, port}`. Asks `outbox` for every change to a consumer record
  * (actors/outbox/messages.ts); reads records and change bytes itself.
@@ -18,6 +19,8 @@ import { errorFields } from '../runtime/log.js';
 import { openStore, type Store } from '../store/env.js';
 import { epochToHex } from '../store/meta.js';
 import { operationalRoutes, type ReadinessReport } from '../api/operational.js';
+import { networkStatusRoutes, type LiveSourceKind } from '../api/network-status.js';
+import type { P2pSnapshot } from '../net/p2p/network-snapshot.js';
 import { closeApp, closeListenSocket, createApiApp, listen, type ApiApp } from '../api/server.js';
 import { aggregateRoutes } from '../api/aggregate/aggregate-routes.js';
 import type { AggregateContext } from '../api/aggregate/aggregate-context.js';
@@ -58,6 +61,8 @@ export interface ListenerArgs {
   readonly apiToken?: string | null;
   /** The `[rpc]` limits when the JSON-RPC lane runs (absent: capabilities report it unavailable). */
   readonly rpcLimits?: RpcServedLimits;
+  /** `sources.live.kind`, for /v1/network/status (default devnet). */
+  readonly liveSource?: LiveSourceKind;
 }
 
 interface State {
@@ -90,6 +95,11 @@ export default defineActor<State, ListenerArgs>({
         },
         readiness: () => ctx.ask<ReadinessReport>('node', { type: 'readiness' }, 2000),
         metricsText: () => ctx.ask<string>('node', { type: 'metrics' }, 5000),
+      }),
+      ...networkStatusRoutes({
+        store, source: args.liveSource ?? 'devnet', processors: args.processors.map((p) => ({ id: p.id, startBlock: p.startBlock ?? null })),
+        readiness: () => ctx.ask<ReadinessReport>('node', { type: 'readiness' }, 2000),
+        p2p: () => ctx.ask<P2pSnapshot>('source', { type: 'network-status' }, 2000),
       }),
       ...aggregateRoutes(context),
       ...consumerRoutes(context, outboxAsker(ctx)),

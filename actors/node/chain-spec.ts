@@ -12,6 +12,7 @@ import { MAINNET_GENESIS_HASH, MAINNET_GENESIS_TIMESTAMP, MAINNET_SCHEDULE, type
 import { parseGethGenesis, type ParsedGenesis } from '../../net/eth/genesis.js';
 import { buildGenesisBlock } from '../../net/eth/genesis-state.js';
 import { createRpcClient } from '../../net/rpc/client.js';
+import { checkP2pConfig } from '../peers/config-checks.js';
 import type { Hex } from '../../net/eth/hex.js';
 import { ConfigError } from './config.js';
 import type { NodeConfig } from './config-schema.js';
@@ -81,6 +82,15 @@ export async function resolveChainSpec(config: NodeConfig, configDir: string): P
     const file = config.sources.live.genesis_file;
     if (file === '') throw new ConfigError([{ key: 'sources.live.genesis_file', value: '""', expected: 'the geth genesis.json of the stored (imported) chain when sources.live.kind = "none"' }]);
     return genesisFileSpec(readGenesisFile(resolve(configDir, file), 'sources.live.genesis_file'));
+  }
+  if (config.sources.live.kind === 'p2p') {
+    // The devnet's chain (from [devnet], served over RLPx by a devnet node) unless a genesis.json names another.
+    const file = config.sources.live.genesis_file;
+    checkP2pConfig(config, file === '');
+    if (file !== '') return genesisFileSpec(readGenesisFile(resolve(configDir, file), 'sources.live.genesis_file'));
+    const devnet = resolveDevnetConfig(devnetInput(config));
+    const genesis = devnetGenesis(devnet);
+    return { chainId: devnet.chainId, network: 'devnet', schedule: devnetForkSchedule(devnet), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } };
   }
   if (config.sources.live.kind === 'devnet') {
     const devnet = resolveDevnetConfig(devnetInput(config));

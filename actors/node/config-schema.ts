@@ -109,8 +109,8 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   sources: z.strictObject({
     live: z.strictObject({
-      /** none: no live source; the node serves what its store holds (a chain loaded with `chain-node import`). */
-      kind: z.enum(['devnet', 'rpc', 'none']).default('devnet'),
+      /** none: no live source; the node serves what its store holds (a chain loaded with `chain-node import`). p2p: devp2p peers (RLPx, eth/69 + eth/68). */
+      kind: z.enum(['devnet', 'rpc', 'none', 'p2p']).default('devnet'),
       /** Upstream JSON-RPC endpoint (kind = rpc). */
       url: z.string().default(''),
       /** Optional upstream WebSocket for newHeads (kind = rpc); empty: poll only. */
@@ -124,6 +124,38 @@ export const configSchema = z.strictObject({
       backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
       /** Dev chains only: accept anvil's non-canonical transactions root of blocks with blob transactions (anvil ≤ 1.7.1). */
       pooled_blob_roots: z.boolean().default(false),
+      /** kind = p2p: peers dialled and re-dialled (enode URLs); supplements discovery, never an allowlist. */
+      trusted_peers: z.array(z.string().regex(/^enode:\/\/[0-9a-fA-F]{128}@[^\s]+:\d{1,5}$/, 'expected enode://<128 hex digits>@<host>:<port>')).default([]),
+      /** kind = p2p: EIP-1459 node lists (`enrtree://<key>@<domain>`); each root is re-resolved every 15 s. */
+      dns_trees: z.array(z.string()).default([]),
+      /** kind = p2p: the DNS server asked for the trees (host:port); empty: the system's resolver. */
+      dns_server: z.string().default(''),
+      /** kind = p2p: inbound RLPx TCP port on 127.0.0.1 (0: no inbound listener). */
+      listener_port: z.number().int().min(0).max(65535).default(0),
+      /** kind = p2p: discv4 UDP port; discovery is not implemented yet, so only 0 (off) is accepted. */
+      discovery_port: z.number().int().min(0).max(65535).default(0),
+      /** kind = p2p: discv5 UDP port on 127.0.0.1 (0: any free port). */
+      discv5_port: z.number().int().min(0).max(65535).default(0),
+      /** kind = p2p: discv5 discovery (peers found are dialled, origin discv4_or_5). */
+      enable_discv5: z.boolean().default(false),
+      /** kind = p2p: discv5 bootnode records (`enr:…`). */
+      discv5_bootnodes: z.array(z.string()).default([]),
+      /** kind = p2p: the address announced to peers ("none", or "extip:<IPv4>"); only "none" is implemented. */
+      nat: z.string().default('none'),
+      /** kind = p2p: material requests in flight at once (also at most 4 per peer). */
+      material_request_concurrency: positiveInt.max(1024).default(32),
+      /** kind = p2p: blocks per body/receipt request window (halved after partial or failed answers, regrown after 8 good windows). */
+      material_request_blocks: positiveInt.max(1024).default(8),
+      /** kind = p2p: connected qualified sessions needed before material requests start. */
+      minimum_peers: positiveInt.max(1000).default(1),
+      /** kind = p2p: zero peers this long rebuilds the whole network manager. */
+      peer_recovery_timeout_seconds: positiveInt.max(86_400).default(300),
+      /** kind = p2p: cap of the peer store (<data_dir>/p2p-peers.json, kept across restarts) and of the discovered candidates. */
+      peer_store_max_entries: positiveInt.max(10_000_000).default(10_000),
+      /** kind = p2p: RLPx sessions held at once. */
+      max_peers: positiveInt.max(1000).default(25),
+      /** kind = p2p: how long a peer that served cryptographically invalid material is banned. */
+      peer_ban_seconds: positiveInt.max(30 * 86_400).default(900),
     }).prefault({}),
   }).prefault({}),
   finality: z.strictObject({
@@ -182,6 +214,12 @@ export const configSchema = z.strictObject({
     bpo1_after_seconds: z.number().int().min(0).default(120),
     /** host:port of the devnet's Beacon-API-shaped finality endpoint (light-client objects signed by its own sync committee); empty: not served. */
     beacon_api: z.string().refine((value) => value === '' || listenAddress.safeParse(value).success, 'expected empty or host:port with a port between 0 and 65535, e.g. 127.0.0.1:5052').default(''),
+    /** Serve the devnet chain as an RLPx/eth peer on this host:port (a `kind = "p2p"` node can follow it); empty: off. */
+    p2p_listen: z.string().refine((value) => {
+      if (value === '') return true;
+      const port = Number(HOST_PORT.exec(value)?.groups?.port ?? NaN);
+      return port >= 0 && port <= 65535;
+    }, 'expected "" (off) or host:port, e.g. 127.0.0.1:30303').default(''),
   }).prefault({}),
   processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000 }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),

@@ -13,6 +13,7 @@ import type { DevnetSourceArgs } from '../sources/devnet.js';
 import type { RpcSourceArgs } from '../sources/rpc.js';
 import type { NoneSourceArgs } from '../sources/none.js';
 import { finalityArgs } from '../finality/config.js';
+import type { PeersSourceArgs } from '../peers/actor.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
@@ -53,12 +54,35 @@ export function processorLane(id: string): string {
   return `processor.${id}`;
 }
 
-function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number): LaneSpec {
+/** `[devnet] p2p_listen`: serve the devnet over RLPx (host:port), or null. */
+function devnetPeerArgs(config: NodeConfig, spec: ChainSpec): DevnetSourceArgs['p2p'] {
+  const listen = config.devnet.p2p_listen;
+  if (listen === '') return null;
+  const at = listen.lastIndexOf(':');
+  return { host: listen.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(listen.slice(at + 1)), chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis } };
+}
+
+function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec): PeersSourceArgs {
+  const live = config.sources.live;
+  return {
+    dataDir, chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis }, trustedPeers: live.trusted_peers, listenerPort: live.listener_port,
+    dnsTrees: live.dns_trees, dnsServer: live.dns_server === '' ? null : live.dns_server, peerStoreMaxEntries: live.peer_store_max_entries,
+    discv5: live.enable_discv5 ? { port: live.discv5_port, bootnodes: live.discv5_bootnodes } : null,
+    maxPeers: live.max_peers, materialRequestConcurrency: live.material_request_concurrency, materialRequestBlocks: live.material_request_blocks,
+    minimumPeers: live.minimum_peers, peerRecoveryTimeoutSeconds: live.peer_recovery_timeout_seconds, peerBanSeconds: live.peer_ban_seconds,
+    requestTimeoutMs: live.request_timeout_ms, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms, pollIntervalMs: live.poll_interval_ms,
+    maxReorgDepth: config.chain.max_reorg_depth,
+    finality: config.finality.kind === 'devnet' ? { kind: 'devnet', lag: config.devnet.finality_lag } : { kind: 'none' },
+  };
+}
+
+function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number, spec: ChainSpec): LaneSpec {
   const budget = config.actors.source;
   const live = config.sources.live;
-  const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js' }[live.kind];
+  const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js', p2p: 'peers/actor.js' }[live.kind];
   const args = live.kind === 'devnet'
-    ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api } satisfies DevnetSourceArgs)
+    ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api, p2p: devnetPeerArgs(config, spec) } satisfies DevnetSourceArgs)
+    : live.kind === 'p2p' ? peersArgs(config, dataDir, spec)
     : live.kind === 'none' ? ({ dataDir } satisfies NoneSourceArgs) : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
       requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
@@ -97,6 +121,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     rpcWs: config.listeners.rpc_ws,
     apiToken,
     rpcLimits: rpcLimits(config),
+    liveSource: config.sources.live.kind,
   };
   const rpcArgs: RpcArgs = {
     httpAddress: config.listeners.rpc_http,
@@ -123,7 +148,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     limits: { ttlSeconds: snapshots.ttl_seconds, maxRows: snapshots.max_rows, maxBytes: snapshots.max_bytes, maxActive: snapshots.max_active, maxBlockRange: config.limits.max_block_range },
   };
   return [
-    sourceLane(config, dataDir, shutdownMs),
+    sourceLane(config, dataDir, shutdownMs, spec),
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => finalityArgs(config, spec)) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {

@@ -22,12 +22,19 @@ import type { HeadNotice } from '../chain-messages.js';
 import { toMaterial } from './material.js';
 import { startDevnetBeaconEndpoint } from './devnet-beacon.js';
 import type { DevnetBeaconServer } from '../../net/devnet/beacon-server.js';
+import { hexToBytes } from '../../net/eth/hex.js';
+import { startDevnetPeer, type DevnetPeer } from '../../net/devnet/p2p-server.js';
+import type { ChainIdentity } from '../../net/p2p/status.js';
+import { getCanonicalHash } from '../../store/chain-material.js';
+import { storeChainReader } from '../peers/store-chain-reader.js';
 
 export interface DevnetSourceArgs {
   readonly dataDir: string;
   readonly devnet: DevnetConfigInput;
   /** `host:port` of the devnet's Beacon-API-shaped finality endpoint; null: not served. */
   readonly beaconApi?: string | null;
+  /** Serve the chain as an RLPx/eth peer on this address (`[devnet] p2p_listen`); null: off. */
+  readonly p2p?: { readonly host: string; readonly port: number; readonly chain: ChainIdentity } | null;
 }
 
 interface State {
@@ -36,6 +43,7 @@ interface State {
   timer: NodeJS.Timeout | null;
   producing: boolean;
   beacon: DevnetBeaconServer | null;
+  peer: DevnetPeer | null;
 }
 
 function material(block: DevnetBlock): BlockMaterial {
@@ -95,6 +103,8 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
     await remember(state.store, state.devnet, blocks);
     if (step.kind === 'reorg') ctx.log.info('devnet reorg', { depth: step.depth, forkPoint: step.forkPoint.number });
     await announce(ctx, blocks[blocks.length - 1]!);
+    const tip = blocks[blocks.length - 1]!;
+    state.peer?.announce({ number: tip.block.header.number, hash: tip.hash });
   } finally {
     state.producing = false;
   }
@@ -119,7 +129,23 @@ export default defineActor<State, DevnetSourceArgs>({
     if (resumeAt === null) await announce(ctx, devnet.genesis);
     else if (head.hash !== devnet.genesis.hash) await announce(ctx, head);
     const beacon = ctx.args.beaconApi ? await startDevnetBeaconEndpoint(ctx, store, devnet, ctx.args.beaconApi) : null;
-    const state: State = { store, devnet, timer: null, producing: false, beacon };
+    
+    const state: State = { store, devnet, timer: null, producing: false, peer: null, beacon };
+    if (ctx.args.p2p) {
+      const { host, port, chain } = ctx.args.p2p;
+      const reader = storeChainReader(store, (number) => {
+        if (number > devnet.head().number) return undefined;
+        const block = devnet.blockByNumber(number);
+        return block ? hexToBytes(block.hash, 32) : getCanonicalHash(store, number);
+      });
+      const head = () => {
+        const ref = devnet.head();
+        const block = devnet.blockByNumber(ref.number);
+        return { number: ref.number, hash: ref.hash, timestamp: block?.block.header.timestamp ?? 0 };
+      };
+      state.peer = await startDevnetPeer({ seed: String(devnet.config.seed), chain, reader, head, host, port });
+      ctx.log.info('serving the devnet over RLPx (eth/69, eth/68)', { enode: state.peer.enode });
+    }
     state.timer = setInterval(() => {
       produce(ctx, state).catch((error: unknown) => {
         ctx.log.error('devnet block production failed', errorFields(error));
@@ -137,6 +163,7 @@ export default defineActor<State, DevnetSourceArgs>({
   async stop(state) {
     if (state.timer) clearInterval(state.timer);
     await state.beacon?.close();
+    state.peer?.close();
     while (state.producing) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store.close();
   },

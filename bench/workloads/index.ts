@@ -11,6 +11,7 @@ import { queryWorkload } from './query.js';
 import { runtimeWorkload } from './runtime.js';
 import { sseWorkload } from './sse.js';
 import { snapshotWorkload } from './snapshot.js';
+import { p2pWorkload } from './p2p.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
@@ -21,6 +22,7 @@ export const WORKLOADS: readonly Workload[] = [
   jsonrpcWorkload,
   snapshotWorkload,
   finalityWorkload,
+  p2pWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {

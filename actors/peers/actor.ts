@@ -1,0 +1,289 @@
+/**
+ * Lane `source`, kind `p2p`: the peer manager. Holds RLPx sessions (eth/69, eth/68) with the trusted peers under a
+ * network supervisor (actors/peers/network.ts), qualifies each session against the verified execution anchor, and
+ * follows the peers' chain: each step asks for the headers after the local head, walks parent hashes down to the
+ * verified chain on a reorganisation, fetches bodies and receipts in windows spread over the peers, verifies every
+ * block whole on the CPU pool, records the branch, and tells `chain` the new head. The node key is the stored
+ * `execution-p2p-secret`.
+ *
+ * Accepts: ask `finalized` → `{ number, hash } | null` (finality kind `devnet`: the devnet's rule, the canonical
+ *          block `finalityLag` below the verified head; kind `none`: the last `finalize` move of the journal);
+ *          ask `network-status` → P2pSnapshot (no peer identities).
+ * Sends to `chain`: `head { number, hash }` (HeadNotice) once the head's branch is verified and recorded.
+ * Health: ready once caught up with at least `minimumPeers` qualified sessions; degraded at once while it has fewer
+ *         (the supervisor keeps retrying), or while the peers' chain cannot be followed (a reorganisation deeper than
+ *         `maxReorgDepth`). Bugs and store failures crash the actor for its supervisor.
+ *
+ * Start: with an empty store it fetches and verifies the genesis block from the first qualified peer and follows
+ * from there; otherwise it resumes from the highest canonical block.
+ */
+import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { CodedError } from '../../runtime/errors.js';
+import { errorFields } from '../../runtime/log.js';
+import { getBlockNumber, getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
+import { openStore, type Store } from '../../store/env.js';
+import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import { ensureP2pSecret } from '../../store/secret.js';
+import { decodeJournalMove } from '../../store/journal.js';
+import { decodeHeader } from '../../net/eth/header.js';
+import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
+import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type BlockRef } from '../../net/p2p/acquire.js';
+import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
+import type { HeadNotice } from '../chain-messages.js';
+import { createP2pMetrics, type P2pMetrics } from './metrics.js';
+import { NetworkManager } from './network.js';
+import { storeChainReader } from './store-chain-reader.js';
+import { chainRequestHandler } from '../../net/p2p/serve.js';
+import { dnsTxtResolver } from '../../net/discovery/dns-resolver.js';
+import { PeerStore } from '../../net/discovery/peer-store.js';
+import { join } from 'node:path';
+
+export interface PeersSourceArgs {
+  readonly dataDir: string;
+  readonly chain: ChainIdentity;
+  readonly trustedPeers: readonly string[];
+  /** EIP-1459 tree URLs (`enrtree://…`) and the resolver asked for them (`host:port`; null: the system's). */
+  readonly dnsTrees: readonly string[];
+  readonly dnsServer: string | null;
+  readonly peerStoreMaxEntries: number;
+  /** discv5 (UDP port on 127.0.0.1, 0: any free one; bootnode records); null: off. */
+  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[] } | null;
+  readonly listenerPort: number;
+  readonly maxPeers: number;
+  readonly materialRequestConcurrency: number;
+  readonly materialRequestBlocks: number;
+  readonly minimumPeers: number;
+  readonly peerRecoveryTimeoutSeconds: number;
+  readonly peerBanSeconds: number;
+  readonly requestTimeoutMs: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  readonly pollIntervalMs: number;
+  readonly maxReorgDepth: number;
+  readonly finality: { readonly kind: 'devnet'; readonly lag: number } | { readonly kind: 'none' };
+}
+
+type Ctx = ActorContext<PeersSourceArgs>;
+
+interface State {
+  readonly store: Store;
+  readonly network: NetworkManager;
+  readonly shutdown: AbortController;
+  readonly wake: () => void;
+  readonly loop: Promise<void>;
+  readonly head: { current: (BlockRef & { timestamp: number }) | null };
+}
+
+/** The disposable peer store in data_dir (addresses only; deleting it costs a slower start). */
+const PEER_STORE_FILE = 'p2p-peers.json';
+
+/** How often DNS tree roots are re-resolved (spec §8: name-service root resubmission every 15 s). */
+const DNS_ROOT_INTERVAL_MS = 15_000;
+
+/** Headers asked for per step: the most one step adds to the recorded branch before it is announced. */
+const MAX_HEADERS_PER_STEP = 192;
+
+export default defineActor<State, PeersSourceArgs>({
+  init(ctx) {
+    const args = ctx.args;
+    const store = openStore({ dataDir: args.dataDir });
+    const metrics = createP2pMetrics(ctx.metrics);
+    const head = { current: canonicalTip(store) };
+    let wakeUp: (() => void) | null = null;
+    let pendingWake = false;
+    const wake = () => {
+      if (wakeUp) wakeUp();
+      else pendingWake = true;
+    };
+    const wait = (ms: number) => new Promise<void>((resolve) => {
+      if (pendingWake) {
+        pendingWake = false;
+        resolve();
+        return;
+      }
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        pendingWake = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
+    const genesis: BlockRef = { number: 0, hash: args.chain.genesis.hash };
+    const network = new NetworkManager({
+      privateKey: ensureP2pSecret(args.dataDir),
+      chain: args.chain, trustedPeers: args.trustedPeers,
+      dnsTrees: args.dnsTrees, resolveTxt: dnsTxtResolver(args.dnsServer, args.requestTimeoutMs), dnsIntervalMs: DNS_ROOT_INTERVAL_MS, maxCandidates: args.peerStoreMaxEntries,
+      peerStore: new PeerStore(join(args.dataDir, PEER_STORE_FILE), args.peerStoreMaxEntries),
+      discv5: args.discv5,
+      listenPort: args.listenerPort, maxPeers: args.maxPeers,
+      concurrency: args.materialRequestConcurrency, windowBlocks: args.materialRequestBlocks, banMs: args.peerBanSeconds * 1000,
+      recoveryMs: args.peerRecoveryTimeoutSeconds * 1000, backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs,
+      requestTimeoutMs: args.requestTimeoutMs,
+      localHead: (): LocalHead => {
+        const h = head.current;
+        return h ? { number: h.number, hash: h.hash, timestamp: h.timestamp, earliest: 0 } : { number: 0, hash: genesis.hash, timestamp: args.chain.genesis.timestamp, earliest: 0 };
+      },
+      anchor: () => lastFinalized(store) ?? genesis,
+      handler: chainRequestHandler(storeChainReader(store)),
+      log: ctx.log, metrics, onChange: wake,
+    });
+    network.start();
+    const shutdown = new AbortController();
+    ctx.log.info('following devp2p peers', { trustedPeers: args.trustedPeers.length, dnsTrees: args.dnsTrees.length, chainId: args.chain.chainId, genesis: args.chain.genesis.hash });
+    const loop = runFollower(ctx, store, network, metrics, head, shutdown.signal, wait);
+    return { store, network, shutdown, wake, loop, head };
+  },
+
+  handle(message, state, ctx) {
+    if (message.type === 'finalized') return finalized(state, ctx.args.finality);
+    if (message.type === 'network-status') return state.network.snapshot(state.head.current?.number ?? null);
+    throw new CodedError('invalid_request', `the p2p source does not accept '${message.type}'; it answers ask 'finalized' and 'network-status'`);
+  },
+
+  abort(state) {
+    state.shutdown.abort(new Error('p2p source aborted'));
+    state.network.stop();
+  },
+
+  async stop(state, ctx) {
+    state.shutdown.abort(new Error('p2p source stopping'));
+    state.wake();
+    state.network.stop();
+    await state.loop.catch((error: unknown) => ctx.log.warn('follower ended with an error while stopping', errorFields(error)));
+    await state.store.close();
+  },
+});
+
+function finalized(state: State, finality: PeersSourceArgs['finality']): { number: number; hash: string } | null {
+  if (finality.kind === 'none') return lastFinalized(state.store);
+  const head = state.head.current;
+  if (!head) return null;
+  const number = Math.max(0, head.number - finality.lag);
+  const hash = getCanonicalHash(state.store, number);
+  return hash ? { number, hash: bytesToHex(hash) } : null;
+}
+
+async function runFollower(
+  ctx: Ctx, store: Store, network: NetworkManager, metrics: P2pMetrics, head: State['head'], signal: AbortSignal, wait: (ms: number) => Promise<void>,
+): Promise<void> {
+  let healthy = false;
+  let lastReason = '';
+  const degrade = (reason: string) => {
+    healthy = false;
+    if (reason !== lastReason) {
+      ctx.degraded(reason);
+      ctx.log.warn('p2p source not ready', { reason });
+      lastReason = reason;
+    }
+  };
+  const verify = async (block: AcquiredBlock) => {
+    await ctx.runTask('verifyBlockMaterial', { header: block.header, body: block.body, ...(block.receipts ? { receipts: block.receipts } : {}), expectedHash: block.hash });
+  };
+  while (!signal.aborted) {
+    const connected = network.pool.size;
+    if (connected < ctx.args.minimumPeers) {
+      degrade(`waiting for peers: ${connected} qualified session(s) of the ${ctx.args.minimumPeers} required; supervisor ${network.supervisorState()}`);
+      await wait(1000);
+      continue;
+    }
+    let behind = false;
+    try {
+      if (!head.current) {
+        head.current = await bootstrapGenesis(ctx, store, network, verify);
+        await announce(ctx, head.current);
+      }
+      const local = head.current;
+      const step = await acquireStep({
+        pool: network.pool, local, isKnown: (hash) => getBlockNumber(store, hexToBytes(hash, 32)) !== undefined,
+        verify, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP,
+      });
+      if (signal.aborted) break;
+      const observed = network.observedHead();
+      if (observed !== null) metrics.observedHead.set(observed);
+      if (step.branch.length > 0) {
+        await recordBlocks(store, step.branch.map(toMaterial));
+        metrics.blocksRecorded.inc(step.branch.length);
+        const tip = step.branch[step.branch.length - 1]!;
+        network.noteRequest(step.branch[0]!.number, tip.number);
+        head.current = { number: tip.number, hash: tip.hash, timestamp: decodeHeader(tip.header).timestamp };
+        metrics.head.set(tip.number);
+        if (step.reorged) ctx.log.info('peers moved to another branch', { head: tip.number, depth: step.branch.length });
+        await announce(ctx, head.current);
+      }
+      behind = step.behind;
+      network.notePhase(behind ? 'syncing' : 'following');
+      if (!behind && !healthy) {
+        ctx.ready();
+        ctx.log.info('following the peers\' head', { number: head.current.number, hash: head.current.hash });
+        healthy = true;
+        lastReason = '';
+      }
+    } catch (error) {
+      if (signal.aborted) break;
+      if (error instanceof NoPeersError) {
+        degrade(`no qualified peer answered: ${error.message}`);
+      } else if (error instanceof InvalidBlockError) {
+        network.noteFailure(error.message);
+        ctx.log.warn('a peer served invalid material; it is banned and the step is retried', { block: error.blockNumber });
+        continue;
+      } else if (error instanceof ReorgTooDeepError) {
+        network.noteFailure(error.message);
+        degrade(error.message);
+      } else {
+        throw error;
+      }
+    }
+    if (!behind) await wait(ctx.args.pollIntervalMs);
+  }
+}
+
+/** Fetches the genesis header, body and receipts from a qualified peer, verifies them against the configured genesis and records them. */
+async function bootstrapGenesis(ctx: Ctx, store: Store, network: NetworkManager, verify: (block: AcquiredBlock) => Promise<void>): Promise<BlockRef & { timestamp: number }> {
+  const hash = ctx.args.chain.genesis.hash;
+  const recorded = getHeaderBytes(store, hexToBytes(hash, 32));
+  if (recorded) return { number: 0, hash, timestamp: decodeHeader(recorded).timestamp };
+  const session = await network.pool.acquire();
+  if (!session) throw new NoPeersError();
+  try {
+    const header = await fetchHeaderByHash(session, hash, ctx.args.requestTimeoutMs);
+    const bodies = await session.getBlockBodies([hash], ctx.args.requestTimeoutMs);
+    const receipts = await session.getReceipts([hash], ctx.args.requestTimeoutMs);
+    if (!header || !bodies.items[0]) throw new NoPeersError();
+    const block: AcquiredBlock = { number: 0, hash, header, body: bodies.items[0], receipts: receipts.items[0] ?? Uint8Array.of(0xc0) };
+    await verify(block);
+    await recordBlocks(store, [toMaterial(block)]);
+    network.pool.release(session, 'headers', 'ok', header.length);
+    return { number: 0, hash, timestamp: decodeHeader(header).timestamp };
+  } catch (error) {
+    if (!(error instanceof NoPeersError)) network.pool.release(session, 'headers', 'timeout');
+    throw error instanceof NoPeersError ? error : new NoPeersError();
+  }
+}
+
+function toMaterial(block: AcquiredBlock): BlockMaterial {
+  return { number: block.number, hash: hexToBytes(block.hash, 32), header: block.header, body: block.body, receipts: block.receipts };
+}
+
+async function announce(ctx: Ctx, head: BlockRef): Promise<void> {
+  await ctx.send('chain', { type: 'head', number: head.number, hash: head.hash } satisfies HeadNotice);
+}
+
+/** The highest canonical block the chain lane has published, or null on a fresh store. */
+function canonicalTip(store: Store): (BlockRef & { timestamp: number }) | null {
+  for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
+    const header = getHeaderBytes(store, value);
+    return { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) as Hash, timestamp: header ? decodeHeader(header).timestamp : 0 };
+  }
+  return null;
+}
+
+/** The newest `finalize` move of the journal, or null when nothing was ever finalized. */
+function lastFinalized(store: Store): BlockRef | null {
+  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'finalize') return { number: move.number, hash: bytesToHex(move.hash) as Hash };
+  }
+  return null;
+}

@@ -1,0 +1,53 @@
+/**
+ * What `[sources.live] kind = "p2p"` accepts today, checked at start so a configuration asking for an unfinished
+ * part of the devp2p lane stops with the key, its value and what is expected instead of running without it:
+ * peers come from `trusted_peers`, `dns_trees`, the peer store and discv5 (discv4 is not wired yet), no NAT mapping, and the
+ * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one).
+ */
+import { ConfigError } from '../node/config.js';
+import type { NodeConfig } from '../node/config-schema.js';
+import { parseEnode } from '../../net/p2p/enode.js';
+import { parseTreeUrl } from '../../net/discovery/dns-tree.js';
+import { decodeNodeRecord } from '../../net/discovery/enr.js';
+
+export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void {
+  const live = config.sources.live;
+  const problems: { key: string; value: string; expected: string }[] = [];
+  if (live.trusted_peers.length === 0 && live.dns_trees.length === 0 && !(live.enable_discv5 && live.discv5_bootnodes.length > 0)) {
+    problems.push({ key: 'sources.live.trusted_peers', value: '[]', expected: 'at least one enode URL, a tree in sources.live.dns_trees, or enable_discv5 with discv5_bootnodes (discv4 is not implemented yet)' });
+  }
+  for (const [index, record] of live.discv5_bootnodes.entries()) {
+    try {
+      decodeNodeRecord(record);
+    } catch (error) {
+      problems.push({ key: `sources.live.discv5_bootnodes[${index}]`, value: JSON.stringify(record), expected: `a signed node record "enr:…" (${(error as Error).message})` });
+    }
+  }
+  for (const [index, url] of live.dns_trees.entries()) {
+    try {
+      parseTreeUrl(url);
+    } catch (error) {
+      problems.push({ key: `sources.live.dns_trees[${index}]`, value: JSON.stringify(url), expected: (error as Error).message });
+    }
+  }
+  if (live.dns_server !== '' && !/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d{1,5}$/.test(live.dns_server)) {
+    problems.push({ key: 'sources.live.dns_server', value: JSON.stringify(live.dns_server), expected: '"" (the system resolver) or an IP:port, e.g. 127.0.0.1:53' });
+  }
+  for (const [index, url] of live.trusted_peers.entries()) {
+    try {
+      parseEnode(url);
+    } catch (error) {
+      problems.push({ key: `sources.live.trusted_peers[${index}]`, value: JSON.stringify(url), expected: (error as Error).message });
+    }
+  }
+  if (live.discovery_port !== 0) problems.push({ key: 'sources.live.discovery_port', value: String(live.discovery_port), expected: '0: discv4 discovery is not implemented yet' });
+  if (live.nat !== 'none') problems.push({ key: 'sources.live.nat', value: JSON.stringify(live.nat), expected: '"none": NAT mapping and announced addresses are not implemented yet' });
+  const finality = config.finality.kind;
+  if (finality === 'rpc' || (finality === 'devnet' && !followsDevnet)) {
+    problems.push({
+      key: 'finality.kind', value: JSON.stringify(finality),
+      expected: followsDevnet ? '"devnet" or "none" with sources.live.kind = "p2p"' : '"none" with sources.live.kind = "p2p" on a chain from genesis_file (consensus finality backends are not available yet)',
+    });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}

@@ -1,0 +1,267 @@
+/**
+ * Acquiring verified block material from the peer pool. After the merge `eth` has no head gossip, so a step asks a
+ * peer for the headers after the local head (by number, ascending); when the first one does not link to the local
+ * head, it walks parent hashes (by hash, descending) from that candidate down to a block the node already verified,
+ * bounded by `maxReorgDepth`. Headers are checked on arrival (hash of a by-hash origin, numbers, parent links);
+ * bodies and receipts are fetched in windows spread over the pool and each block is verified whole (roots, bloom,
+ * gas) before anything is returned. Invalid material bans its peer; timeouts and partial answers shrink that peer's
+ * window and are retried on another peer or later, in their own lane (headers, bodies, receipts).
+ */
+import { BlockVerificationError, EthFormatError } from '../eth/errors.js';
+import { decodeHeader, type BlockHeader } from '../eth/header.js';
+import { type Hash } from '../eth/hex.js';
+import { keccak256Hex } from '../eth/keccak.js';
+import { EMPTY_TRIE_ROOT } from '../eth/trie-root.js';
+import type { PeerPool, RequestLane, RequestOutcome } from './peer-pool.js';
+import { SessionError, type EthSession } from './session.js';
+import type { ItemsResponse } from './eth-messages.js';
+
+export interface BlockRef {
+  readonly number: number;
+  readonly hash: Hash;
+}
+
+export interface AcquiredBlock {
+  readonly number: number;
+  readonly hash: Hash;
+  readonly header: Uint8Array;
+  readonly body: Uint8Array;
+  /** eth/69 receipt list; null when the acquisition fetched none. */
+  readonly receipts: Uint8Array | null;
+}
+
+export interface AcquireOptions {
+  readonly pool: PeerPool;
+  readonly local: BlockRef;
+  /** Number of a block the node has verified and recorded, by hash. */
+  readonly isKnown: (hash: Hash) => boolean;
+  /** Verifies one block whole; throws (BlockVerificationError or a format error) when it does not match. */
+  readonly verify: (block: AcquiredBlock) => Promise<void>;
+  readonly maxReorgDepth: number;
+  readonly timeoutMs: number;
+  /** Headers asked for per step (the branch length one step may add). */
+  readonly maxHeaders: number;
+  /** Fetch receipts too (default true); false for a source that has none (a chain file's blocks). */
+  readonly receipts?: boolean;
+}
+
+export interface AcquireResult {
+  /** Verified blocks, parents first, from the fork point (exclusive) to the new tip. */
+  readonly branch: readonly AcquiredBlock[];
+  readonly head: BlockRef;
+  /** True when the peers had headers after the head: ask again at once (an empty answer means caught up). */
+  readonly behind: boolean;
+  readonly reorged: boolean;
+}
+
+export class NoPeersError extends Error {
+  constructor() {
+    super('no qualified peer is connected');
+    this.name = 'NoPeersError';
+  }
+}
+
+export class ReorgTooDeepError extends Error {
+  constructor(depth: number) {
+    super(`the peers' chain leaves the verified chain more than ${depth} blocks below the head`);
+    this.name = 'ReorgTooDeepError';
+  }
+}
+
+class InvalidMaterial extends Error {}
+
+interface Header {
+  readonly bytes: Uint8Array;
+  readonly hash: Hash;
+  readonly header: BlockHeader;
+}
+
+function parseHeaders(response: ItemsResponse): Header[] {
+  return response.items.map((bytes) => ({ bytes, hash: keccak256Hex(bytes), header: decodeHeader(bytes) }));
+}
+
+function outcomeOf(error: unknown): RequestOutcome {
+  if (error instanceof SessionError) return error.reason === 'timeout' ? 'timeout' : error.reason === 'malformed' ? 'malformed' : 'closed';
+  if (error instanceof InvalidMaterial || error instanceof EthFormatError) return 'invalid';
+  return 'malformed';
+}
+
+/** One request on a pooled session; invalid material bans the peer. Returns null when the request failed softly. */
+async function ask<T>(pool: PeerPool, lane: RequestLane, exclude: Set<EthSession>, run: (session: EthSession) => Promise<{ value: T; bytes: number; partial: boolean }>): Promise<{ value: T; session: EthSession } | null> {
+  const session = await pool.acquire(exclude);
+  if (!session) throw new NoPeersError();
+  try {
+    const { value, bytes, partial } = await run(session);
+    pool.release(session, lane, partial ? 'partial' : 'ok', bytes);
+    return { value, session };
+  } catch (error) {
+    const outcome = outcomeOf(error);
+    pool.release(session, lane, outcome);
+    if (outcome === 'invalid') pool.ban(session);
+    exclude.add(session);
+    if (outcome === 'invalid' || outcome === 'malformed' || outcome === 'timeout' || outcome === 'closed') return null;
+    throw error;
+  }
+}
+
+const sizeOf = (response: ItemsResponse) => response.items.reduce((sum, item) => sum + item.length, 0);
+
+/** Headers after the local head, ascending and linked to each other (not yet to the local head). */
+async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<Header[] | null> {
+  const { pool, local } = options;
+  const answer = await ask(pool, 'headers', exclude, async (session) => {
+    const limit = Math.min(options.maxHeaders, Math.max(1, pool.windowOf(session) * 8));
+    const response = await session.getBlockHeaders({ number: local.number + 1 }, limit, 0, false, options.timeoutMs);
+    const headers = parseHeaders(response);
+    headers.forEach((h, i) => {
+      if (h.header.number !== local.number + 1 + i) throw new InvalidMaterial(`header ${i} of a window from ${local.number + 1} is block ${h.header.number}`);
+      if (i > 0 && h.header.parentHash !== headers[i - 1]!.hash) throw new InvalidMaterial(`header ${h.header.number} does not link to its predecessor`);
+    });
+    return { value: headers, bytes: sizeOf(response), partial: false };
+  });
+  return answer?.value ?? null;
+}
+
+/** Walks parent hashes from `hash` down to a known block; returns the branch parents-first. */
+async function walkBack(options: AcquireOptions, hash: Hash, number: number, exclude: Set<EthSession>): Promise<Header[]> {
+  const branch: Header[] = [];
+  let want = hash;
+  let wantNumber = number;
+  while (!options.isKnown(want)) {
+    if (branch.length > options.maxReorgDepth || options.local.number - wantNumber >= options.maxReorgDepth) throw new ReorgTooDeepError(options.maxReorgDepth);
+    const answer = await ask(options.pool, 'headers', exclude, async (session) => {
+      const limit = Math.max(1, Math.min(options.pool.windowOf(session) * 8, options.maxReorgDepth + 1));
+      const response = await session.getBlockHeaders({ hash: want }, limit, 0, true, options.timeoutMs);
+      const headers = parseHeaders(response);
+      if (headers.length === 0) return { value: headers, bytes: 0, partial: true };
+      let expected = want;
+      for (const h of headers) {
+        if (h.hash !== expected) throw new InvalidMaterial(`asked for header ${expected}, got ${h.hash}`);
+        expected = h.header.parentHash;
+      }
+      return { value: headers, bytes: sizeOf(response), partial: false };
+    });
+    if (!answer || answer.value.length === 0) throw new NoPeersError();
+    for (const h of answer.value) {
+      if (options.isKnown(h.hash)) break;
+      branch.unshift(h);
+      want = h.header.parentHash;
+      wantNumber = h.header.number - 1;
+      if (options.isKnown(want)) break;
+    }
+  }
+  return branch;
+}
+
+const RECEIPT_FIELDS = /failed verification: (receiptsRoot|logsBloom|gasUsed|receiptCount) /;
+
+/** Bodies and receipts of `headers`, in windows over the pool, each block verified whole. */
+async function completeBlocks(options: AcquireOptions, headers: readonly Header[]): Promise<AcquiredBlock[]> {
+  const bodies = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
+  const receipts = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
+  const EMPTY_LIST = Uint8Array.of(0xc0);
+  for (const h of headers) {
+    if (h.header.receiptsRoot === EMPTY_TRIE_ROOT) receipts.set(h.hash, { bytes: EMPTY_LIST, session: null });
+  }
+  const exclude = new Set<EthSession>();
+  const fill = async (lane: 'bodies' | 'receipts', into: Map<Hash, { bytes: Uint8Array; session: EthSession | null }>) => {
+    let attempts = 0;
+    for (;;) {
+      const missing = headers.filter((h) => !into.has(h.hash)).map((h) => h.hash);
+      if (missing.length === 0) return;
+      if (attempts++ > 64) throw new NoPeersError();
+      const windows: Hash[][] = [];
+      const size = Math.max(1, Math.min(...options.pool.sessions().map((s) => options.pool.windowOf(s)), 64));
+      for (let i = 0; i < missing.length; i += size) windows.push(missing.slice(i, i + size));
+      if (options.pool.sessions().every((s) => exclude.has(s))) exclude.clear();
+      await Promise.all(windows.map(async (window) => {
+        const answer = await ask(options.pool, lane, exclude, async (session) => {
+          const response = lane === 'bodies' ? await session.getBlockBodies(window, options.timeoutMs) : await session.getReceipts(window, options.timeoutMs);
+          if (response.items.length > window.length) throw new InvalidMaterial(`${response.items.length} items for ${window.length} hashes`);
+          return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
+        });
+        answer?.value.forEach((bytes, i) => into.set(window[i]!, { bytes, session: answer.session }));
+      }));
+    }
+  };
+  const withReceipts = options.receipts !== false;
+  await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
+  const pieces = headers.map((h) => {
+    const body = bodies.get(h.hash)!;
+    const receipt = withReceipts ? receipts.get(h.hash)! : null;
+    const block: AcquiredBlock = { number: h.header.number, hash: h.hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
+    return { block, body, receipt };
+  });
+  // Every block is verified at once (the CPU pool queues them); the first failure, in block order, bans its server.
+  const outcomes = await Promise.allSettled(pieces.map((piece) => options.verify(piece.block)));
+  for (const [index, outcome] of outcomes.entries()) {
+    if (outcome.status === 'fulfilled') continue;
+    const error = outcome.reason as Error;
+    const message = error?.message ?? '';
+    if (!(error instanceof BlockVerificationError) && !/failed verification|RLP|transaction|receipt|body/i.test(message)) throw error;
+    const { block, body, receipt } = pieces[index]!;
+    const culprit = RECEIPT_FIELDS.test(message) ? receipt?.session ?? null : body.session;
+    if (culprit && !culprit.isClosed) options.pool.ban(culprit);
+    throw new InvalidBlockError(block.number, message);
+  }
+  const blocks = pieces.map((piece) => piece.block);
+  return blocks;
+}
+
+/** A block whose body or receipts failed verification; the peer that served them is banned. The step is retried. */
+export class InvalidBlockError extends Error {
+  constructor(readonly blockNumber: number, detail: string) {
+    super(`block ${blockNumber} from a peer failed verification: ${detail}`);
+    this.name = 'InvalidBlockError';
+  }
+}
+
+/** One acquisition step: the verified branch from the local head (or a fork point below it) to the peers' next tip. */
+export async function acquireStep(options: AcquireOptions): Promise<AcquireResult> {
+  const exclude = new Set<EthSession>();
+  let after: Header[] | null = null;
+  while (after === null) {
+    if (options.pool.size === 0) throw new NoPeersError();
+    after = await headersAfter(options, exclude);
+    if (after === null && options.pool.sessions().every((s) => exclude.has(s))) throw new NoPeersError();
+  }
+  let branch: Header[];
+  let reorged = false;
+  if (after.length > 0 && after[0]!.header.parentHash === options.local.hash) {
+    branch = after;
+  } else {
+    // Either the peers are on another branch above our head, or they have nothing after it: check our head's slot.
+    const probe = after.length > 0 ? after[0]! : null;
+    const startHash = probe ? probe.header.parentHash : null;
+    if (startHash === null) {
+      const head = await ask(options.pool, 'headers', new Set(), async (session) => {
+        const response = await session.getBlockHeaders({ number: options.local.number }, 1, 0, false, options.timeoutMs);
+        return { value: parseHeaders(response), bytes: sizeOf(response), partial: false };
+      });
+      const peerHead = head?.value[0];
+      if (!peerHead || peerHead.hash === options.local.hash || peerHead.header.number !== options.local.number) {
+        return { branch: [], head: options.local, behind: false, reorged: false };
+      }
+      branch = await walkBack(options, peerHead.hash, peerHead.header.number, new Set());
+    } else {
+      const below = await walkBack(options, startHash, probe!.header.number - 1, new Set());
+      branch = [...below, ...after];
+    }
+    reorged = true;
+  }
+  if (branch.length === 0) return { branch: [], head: options.local, behind: false, reorged: false };
+  const blocks = await completeBlocks(options, branch);
+  const tip = blocks[blocks.length - 1]!;
+  return { branch: blocks, head: { number: tip.number, hash: tip.hash }, behind: after.length > 0, reorged };
+}
+
+/** Fetches and verifies one block by hash (the genesis, or the qualification anchor) from `session`. */
+export async function fetchHeaderByHash(session: EthSession, hash: Hash, timeoutMs: number): Promise<Uint8Array | null> {
+  const response = await session.getBlockHeaders({ hash }, 1, 0, false, timeoutMs);
+  const first = response.items[0];
+  if (!first) return null;
+  if (keccak256Hex(first) !== hash) throw new InvalidMaterial(`asked for header ${hash}, got ${keccak256Hex(first)}`);
+  return first;
+}
+
+export { InvalidMaterial };
