@@ -16,6 +16,9 @@ export interface RootMetrics {
 export function createRootMetrics(system: ActorSystem, isReady: () => boolean): RootMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges named like counters
+  // (`promtool check metrics` flags them); the same counts stay as `nodejs_active_*{type}` by type.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const perActor = ['actor', 'lane'] as const;
   new Gauge({
     name: 'chain_node_actor_mailbox_depth', help: 'Messages in the actor mailbox (reserved and not yet handled)', labelNames: perActor, registers: [registry],
