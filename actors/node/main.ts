@@ -65,7 +65,8 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     const lanes = system.laneStatuses();
     return { ready: lanes.every((lane) => !lane.required || lane.state === 'ready'), lanes };
   };
-  const metrics = createRootMetrics(system, () => readiness().ready);
+  const fallbackBlockIntervalSeconds = config.sources.live.kind === 'devnet' ? config.devnet.block_time_ms / 1000 : 12;
+  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds });
   const processorIds = config.processors.map((p) => p.id);
   let pushedTroubles = '';
   const pushTroubles = (force = false) => {

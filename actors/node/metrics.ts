@@ -6,6 +6,7 @@
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ActorSystem } from '../../runtime/system.js';
 import type { LaneState } from '../../runtime/supervisor.js';
+import { registerStoreMetrics, type StoreMetricsSource } from './store-metrics.js';
 
 const LANE_STATES: readonly LaneState[] = ['starting', 'ready', 'degraded', 'restarting', 'failed', 'stopped'];
 
@@ -13,8 +14,9 @@ export interface RootMetrics {
   text(): Promise<string>;
 }
 
-export function createRootMetrics(system: ActorSystem, isReady: () => boolean): RootMetrics {
+export function createRootMetrics(system: ActorSystem, isReady: () => boolean, store?: StoreMetricsSource): RootMetrics {
   const registry = new Registry();
+  if (store) registerStoreMetrics(registry, store);
   collectDefaultMetrics({ register: registry });
   // prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges named like counters
   // (`promtool check metrics` flags them); the same counts stay as `nodejs_active_*{type}` by type.
