@@ -23,6 +23,9 @@ import { decodeU64Key, readU64 } from './keys.js';
 import { epochToHex, readRawMeta, validateMeta, STORE_EPOCH_BYTES, type MetaTable } from './meta.js';
 import { META_TABLE, parseProcessorTableName, SHARED_TABLES, tableSpecByName } from './tables.js';
 
+/** Changes rewritten per write transaction. */
+const ROTATION_BATCH = 4096;
+
 export interface EpochRotation {
   readonly previousEpoch: string;
   readonly storeEpoch: string;
@@ -66,22 +69,34 @@ export function rotateStoreEpoch(env: RootEnvironment, path: string): EpochRotat
   const consumers = table<ConsumerRecord, string>(env, SHARED_TABLES.consumers.name);
   const snapshots = table<unknown, string>(env, SHARED_TABLES.snapshots.name);
   const snapshotRows = table<Buffer, Buffer>(env, SHARED_TABLES.snapshotRows.name);
-  return env.transactionSync(() => {
-    let changes = 0;
-    for (const instance of instances) {
-      const log = table<Buffer, Buffer>(env, `p.${instance}.changes`);
-      const from = { epoch: identity.epoch, chainId, instance };
-      for (const { key, value } of log.getRange({})) {
-        const stored = decodeChangeValue(decodeU64Key(key), value);
-        const cursor = remint(stored.cursor, from, epoch);
-        const json = Buffer.from(stored.json);
-        const at = json.indexOf(`"${stored.cursor}"`, 0, 'latin1');
-        if (at < 0) throw new Error(`change ${stored.sequence} of ${instance}: its envelope does not carry its cursor`);
-        json.write(cursor, at + 1, 'latin1');
-        log.putSync(key, encodeChangeValue(stored.operation, cursor, json));
-        changes += 1;
-      }
+  // Change logs are rewritten in batches of transactions, so LMDB reuses the pages each batch frees
+  // instead of growing the file by a whole second copy of the logs; the new epoch is written last,
+  // in the final transaction, so an interrupted rotation leaves a store `db verify` refuses.
+  let changes = 0;
+  for (const instance of instances) {
+    const log = table<Buffer, Buffer>(env, `p.${instance}.changes`);
+    const from = { epoch: identity.epoch, chainId, instance };
+    let start: Buffer | undefined;
+    for (;;) {
+      const batch = [...log.getRange({ ...(start ? { start } : {}), limit: ROTATION_BATCH })].map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
+      if (start) batch.shift();
+      if (batch.length === 0) break;
+      env.transactionSync(() => {
+        for (const { key, value } of batch) {
+          const stored = decodeChangeValue(decodeU64Key(key), value);
+          const cursor = remint(stored.cursor, from, epoch);
+          const json = Buffer.from(stored.json);
+          const at = json.indexOf(`"${stored.cursor}"`, 0, 'latin1');
+          if (at < 0) throw new Error(`change ${stored.sequence} of ${instance}: its envelope does not carry its cursor`);
+          json.write(cursor, at + 1, 'latin1');
+          log.putSync(key, encodeChangeValue(stored.operation, cursor, json));
+          changes += 1;
+        }
+      });
+      start = batch[batch.length - 1]!.key;
     }
+  }
+  return env.transactionSync(() => {
     let consumerCount = 0;
     for (const { key, value } of consumers.getRange({})) {
       const from = { epoch: identity.epoch, chainId, instance: value.instance };
