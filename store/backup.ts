@@ -6,8 +6,8 @@
  * 1. refuses before writing anything when the target already holds something, or when the data
  *    directory has tiered artifact segments (`<data_dir>/segments/`, outside LMDB: then only a
  *    snapshot of the whole data directory is consistent);
- * 2. LMDB's own compacting copy (mdb_env_copy with MDB_CP_COMPACT: one read transaction, so a
- *    consistent point-in-time image);
+ * 2. LMDB's own copy (mdb_env_copy: one read transaction, so a consistent point-in-time image;
+ *    not the compacting MDB_CP_COMPACT copy, see below);
  * 3. gives the copy a new store epoch (store/epoch-rotation.ts): a restored store is a new store,
  *    so cursors of the original answer `reset_required`, while coverage, rows, changes and
  *    consumers are the same;
@@ -88,11 +88,13 @@ export async function backupStore(dataDir: string, backupPath: string): Promise<
   const createdTarget = !existsSync(backupPath);
   mkdirSync(copyPath, { recursive: true, mode: 0o700 });
   try {
+    // A plain copy, not MDB_CP_COMPACT: lmdb-js's LMDB aborts (mdb_page_alloc assertion) when a
+    // compacted copy later has its values overwritten, which the restored node does all the time.
     const source = openEnvironment(sourcePath, true);
     let expected: ReturnType<typeof contentsOf>;
     try {
       expected = contentsOf(source, sourcePath);
-      await source.backup(copyPath, true);
+      await source.backup(copyPath, false);
     } finally {
       await source.close();
     }

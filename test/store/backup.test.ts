@@ -28,17 +28,28 @@ async function storeWithChanges(dataDir: string, count: number): Promise<bigint>
 test('db backup writes a verified copy under a new epoch whose stored cursors name the new epoch', async (t) => {
   const dir = tempDir(t);
   const dataDir = join(dir, 'data');
-  const epoch = await storeWithChanges(dataDir, 50);
+  const epoch = await storeWithChanges(dataDir, 9000);
   const backup = await dbBackup(dataDir, join(dir, 'backup'));
   assert.equal(backup.sourceEpoch, epoch.toString(16).padStart(16, '0'));
   assert.notEqual(backup.storeEpoch, backup.sourceEpoch);
-  assert.equal(backup.rotation.changes, 50);
+  assert.equal(backup.rotation.changes, 9000);
   const inspect = await dbInspect(join(dir, 'backup'));
   assert.equal(inspect.storeEpoch, backup.storeEpoch);
-  assert.equal(inspect.tables.find((t) => t.name === 'p.blobs.changes')?.entries, 50);
+  assert.equal(inspect.tables.find((t) => t.name === 'p.blobs.changes')?.entries, 9000);
   const verify = await dbVerify(join(dir, 'backup'));
   assert.ok(verify.ok, JSON.stringify(verify.checks.filter((c) => !c.ok)));
   assert.equal((await dbVerify(dataDir)).ok, true, 'the original is untouched');
+
+  // The restored store takes writes that overwrite what it holds (a compacting LMDB copy did not:
+  // lmdb-js's LMDB aborted in mdb_page_alloc on such writes after MDB_CP_COMPACT).
+  const restored = openStore({ dataDir: join(dir, 'backup') });
+  const tables = restored.processor('blobs');
+  for (let round = 0; round < 3; round += 1) {
+    await restored.write(() => {
+      for (let sequence = 1n; sequence <= 9000n; sequence += 1n) putChange(tables.changes, sequence, encodeChangeValue('apply', 'c', 'x'.repeat(500 + round)));
+    });
+  }
+  await restored.close();
 });
 
 test('db verify fails a store whose stored cursors name another epoch', async (t) => {
