@@ -6,7 +6,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, describeConfig, loadConfig } from './actors/node/config.js';
 import { runNode } from './actors/node/main.js';
-import { dbCompact, dbInspect, dbVerify } from './store/commands.js';
+import { resolve } from 'node:path';
+import { BackupRefusedError, dbBackup, dbCompact, dbInspect, dbVerify } from './store/commands.js';
 import { dbPruneChanges } from './store/prune-command.js';
 import { DataDirLockedError } from './store/lock.js';
 import { runImport } from './actors/import/import-command.js';
@@ -36,6 +37,10 @@ Usage:
       Check the store's invariants; exit 1 when any check fails.
   chain-node db compact --data-dir DIR
       Copy the store compacted and swap it in safely.
+  chain-node db backup PATH --config FILE [--set ...]   (or --data-dir DIR)
+      Write a verified, compacted, store-only copy of the data directory's database to PATH
+      (a new or empty directory, laid out as a data directory: PATH/db/data.mdb). The copy gets a
+      new store epoch; refused before writing when tiered artifact segments exist.
   chain-node db prune-changes --data-dir DIR [--keep N]
       Prune each change log to its newest N changes (default 0), never below what a required
       consumer with an active lease has not acknowledged.
@@ -122,6 +127,15 @@ async function main(argv: string[]): Promise<number> {
         printJson(await dbPruneChanges(requireString(values, 'data-dir'), keep));
         return 0;
       }
+      if (sub === 'backup') {
+        const parsed = parseWithPositionals(flags, { ...CONFIG_OPTIONS, ...DB_OPTIONS });
+        if (parsed.positionals.length !== 1) throw new UsageError('db backup takes exactly one backup path');
+        const values = parsed.values;
+        if ((values.config === undefined) === (values['data-dir'] === undefined)) throw new UsageError('db backup needs --config FILE (or --data-dir DIR)');
+        const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []).dataDir;
+        printJson(await dbBackup(resolve(dataDir), resolve(parsed.positionals[0]!)));
+        return 0;
+      }
       const run = { inspect: dbInspect, verify: dbVerify, compact: dbCompact }[sub ?? ''];
       if (!run) throw new UsageError(`unknown db command '${sub ?? ''}'`);
       const values = parse(flags, DB_OPTIONS);
@@ -147,6 +161,9 @@ main(process.argv.slice(2)).then(
       process.exitCode = 1;
     } else if (error instanceof ImportError) {
       process.stderr.write(`chain-node: import refused: ${error.message}\n`);
+      process.exitCode = 1;
+    } else if (error instanceof BackupRefusedError) {
+      process.stderr.write(`chain-node: backup refused: ${error.message}\n`);
       process.exitCode = 1;
     } else if (error instanceof DataDirLockedError) {
       process.stderr.write(`chain-node: ${error.message}\n`);

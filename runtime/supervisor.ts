@@ -106,6 +106,22 @@ export class LaneSupervisor {
     this.refreshState();
   }
 
+  /** True while `child` has reported ready since it last (re)started. */
+  isReady(child: string): boolean {
+    return this.readyChildren.has(child);
+  }
+
+  /** Children that have reported neither ready nor degraded since they last (re)started. */
+  pendingChildren(): string[] {
+    return this.spec.children.map((child) => child.name).filter((name) => !this.readyChildren.has(name) && !this.degradedChildren.has(name));
+  }
+
+  /** The start watchdog found `children` not ready `seconds` after the lane started: kept as the lane's last error. */
+  onStartTimeout(children: readonly string[], seconds: number, now: number): void {
+    const names = children.map((name) => `'${name}'`).join(', ');
+    this.noteError(`${children.length === 1 ? 'worker' : 'workers'} ${names} did not report ready within ${seconds} s (runtime.start_timeout_seconds)`, now);
+  }
+
   onStopped(): void {
     this.state = 'stopped';
   }

@@ -24,6 +24,12 @@ export interface SystemOptions {
   /** Coalesce the messages one sender posts in one tick into a single transfer. */
   readonly batching?: boolean;
   readonly pool?: TaskPool;
+  /**
+   * Start watchdog: a lane whose workers have not all reported ready (or degraded) this long after
+   * the lane started gets the names as its last error and an event
+   * `'start-timeout' (lane, actors: string[], required: boolean)`. Off when absent.
+   */
+  readonly startTimeoutMs?: number;
 }
 
 /** Handles messages and asks sent to the root (`node`); the return value answers an ask. */
@@ -57,7 +63,7 @@ export interface LaneStatus {
   readonly lastErrorAt: string | null;
   readonly failedReason: string | null;
   readonly restarts: number;
-  readonly actors: ReadonlyArray<{ readonly name: string; readonly running: boolean; readonly startedAt: string | null }>;
+  readonly actors: ReadonlyArray<{ readonly name: string; readonly running: boolean; readonly ready: boolean; readonly startedAt: string | null }>;
 }
 
 export interface ActorStats {
@@ -82,6 +88,7 @@ export class ActorSystem extends EventEmitter {
   };
   private nextId = 1;
   private stopping = false;
+  private readonly startTimers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly options: SystemOptions) {
     super();
@@ -104,6 +111,23 @@ export class ActorSystem extends EventEmitter {
       });
     }
     for (const child of spec.children) this.spawn(this.slots.get(child.name)!);
+    const timeoutMs = this.options.startTimeoutMs;
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        this.startTimers.delete(timer);
+        this.checkStarted(supervisor, timeoutMs);
+      }, timeoutMs);
+      timer.unref();
+      this.startTimers.add(timer);
+    }
+  }
+
+  private checkStarted(supervisor: LaneSupervisor, timeoutMs: number): void {
+    if (this.stopping || supervisor.state === 'failed' || supervisor.state === 'stopped') return;
+    const pending = supervisor.pendingChildren();
+    if (pending.length === 0) return;
+    supervisor.onStartTimeout(pending, timeoutMs / 1000, Date.now());
+    this.emit('start-timeout', supervisor.lane, pending, supervisor.spec.required);
   }
 
   laneStatuses(): LaneStatus[] {
@@ -117,7 +141,7 @@ export class ActorSystem extends EventEmitter {
       restarts: lane.restartsTotal,
       actors: lane.spec.children.map((child) => {
         const slot = this.slots.get(child.name)!;
-        return { name: child.name, running: slot.current !== null, startedAt: slot.current ? new Date(slot.current.startedAt).toISOString() : null };
+        return { name: child.name, running: slot.current !== null, ready: lane.isReady(child.name), startedAt: slot.current ? new Date(slot.current.startedAt).toISOString() : null };
       }),
     }));
   }
@@ -167,6 +191,8 @@ export class ActorSystem extends EventEmitter {
   /** Stops lanes in the given order (lanes not named stop last, together), each child within its shutdown budget. */
   async stop(order: readonly string[] = []): Promise<void> {
     this.stopping = true;
+    for (const timer of this.startTimers) clearTimeout(timer);
+    this.startTimers.clear();
     const named = order.filter((lane) => this.lanes.has(lane));
     const rest = [...this.lanes.keys()].filter((lane) => !named.includes(lane));
     for (const lane of named) await this.stopLanes([lane]);

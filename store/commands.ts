@@ -15,9 +15,12 @@ import { META_TABLE } from './tables.js';
 import { openRegisteredTable, runVerifyChecks, type VerifyCheckResult } from './verify.js';
 import './verify-chain-data.js';
 import './verify-consumers.js';
+import './verify-cursors.js';
+import { backupStore, type DbBackupResult } from './backup.js';
 
 export { registerVerifyCheck, registeredVerifyChecks, type VerifyCheck, type VerifyCheckResult, type VerifyContext } from './verify.js';
 export type { DbCompactResult } from './compact.js';
+export { BackupRefusedError, type DbBackupResult } from './backup.js';
 export type { TableStats } from './stats.js';
 
 export interface DbInspectResult {
@@ -82,6 +85,17 @@ export async function dbCompact(dataDir: string): Promise<DbCompactResult> {
   try {
     prepareDataDir(dataDir);
     return await compactStore(dataDir);
+  } finally {
+    lock.release();
+  }
+}
+
+/** `db backup`: a verified, compacted, store-only copy under the write lock (store/backup.ts). */
+export async function dbBackup(dataDir: string, backupPath: string): Promise<DbBackupResult> {
+  const lock = acquireDataDirLock(dataDir, 'db backup');
+  try {
+    prepareDataDir(dataDir);
+    return await backupStore(dataDir, backupPath);
   } finally {
     lock.release();
   }

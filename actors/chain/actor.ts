@@ -8,6 +8,7 @@
  * Accepts: HeadNotice (from `source`), FinalizedNotice (from `finality`), ask `status`.
  * Sends: JournalNotice to every processor actor.
  */
+import { Gauge } from 'prom-client';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { LinkClosedError } from '../../runtime/link.js';
 import { openStore, type Store } from '../../store/env.js';
@@ -27,13 +28,19 @@ interface State {
   readonly chain: ChainState;
   failed: string | null;
   pendingFinalized: BlockRef | null;
+  /** `chain_node_chain_failed_closed{cause}`: 1 once publication stopped (ops/alerts.yml pages on it). */
+  readonly failedClosed: Gauge;
 }
+
+/** Why the lane failed closed, as the metric's label. */
+type FailCause = 'finalized_contradiction' | 'reorg_too_deep';
 
 type Ctx = ActorContext<ChainArgs>;
 
-function failClosed(ctx: Ctx, state: State, reason: string): void {
+function failClosed(ctx: Ctx, state: State, reason: string, cause: FailCause = 'finalized_contradiction'): void {
   if (state.failed !== null) return;
   state.failed = reason;
+  state.failedClosed.set({ cause }, 1);
   ctx.log.error('chain failed closed: publication stopped', { reason });
   ctx.degraded(`failed closed: ${reason}`);
 }
@@ -57,7 +64,7 @@ async function onHead(ctx: Ctx, state: State, notice: HeadNotice): Promise<void>
   try {
     plan = planHead(chainView(state.store, state.chain), { number: notice.number, hash: notice.hash }, ctx.args.maxReorgDepth);
   } catch (error) {
-    if (error instanceof ForkChoiceError && error.reason !== 'missing_material') return failClosed(ctx, state, error.message);
+    if (error instanceof ForkChoiceError && error.reason !== 'missing_material') return failClosed(ctx, state, error.message, error.reason === 'reorg_too_deep' ? 'reorg_too_deep' : 'finalized_contradiction');
     throw error;
   }
   if (plan.undo.length === 0 && plan.apply.length === 0) return;
@@ -98,7 +105,9 @@ export default defineActor<State, ChainArgs>({
     if (indexed > 0) ctx.log.info('transaction index backfilled', { blocks: indexed });
     ctx.log.info('chain state', { head: chain.head?.number ?? null, finalized: chain.finalized?.number ?? null, journal: chain.sequence });
     ctx.ready();
-    return { store, chain, failed: null, pendingFinalized: null };
+    const failedClosed = new Gauge({ name: 'chain_node_chain_failed_closed', help: 'Set to 1 when the chain lane stopped publication (a finality contradiction or a reorg deeper than chain.max_reorg_depth), by cause', labelNames: ['cause'], registers: [ctx.metrics] });
+    for (const cause of ['finalized_contradiction', 'reorg_too_deep'] satisfies FailCause[]) failedClosed.set({ cause }, 0);
+    return { store, chain, failed: null, pendingFinalized: null, failedClosed };
   },
   async handle(message, state, ctx) {
     switch (message.type) {

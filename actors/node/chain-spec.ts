@@ -1,9 +1,11 @@
 /**
  * The chain the node serves, resolved at start from the configured source: its id, a network
  * name, the checked fork schedule (fork ids, blob parameters) and the genesis. The devnet's comes
- * from `[devnet]`; an upstream's from `sources.live.genesis_file` (geth genesis.json) or, for
- * mainnet, the built-in schedule; a stored (imported) chain's, with no live source, from
- * `sources.live.genesis_file` alone.
+ * from `[devnet]`; an upstream's from `sources.live.genesis_file` (geth genesis.json), for
+ * mainnet the built-in schedule, else the upstream's `eth_config` (EIP-7910) when it determines the
+ * schedule — and when `eth_config` and a genesis file or the built-in schedule are both there, they
+ * must agree (a mismatch stops start-up naming both); a stored (imported) chain's, with no live
+ * source, from `sources.live.genesis_file` alone.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,6 +15,8 @@ import { parseGethGenesis, type ParsedGenesis } from '../../net/eth/genesis.js';
 import { buildGenesisBlock } from '../../net/eth/genesis-state.js';
 import { createRpcClient } from '../../net/rpc/client.js';
 import { checkP2pConfig } from '../peers/config-checks.js';
+import { UpstreamError } from '../../net/rpc/errors.js';
+import { ethConfigMismatches, parseEthConfig, scheduleFromEthConfig, type EthConfig } from '../../net/rpc/eth-config.js';
 import type { Hex } from '../../net/eth/hex.js';
 import { ConfigError } from './config.js';
 import type { NodeConfig } from './config-schema.js';
@@ -24,6 +28,8 @@ export interface ChainSpec {
   readonly genesis: { readonly hash: Hex; readonly timestamp: number };
   /** The settings that generate this chain (devnet only), recorded in the store and checked on every start. */
   readonly generator?: Readonly<Record<string, string>>;
+  /** Where the fork and blob schedule came from (BlobSchedule.source); `chain_spec` when absent. */
+  readonly scheduleSource?: 'chain_spec' | 'eth_config';
 }
 
 /** Every resolved devnet setting that shapes the chain (the timer pace only through whole seconds per block; the in-memory window not at all). */
@@ -49,6 +55,24 @@ export function devnetInput(config: NodeConfig): DevnetConfigInput {
 }
 
 /** The upstream's chain id and genesis block (the genesis hash and timestamp anchor fork ids). */
+/** The upstream's `eth_config`, or null when it does not serve the method (or answers it with an error). */
+async function upstreamEthConfig(config: NodeConfig): Promise<EthConfig | null> {
+  const live = config.sources.live;
+  const client = createRpcClient({ url: live.url, timeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms });
+  try {
+    return parseEthConfig(await client.call<unknown>('eth_config', []));
+  } catch (error) {
+    if (error instanceof UpstreamError && error.failure === 'rpc') return null;
+    throw error;
+  }
+}
+
+function checkAgainstEthConfig(ethConfig: EthConfig | null, schedule: ForkSchedule, key: string, value: string): void {
+  if (ethConfig === null) return;
+  const mismatches = ethConfigMismatches(ethConfig, schedule);
+  if (mismatches.length > 0) throw new ConfigError([{ key, value, expected: `a schedule that agrees with the upstream's eth_config; they differ: ${mismatches.join('; ')}` }]);
+}
+
 async function upstreamIdentity(config: NodeConfig): Promise<{ chainId: number; genesis: { hash: Hex; timestamp: number } }> {
   const live = config.sources.live;
   const client = createRpcClient({ url: live.url, timeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms });
@@ -99,15 +123,26 @@ export async function resolveChainSpec(config: NodeConfig, configDir: string): P
   }
   const { url, genesis_file: genesisFile } = config.sources.live;
   if (url === '') throw new ConfigError([{ key: 'sources.live.url', value: '""', expected: 'the upstream JSON-RPC URL when sources.live.kind = "rpc"' }]);
-  const { chainId, genesis } = await upstreamIdentity(config);
+  const [{ chainId, genesis }, ethConfig] = await Promise.all([upstreamIdentity(config), upstreamEthConfig(config)]);
   if (genesisFile !== '') {
     const parsed = parseGethGenesis(JSON.parse(readFileSync(resolve(configDir, genesisFile), 'utf8')));
     if (Number(parsed.chainId) !== chainId) throw new ConfigError([{ key: 'sources.live.genesis_file', value: JSON.stringify(genesisFile), expected: `a genesis for the upstream's chain ${chainId} (it names chain ${parsed.chainId})` }]);
+    checkAgainstEthConfig(ethConfig, parsed.schedule, 'sources.live.genesis_file', JSON.stringify(genesisFile));
     return { chainId, network: chainId === 1 ? 'mainnet' : `chain-${chainId}`, schedule: parsed.schedule, genesis };
   }
   if (chainId === 1) {
     if (genesis.hash !== MAINNET_GENESIS_HASH) throw new Error(`the upstream says chain 1 but its genesis is ${genesis.hash}`);
+    checkAgainstEthConfig(ethConfig, MAINNET_SCHEDULE, 'sources.live.url', JSON.stringify(config.sources.live.url));
     return { chainId, network: 'mainnet', schedule: MAINNET_SCHEDULE, genesis: { hash: MAINNET_GENESIS_HASH, timestamp: MAINNET_GENESIS_TIMESTAMP } };
   }
-  throw new ConfigError([{ key: 'sources.live.genesis_file', value: '""', expected: `a geth genesis.json for the upstream's chain ${chainId} (only mainnet is built in)` }]);
+  let why = 'the upstream does not serve eth_config';
+  if (ethConfig !== null) {
+    const derived = scheduleFromEthConfig(ethConfig, genesis);
+    if (derived.ok) {
+      if (Number(derived.schedule.chainId) !== chainId) throw new ConfigError([{ key: 'sources.live.url', value: JSON.stringify(config.sources.live.url), expected: `an upstream whose eth_config names its own chain ${chainId} (it names ${derived.schedule.chainId})` }]);
+      return { chainId, network: `chain-${chainId}`, schedule: derived.schedule, genesis, scheduleSource: 'eth_config' };
+    }
+    why = `its eth_config does not determine the schedule: ${derived.reason}`;
+  }
+  throw new ConfigError([{ key: 'sources.live.genesis_file', value: '""', expected: `a geth genesis.json for the upstream's chain ${chainId} (only mainnet is built in, and ${why})` }]);
 }

@@ -63,6 +63,8 @@ export const configSchema = z.strictObject({
   runtime: z.strictObject({
     pool_threads: positiveInt.max(256).default(2),
     shutdown_timeout_seconds: positiveInt.max(600).default(10),
+    /** Start watchdog: a worker not ready this long after its lane started is reported; a required lane's stops the node (exit 1). */
+    start_timeout_seconds: positiveInt.max(86_400).default(600),
     message_batching: z.boolean().default(true),
   }).prefault({}),
   limits: z.strictObject({

@@ -154,7 +154,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {
         dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, listeners, batchMoves: 256,
-        chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis },
+        chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
       };
       const lane = processorLane(p.id);
       return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', single(config.actors.processor), shutdownMs, () => args) };

@@ -29,6 +29,8 @@ export interface RunningNode {
   readonly system: ActorSystem;
   /** Resolves when the node has stopped. */
   readonly stopped: Promise<void>;
+  /** Why the node stopped itself (a required lane missed the start watchdog), or null. */
+  fatal(): string | null;
   stop(): Promise<void>;
 }
 
@@ -62,12 +64,16 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   log.info('store open', { dataDir, storeEpoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion, chainId: spec.chainId, network: spec.network });
 
   const pool = createTaskPool({ module: fileURLToPath(new URL('../tasks.js', import.meta.url)), threads: config.runtime.pool_threads });
-  const system = new ActorSystem({ log, logLevel: config.log.level, logRate: config.log.max_lines_per_second, batching: config.runtime.message_batching, pool });
+  const system = new ActorSystem({
+    log, logLevel: config.log.level, logRate: config.log.max_lines_per_second, batching: config.runtime.message_batching, pool,
+    startTimeoutMs: config.runtime.start_timeout_seconds * 1000,
+  });
   const readiness = (): ReadinessReport => {
     const lanes = system.laneStatuses();
     return { ready: lanes.every((lane) => !lane.required || lane.state === 'ready'), lanes };
   };
-  const metrics = createRootMetrics(system, () => readiness().ready);
+  const fallbackBlockIntervalSeconds = config.sources.live.kind === 'devnet' ? config.devnet.block_time_ms / 1000 : 12;
+  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds });
   const processorIds = config.processors.map((p) => p.id);
   let pushedTroubles = '';
   const pushTroubles = (force = false) => {
@@ -113,7 +119,17 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     })();
     return stopping;
   };
-  return { system, stopped, stop };
+  let fatal: string | null = null;
+  system.on('start-timeout', (lane: string, actors: string[], required: boolean) => {
+    const timeoutSeconds = config.runtime.start_timeout_seconds;
+    log.error('workers did not report ready within the start timeout', { timedOutLane: lane, actors, required, timeoutSeconds });
+    pushTroubles();
+    if (!required || fatal !== null) return;
+    fatal = `required lane '${lane}' did not get ready within runtime.start_timeout_seconds = ${timeoutSeconds} (${actors.join(', ')})`;
+    log.error('stopping: a required lane never got ready', { reason: fatal });
+    void stop();
+  });
+  return { system, stopped, stop, fatal: () => fatal };
 }
 
 /**
@@ -151,4 +167,10 @@ export async function runNode(loaded: LoadedConfig): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  void node.stopped.then(() => {
+    const fatal = node.fatal();
+    if (fatal === null) return;
+    process.stderr.write(`chain-node: ${fatal}\n`);
+    process.exit(1);
+  });
 }

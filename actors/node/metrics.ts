@@ -6,6 +6,7 @@
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ActorSystem } from '../../runtime/system.js';
 import type { LaneState } from '../../runtime/supervisor.js';
+import { registerStoreMetrics, type StoreMetricsSource } from './store-metrics.js';
 
 const LANE_STATES: readonly LaneState[] = ['starting', 'ready', 'degraded', 'restarting', 'failed', 'stopped'];
 
@@ -13,9 +14,13 @@ export interface RootMetrics {
   text(): Promise<string>;
 }
 
-export function createRootMetrics(system: ActorSystem, isReady: () => boolean): RootMetrics {
+export function createRootMetrics(system: ActorSystem, isReady: () => boolean, store?: StoreMetricsSource): RootMetrics {
   const registry = new Registry();
+  if (store) registerStoreMetrics(registry, store);
   collectDefaultMetrics({ register: registry });
+  // prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges named like counters
+  // (`promtool check metrics` flags them); the same counts stay as `nodejs_active_*{type}` by type.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const perActor = ['actor', 'lane'] as const;
   new Gauge({
     name: 'chain_node_actor_mailbox_depth', help: 'Messages in the actor mailbox (reserved and not yet handled)', labelNames: perActor, registers: [registry],

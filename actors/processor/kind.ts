@@ -16,6 +16,7 @@ export interface KindContext {
   readonly network: string;
   readonly schedule: ForkSchedule;
   readonly genesis: { readonly hash: Hex; readonly timestamp: number };
+  readonly scheduleSource?: 'chain_spec' | 'eth_config';
 }
 
 export interface BlockInput {

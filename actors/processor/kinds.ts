@@ -17,8 +17,10 @@ export interface ChainContextArgs {
   readonly network: string;
   readonly schedule: ForkSchedule;
   readonly genesis: { readonly hash: Hex; readonly timestamp: number };
+  /** Where the schedule came from (BlobSchedule.source). */
+  readonly scheduleSource?: 'chain_spec' | 'eth_config';
 }
 
 export function kindContext(tables: ProcessorTables, chain: ChainContextArgs): KindContext {
-  return { tables, network: chain.network, schedule: chain.schedule, genesis: chain.genesis };
+  return { tables, network: chain.network, schedule: chain.schedule, genesis: chain.genesis, scheduleSource: chain.scheduleSource ?? 'chain_spec' };
 }

@@ -7,7 +7,8 @@ import { changesRoutes } from './changes-routes.js';
 import { entitiesRoutes } from './entities/entities-routes.js';
 import { queryAndFollowRoutes, readSnapshotPage } from './entities/query-and-follow-routes.js';
 import { statusRoutes } from './status-routes.js';
+import { openApiRoutes } from '../openapi-route.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context)];
+  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context)];
 }

@@ -19,6 +19,8 @@ test('a reorg deeper than chain.max_reorg_depth fails closed: readiness drops wi
   assert.match(body.reasons.join('\n'), /lane 'chain' is degraded: failed closed: head \d+ .* would undo 3 blocks .*max_reorg_depth = 2/);
   const metrics = await (await fetch(`${node.baseUrl}/metrics`)).text();
   assert.match(metrics, /chain_node_lane_state\{lane="chain",state="degraded"\} 1/);
+  assert.match(metrics, /chain_node_chain_failed_closed\{cause="reorg_too_deep",actor="chain"\} 1/, 'the alert metric (ops/alerts.yml) says why publication stopped');
+  assert.match(metrics, /chain_node_chain_failed_closed\{cause="finalized_contradiction",actor="chain"\} 0/);
   const status = await (await fetch(`${node.baseUrl}/v1/processors/blobs/status`)).json() as { coverage: { state: string } };
   assert.equal(status.coverage.state, 'degraded', 'processor coverage reports the lane trouble');
   const head = async () => ((await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes/head`)).json()) as { sequence: string }).sequence;

@@ -31,7 +31,7 @@ function scheduleChanges(ctx: KindContext, block: BlockInput): KindChange[] {
   let rows = storedSchedule(ctx);
   const changed: BlobSchedule[] = [];
   if (rows.length === 0) {
-    rows = scheduleRows(ctx.schedule, ctx.genesis, 'chain_spec');
+    rows = scheduleRows(ctx.schedule, ctx.genesis, ctx.scheduleSource ?? 'chain_spec');
     changed.push(...rows);
   }
   if (block.parentTimestamp !== null) {

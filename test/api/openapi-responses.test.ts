@@ -1,0 +1,194 @@
+/**
+ * The OpenAPI document is normative (spec §9.2): a walk over every route of a running node —
+ * success and error paths — with each response validated against the document (status listed for
+ * the operation, content type documented, JSON body valid against its schema), and every
+ * documented operation exercised with a success status. The document itself is checked by an
+ * independent validator (@apidevtools/swagger-parser).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { encodeCursor } from '../../store/cursor.js';
+import { PROJECT_ROOT } from '../support/paths.js';
+import { OpenApiValidator } from '../support/openapi-validator.js';
+import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+
+const FAST = ['devnet.block_time_ms=100', 'devnet.reorg_every=0', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'limits.max_request_body_bytes=4096'];
+const DOCUMENT = join(PROJECT_ROOT, 'api', 'openapi.yaml');
+const CREDENTIAL = 'walk-credential-000001';
+
+interface Call { method?: string; path: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number }
+
+test('the OpenAPI document passes an independent OpenAPI 3.1 validator, and a broken copy does not', async () => {
+  const api = await SwaggerParser.validate(DOCUMENT) as { openapi: string; paths: Record<string, unknown> };
+  assert.equal(api.openapi, '3.1.0');
+  assert.ok(Object.keys(api.paths).length >= 30);
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-openapi-'));
+  try {
+    const broken = join(dir, 'broken.yaml');
+    writeFileSync(broken, readFileSync(DOCUMENT, 'utf8').replace('$ref: "#/components/schemas/NodeStatus"', '$ref: "#/components/schemas/NoSuchSchema"'));
+    await assert.rejects(SwaggerParser.validate(broken), /NoSuchSchema|resolve|pointer/i);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('every route answers, on success and on error, only what the OpenAPI document allows', async (t) => {
+  const node = await startNodeProcess({ sets: FAST });
+  t.after(async () => { await node.stop(); removeDir(node.dir); });
+  const validator = new OpenApiValidator();
+  const problems: string[] = [];
+  const send = async ({ method = 'GET', path, body, rawBody, headers = {}, expect }: Call): Promise<{ status: number; json: any }> => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    } else if (rawBody !== undefined) {
+      init.body = rawBody;
+    }
+    const response = await fetch(`${node.baseUrl}${path}`, init);
+    const text = await response.text();
+    const check = validator.check(method, path, response.status, response.headers.get('content-type'), text);
+    problems.push(...check.problems);
+    if (response.status !== expect) problems.push(`${method} ${path}: expected ${expect}, got ${response.status} ${text.slice(0, 300)}`);
+    let json: any = null;
+    try { json = JSON.parse(text); } catch { /* text bodies */ }
+    return { status: response.status, json };
+  };
+
+  await waitUntil(node, async () => {
+    const head = await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes/head`)).json() as { sequence: string; coverage: { finalizedThrough: number | null } };
+    return Number(head.sequence) >= 20 && (head.coverage.finalizedThrough ?? 0) >= 6;
+  }, 30_000);
+
+  // Operational and status routes.
+  for (const path of ['/health/live', '/health/ready', '/metrics', '/v1/openapi.json', '/v1/status', '/v1/capabilities', '/v1/processors', '/v1/processors/blobs/status', '/v1/processors/blobs/schema']) await send({ path, expect: 200 });
+  await send({ method: 'POST', path: '/health/live', rawBody: '{}', expect: 405 });
+  await send({ path: '/v1/does-not-exist', expect: 404 });
+  await send({ path: '/v1/processors/nope/status', expect: 404 });
+  await send({ path: '/v1/processors/nope/schema', expect: 404 });
+
+  // The change log.
+  const head = await send({ path: '/v1/processors/blobs/changes/head', expect: 200 });
+  const page = await send({ path: '/v1/processors/blobs/changes?limit=3', expect: 200 });
+  const cursor = page.json.data[1].cursor as string;
+  await send({ path: `/v1/processors/blobs/changes?after=${cursor}&limit=2`, expect: 200 });
+  await send({ path: '/v1/processors/blobs/changes?after=not-a-cursor', expect: 400 });
+  await send({ path: '/v1/processors/blobs/changes?limit=abc', expect: 400 });
+  await send({ path: '/v1/processors/blobs/changes?limit=100000000', expect: 413 });
+  const foreign = encodeCursor({ epoch: 0x1234n, chainId: 1337, instance: 'blobs', sequence: 1n });
+  await send({ path: `/v1/processors/blobs/changes?after=${foreign}`, expect: 410 });
+  await send({ path: '/v1/processors/nope/changes', expect: 404 });
+  await send({ path: '/v1/processors/nope/changes/head', expect: 404 });
+  assert.ok(head.json.cursor);
+
+  // The SSE stream: documented content type, and every change frame a valid ChangeEnvelope.
+  const controller = new AbortController();
+  const stream = await fetch(`${node.baseUrl}/v1/processors/blobs/stream?after=${cursor}`, { signal: controller.signal });
+  problems.push(...validator.check('GET', '/v1/processors/blobs/stream', stream.status, stream.headers.get('content-type'), '').problems);
+  const reader = stream.body!.getReader();
+  let text = '';
+  while ((text.match(/\nevent: apply\n/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+  controller.abort();
+  await reader.cancel().catch(() => undefined);
+  for (const frame of text.split('\n\n').filter((f) => f.includes('event: apply'))) {
+    const data = frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6);
+    const envelope = new OpenApiValidator(validator.document);
+    const check = envelope.check('GET', '/v1/processors/blobs/changes', 200, 'application/json', JSON.stringify({ data: [JSON.parse(data)], nextCursor: null, coverage: page.json.coverage }));
+    problems.push(...check.problems.map((p) => `SSE frame: ${p}`));
+  }
+  const reset = await fetch(`${node.baseUrl}/v1/processors/blobs/stream?after=${foreign}`);
+  const resetText = await reset.text();
+  problems.push(...validator.check('GET', '/v1/processors/blobs/stream', reset.status, reset.headers.get('content-type'), '').problems);
+  assert.match(resetText, /event: reset_required\n/, 'a foreign cursor ends the stream with reset_required');
+  await send({ path: '/v1/processors/blobs/stream?after=not-a-cursor', expect: 400 });
+  await send({ path: '/v1/processors/nope/stream', expect: 404 });
+
+  // Generic entities and query-and-follow.
+  await send({ path: '/v1/processors/blobs/collections', expect: 200 });
+  await send({ path: '/v1/processors/nope/collections', expect: 404 });
+  const entities = await send({ path: '/v1/processors/blobs/collections/blocks/entities?limit=2', expect: 200 });
+  await send({ path: '/v1/processors/blobs/collections/blocks/entities?fromBlock=0&toBlock=3', expect: 200 });
+  await send({ path: '/v1/processors/blobs/collections/transactions/entities?limit=2', expect: 200 });
+  await send({ path: '/v1/processors/blobs/collections/schedule/entities', expect: 200 });
+  await send({ path: `/v1/processors/blobs/collections/blocks/entities?cursor=${entities.json.nextCursor}`, expect: 200 });
+  await send({ path: '/v1/processors/blobs/collections/blocks/entities?fromBlock=x', expect: 400 });
+  await send({ path: '/v1/processors/blobs/collections/blocks/entities?fromBlock=0&toBlock=9999', expect: 409 });
+  await send({ path: '/v1/processors/blobs/collections/blocks/entities?fromBlock=0&toBlock=100000000', expect: 413 });
+  await send({ path: '/v1/processors/blobs/collections/nope/entities', expect: 404 });
+  await send({ path: `/v1/processors/blobs/collections/blocks/entities/${entities.json.data[0].key}`, expect: 200 });
+  await send({ path: '/v1/processors/blobs/collections/blocks/entities/00ff00ff00ff00ff00', expect: 404 });
+  await send({ path: '/v1/processors/blobs/collections/blocks/entities/not-hex', expect: 400 });
+  const snapshot = await send({ method: 'POST', path: '/v1/processors/blobs/collections/blocks/query-and-follow', body: { limit: 2 }, expect: 200 });
+  await send({ method: 'POST', path: '/v1/processors/blobs/collections/blocks/query-and-follow', body: { cursor: snapshot.json.nextCursor }, expect: 200 });
+  await send({ path: `/v1/processors/blobs/collections/blocks/entities?cursor=${snapshot.json.nextCursor}`, expect: 200 });
+  await send({ method: 'POST', path: '/v1/processors/blobs/collections/blocks/query-and-follow', body: { limit: 'many' }, expect: 400 });
+  await send({ method: 'POST', path: '/v1/processors/blobs/collections/blocks/query-and-follow', rawBody: 'x'.repeat(8192), headers: { 'content-type': 'application/json' }, expect: 413 });
+  await send({ method: 'POST', path: '/v1/processors/blobs/collections/blocks/query-and-follow', rawBody: '{}', headers: { 'content-type': 'text/plain' }, expect: 415 });
+  await send({ method: 'POST', path: '/v1/processors/blobs/stream', rawBody: '{}', headers: { 'content-type': 'application/json' }, expect: 405 });
+  await send({ method: 'POST', path: '/v1/processors/blobs/collections/blocks/query-and-follow', body: { fromBlock: 0, toBlock: 9999 }, expect: 409 });
+  await send({ method: 'DELETE', path: `/v1/processors/blobs/query-snapshots/${snapshot.json.snapshotId}`, expect: 204 });
+  await send({ path: `/v1/processors/blobs/collections/blocks/entities?cursor=${snapshot.json.nextCursor}`, expect: 410 });
+  await send({ method: 'DELETE', path: '/v1/processors/blobs/query-snapshots/AAAAAAAAAAAAAAAA', expect: 404 });
+
+  // Typed blob routes, under the alias and the canonical path.
+  const blocks = await send({ path: '/v1/q/blobs/blocks?fromBlock=0&toBlock=10', expect: 200 });
+  await send({ path: '/v1/processors/blobs/query/blobs/blocks?limit=2', expect: 200 });
+  await send({ path: '/v1/q/blobs/blocks?fromBlock=0&toBlock=9999', expect: 409 });
+  await send({ path: '/v1/q/blobs/blocks?fromBlock=0&toBlock=9999&allowPartial=true', expect: 200 });
+  await send({ path: '/v1/q/blobs/blocks?fromBlock=abc', expect: 400 });
+  await send({ path: '/v1/q/blobs/blocks?fromBlock=0&toBlock=100000000', expect: 413 });
+  await send({ path: '/v1/q/blobs/blocks/3', expect: 200 });
+  await send({ path: '/v1/processors/blobs/query/blobs/blocks/3', expect: 200 });
+  await send({ path: '/v1/q/blobs/blocks/999999', expect: 409 });
+  await send({ path: '/v1/q/blobs/blocks/x', expect: 400 });
+  const withBlobs = (blocks.json.data as Array<{ blockNumber: number; blobCount: number }>).find((b) => b.blobCount > 0)!;
+  const transactions = await send({ path: `/v1/q/blobs/transactions?blockNumber=${withBlobs.blockNumber}`, expect: 200 });
+  await send({ path: `/v1/processors/blobs/query/blobs/transactions?blockNumber=${withBlobs.blockNumber}`, expect: 200 });
+  await send({ path: '/v1/q/blobs/transactions', expect: 400 });
+  await send({ path: '/v1/q/blobs/transactions?blockNumber=999999', expect: 409 });
+  await send({ path: `/v1/q/blobs/transactions/${transactions.json.data[0].txHash}`, expect: 200 });
+  await send({ path: `/v1/processors/blobs/query/blobs/transactions/${transactions.json.data[0].txHash}`, expect: 200 });
+  await send({ path: `/v1/q/blobs/transactions/0x${'ab'.repeat(32)}`, expect: 404 });
+  await send({ path: '/v1/q/blobs/transactions/0x12', expect: 400 });
+  await send({ path: '/v1/q/blobs/schedule', expect: 200 });
+  await send({ path: '/v1/q/blobs/schedule?atBlock=2', expect: 200 });
+  await send({ path: '/v1/processors/blobs/query/blobs/schedule', expect: 200 });
+  await send({ path: '/v1/q/blobs/schedule?atBlock=-1', expect: 400 });
+  await send({ path: '/v1/q/blobs/snapshot?limit=2', expect: 200 });
+  await send({ path: '/v1/processors/blobs/query/blobs/snapshot?limit=2', expect: 200 });
+  await send({ path: '/v1/q/blobs/snapshot?limit=zero', expect: 400 });
+  await send({ path: '/v1/processors/nope/query/blobs/blocks', expect: 404 });
+
+  // Durable consumers.
+  const base = '/v1/processors/blobs/consumers';
+  const credential = { 'x-node-consumer-credential': CREDENTIAL };
+  await send({ method: 'POST', path: base, body: { id: 'walk', role: 'required', start: { position: 'earliest_retained' }, leaseTtlSeconds: 60, credential: CREDENTIAL }, expect: 201 });
+  await send({ method: 'POST', path: base, body: { id: 'walk', role: 'required', start: { position: 'earliest_retained' }, leaseTtlSeconds: 60, credential: CREDENTIAL }, expect: 409 });
+  await send({ method: 'POST', path: base, body: { id: 'bad', role: 'sometimes' }, expect: 400 });
+  await send({ method: 'POST', path: base, body: { id: 'stale', role: 'required', start: { position: 'cursor', cursor: foreign }, leaseTtlSeconds: 60, credential: CREDENTIAL }, expect: 410 });
+  await send({ path: base, expect: 200 });
+  await send({ path: `${base}/walk`, expect: 200 });
+  await send({ path: `${base}/nobody`, expect: 404 });
+  const batch = await send({ path: `${base}/walk/changes?limit=3`, headers: credential, expect: 200 });
+  await send({ path: `${base}/walk/changes?limit=3`, expect: 401 });
+  await send({ path: `${base}/walk/changes?limit=3`, headers: { 'x-node-consumer-credential': 'wrong-credential-0000001' }, expect: 403 });
+  await send({ path: `${base}/walk/changes?limit=abc`, headers: credential, expect: 400 });
+  await send({ method: 'POST', path: `${base}/walk/ack`, body: { cursor: batch.json.data[1].cursor }, headers: credential, expect: 200 });
+  await send({ method: 'POST', path: `${base}/walk/ack`, body: { cursor: head.json.cursor }, headers: credential, expect: 400 });
+  await send({ method: 'POST', path: `${base}/walk/ack`, body: {}, headers: credential, expect: 400 });
+  await send({ method: 'POST', path: `${base}/walk/lease`, body: { redeliver: true }, headers: credential, expect: 200 });
+  await send({ method: 'POST', path: `${base}/walk/lease`, body: { redeliver: 'yes' }, headers: credential, expect: 400 });
+  await send({ method: 'POST', path: `${base}/nobody/lease`, body: {}, headers: credential, expect: 404 });
+  await send({ method: 'DELETE', path: `${base}/walk`, expect: 204 });
+  await send({ method: 'DELETE', path: `${base}/walk`, expect: 404 });
+
+  assert.deepEqual(problems, [], 'every response is allowed by the document');
+  const unexercised = validator.operationNames().filter((name) => ![...(validator.exercised.get(name) ?? [])].some((status) => status.startsWith('2')));
+  assert.deepEqual(unexercised, [], 'every documented operation was exercised with a success');
+});
+
+export type { NodeProcess };

@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../support/paths.js';
+import { removeDir, startNodeProcess } from '../support/node-process.js';
+import { promtool } from '../support/promtool.js';
+
+test('promtool check metrics finds nothing to report in /metrics of a running node', async () => {
+  const node = await startNodeProcess();
+  try {
+    // Some traffic first, so per-route series and worker registries are in the text too.
+    for (const path of ['/v1/status', '/v1/q/blobs/blocks?limit=2', '/v1/nope']) await (await fetch(`${node.baseUrl}${path}`)).arrayBuffer();
+    const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+    assert.match(text, /chain_node_http_requests_total/);
+    assert.doesNotMatch(text, /^nodejs_active_(handles|requests|resources)_total/m, 'gauges named like counters are gone');
+    assert.match(text, /^nodejs_active_handles\{type="[A-Za-z]+"\} \d+/m, 'the per-type counts stay');
+    const alertMetrics = new Set(readFileSync(join(PROJECT_ROOT, 'ops', 'alerts.yml'), 'utf8').match(/\bchain_node_[a-z_]+/g));
+    assert.ok(alertMetrics.size >= 8);
+    for (const name of alertMetrics) assert.match(text, new RegExp(`^${name}(\\{| )`, 'm'), `ops/alerts.yml uses ${name}, which the node exports`);
+    const check = await promtool(['check', 'metrics'], text);
+    assert.equal(check.stdout + check.stderr, '', 'promtool reports nothing');
+    assert.equal(check.code, 0);
+  } finally {
+    assert.equal(await node.stop('SIGTERM'), 0);
+    removeDir(node.dir);
+  }
+});
