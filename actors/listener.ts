@@ -32,6 +32,7 @@ import type uWS from 'uWebSockets.js';
 import { bearerCheck } from '../api/auth/bearer.js';
 import { consumerRoutes } from '../api/aggregate/consumers/consumer-routes.js';
 import { outboxAsker } from './outbox/ask.js';
+import { builtinSurfaces } from './processors/registry.js';
 
 export interface ListenerArgs {
   readonly address: string;
@@ -76,6 +77,7 @@ export default defineActor<State, ListenerArgs>({
       chainId: args.chainId,
       network: args.network,
       processors: createProcessorRegistry(args.processors),
+      kinds: builtinSurfaces(),
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
       rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}) },
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,

@@ -59,6 +59,8 @@ export interface ProcessorTables {
   readonly savepoints: StringKeyedRecordTable;
   readonly artifacts: BinaryTable;
   readonly state: BinaryTable;
+  /** Inverse writes of unfinalized blocks (ordered-state kinds; see actors/processors/sdk/state.ts). */
+  readonly undo: BinaryTable;
 }
 
 export interface Store {
@@ -148,6 +150,7 @@ function buildStore(
       savepoints: of('savepoints'),
       artifacts: of('artifacts'),
       state: of('state'),
+      undo: of('undo'),
     };
   };
   return {

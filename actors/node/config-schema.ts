@@ -3,6 +3,7 @@
  * types every lane uses. Every key here is documented, with its default, in config.example.toml.
  */
 import { z } from 'zod';
+import { TOKENS_OPTION } from '../processors/erc20/options.js';
 
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
 
@@ -31,7 +32,8 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
 const processorConfig = z.strictObject({
   /** Name in URLs (`/v1/processors/{id}`). */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
-  kind: z.enum(['blobs']),
+  /** A built-in kind (actors/processors/registry.ts). */
+  kind: z.enum(['blobs', 'erc20']),
   /** Immutable instance identity; a semantic change gets a new instance. Defaults to the id. */
   instance: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/, 'expected an instance id of 1-128 URL-safe characters').optional(),
   /** First block to process; omitted: the first block the chain lane applies. */
@@ -44,6 +46,11 @@ const processorConfig = z.strictObject({
   delivery: z.boolean().default(true),
   /** Change-log window: the newest this many changes are kept (older ones pruned unless an active required lease needs them); 0 keeps every change. */
   retain_changes: z.number().int().min(0).default(1_000_000),
+  /** kind = "erc20": "*" or token addresses (each "0x…" or {address, deployed_at}). */
+  tokens: TOKENS_OPTION.optional(),
+}).superRefine((processor, ctx) => {
+  if (processor.kind === 'erc20' && processor.tokens === undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: 'expected token addresses or "*" for kind = "erc20"' });
+  if (processor.kind !== 'erc20' && processor.tokens !== undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: `expected no tokens for kind = "${processor.kind}" (only erc20 processors take tokens)` });
 });
 
 export const configSchema = z.strictObject({

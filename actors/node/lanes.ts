@@ -18,6 +18,8 @@ import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
 import type { SnapshotsArgs } from '../snapshots.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
+import { builtinKind, kindInfo } from '../processors/registry.js';
+import { kindOptionsOf } from './kind-options.js';
 
 const actorModule = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
 
@@ -79,7 +81,9 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
   const listeners = actorNames('listener', config.actors.listener);
   const rpcActors = actorNames('rpc', config.actors.rpc);
-  const processors = config.processors.map((p) => ({ id: p.id, kind: p.kind, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null }));
+  const processors = config.processors.map((p) => ({
+    id: p.id, kind: p.kind, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null, info: kindInfo(builtinKind(p.kind)), options: kindOptionsOf(p),
+  }));
   const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
     dataDir,
@@ -129,7 +133,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {
-        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, listeners, batchMoves: 256,
+        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options, listeners, batchMoves: 256,
         chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis },
       };
       const lane = processorLane(p.id);

@@ -13,7 +13,9 @@ import { readProgress, writeProgress, type CoverageState, type ProcessorProgress
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ChangesNotice, JournalNotice } from '../chain-messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
-import { kindContext, processorKind } from './kinds.js';
+import { kindContext } from './kinds.js';
+import { builtinKind } from '../processors/registry.js';
+import type { KindOptions } from './kind.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -27,6 +29,8 @@ export interface ProcessorArgs {
   readonly listeners: readonly string[];
   /** Journal moves per transaction while catching up. */
   readonly batchMoves: number;
+  /** The kind's own `[[processors]]` options (e.g. erc20 `tokens`). */
+  readonly options: KindOptions;
   /** Schedule and genesis of the served chain (see kinds.ts). */
   readonly chain: Parameters<typeof kindContext>[1];
 }
@@ -91,9 +95,9 @@ export default defineActor<State, ProcessorArgs>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const tables = store.processor(ctx.args.instance);
-    const kind = processorKind(ctx.args.kind);
+    const kind = builtinKind(ctx.args.kind);
     const commit: CommitContext = {
-      store, tables, kind, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
+      store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
     };
     const state: State = {
       store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
