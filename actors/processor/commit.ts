@@ -79,7 +79,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         coverBlock(ctx.tables, move.number);
         if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
       } else if (move.op === 'undo') {
-        const changes = ctx.kind.undo(ctx.kindContext, move.number, hash);
+        const changes = ctx.kind.undo(ctx.kindContext, move.number, hash, current.finalizedNumber);
         if (changes.length > 0) {
           const block = envelopeBlock(ctx.store, move.number, hash);
           for (const change of changes) publish('undo', block, 'included', change);

@@ -60,8 +60,8 @@ export interface BoundKind {
   readonly finalizedKind: string;
   /** Writes the rows of an applied block (inside the lane's write transaction) and returns its changes. */
   apply(ctx: KindContext, block: BlockInput, finality: Finality): KindChange[];
-  /** Restores the state before an undone block and returns the undo changes (none when the block wrote nothing). */
-  undo(ctx: KindContext, number: number, hash: Hex): KindChange[];
+  /** Restores the state before an undone block and returns the undo changes (none when the block wrote nothing); `finalizedThrough` is the instance's finalized block. */
+  undo(ctx: KindContext, number: number, hash: Hex, finalizedThrough: number | null): KindChange[];
   /** Marks the rows of blocks `from`..`to` (inclusive) finalized; drops undo data they no longer need. */
   finalize(ctx: KindContext, from: number, to: number): void;
 }

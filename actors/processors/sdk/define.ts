@@ -55,7 +55,7 @@ export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
   map(block: BlockInput, options: O): D;
   /** Ordered: folds the deltas into the state and returns the changes to publish. */
   reduce(state: StateApi, deltas: D, block: ReduceBlock, options: O): KindChange[];
-  /** The change a key restored by undo publishes (its restored value, or undefined when it is gone). */
+  /** The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or undefined when it is gone). */
   changeOf(key: Buffer, value: Buffer | undefined): KindChange;
   /** Keys whose writes became final through block `through`; the kind may re-mark them (no inverse is recorded). */
   finalized?(state: StateApi, keys: readonly Buffer[], through: number): void;
@@ -87,8 +87,16 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O)
       const state = recordingState(ctx.tables.entities, ctx.tables.undo, block.number, finality !== 'finalized');
       return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options);
     },
-    undo(ctx, number) {
-      return undoBlock(ctx.tables.entities, ctx.tables.undo, number).map((inverse) => definition.changeOf(inverse.key, inverse.previous));
+    undo(ctx, number, _hash, finalizedThrough) {
+      const restored = undoBlock(ctx.tables.entities, ctx.tables.undo, number).map((inverse) => inverse.key);
+      // A restored value was recorded before later blocks became final: let the kind re-mark it.
+      if (definition.finalized && finalizedThrough !== null && restored.length > 0) {
+        definition.finalized(recordingState(ctx.tables.entities, ctx.tables.undo, number, false), restored, finalizedThrough);
+      }
+      return restored.map((key) => {
+        const value = ctx.tables.entities.getBinary(key);
+        return definition.changeOf(key, value === undefined ? undefined : Buffer.from(value));
+      });
     },
     finalize(ctx, _from, to) {
       const keys = dropInverses(ctx.tables.undo, to);

@@ -96,7 +96,7 @@ test('reduce folds the blocks into balances equal to the reference; undo restore
   }
   for (let i = blocks.length - 1; i >= 0; i -= 1) {
     const block = blocks[i]!;
-    const changes = await temp.store.write(() => kind.undo(ctx, block.number, block.hash));
+    const changes = await temp.store.write(() => kind.undo(ctx, block.number, block.hash, null));
     assert.equal(changes.length, referenceSums([block]).size, `undo of ${block.number} publishes one change per restored holder`);
     assert.deepEqual(rawRows(), snapshots[i], `undo of ${block.number} restores the rows byte for byte`);
   }
@@ -118,6 +118,23 @@ test('finalize drops the inverses of final blocks and marks their rows finalized
     const row = parseRow(Buffer.from(value));
     assert.equal(row.finality, row.lastChange.blockNumber <= first!.number ? 'finalized' : 'included');
   }
+});
+
+test('undo below a finalized block restores rows marked finalized, as their last change now is', async (t) => {
+  const temp = createTempStore('cdn-erc20-');
+  t.after(() => closeTempStore(temp));
+  const tables = temp.store.processor('erc20@test');
+  const ctx = context(tables);
+  const kind = erc20.bind({ tokens: '*' });
+  const [first, second] = mainnetFixtureBlocks();
+  await temp.store.write(() => kind.apply(ctx, input(first!), 'included'));
+  await temp.store.write(() => kind.apply(ctx, input(second!), 'included'));
+  await temp.store.write(() => kind.finalize(ctx, 0, first!.number));
+  const changes = await temp.store.write(() => kind.undo(ctx, second!.number, second!.hash, first!.number));
+  const restored = changes.filter((c) => c.kind === 'erc20.balance.put').map((c) => JSON.parse(c.dataJson) as { lastChange: { blockNumber: number }; finality: string });
+  assert.ok(restored.length > 0, 'the two blocks share holders');
+  for (const row of restored) assert.deepEqual([row.lastChange.blockNumber, row.finality], [first!.number, 'finalized']);
+  assert.deepEqual(storedBalances(tables), referenceSums([first!]));
 });
 
 test('the devnet chain: balances of its tokens equal the independent sum over its receipts', async (t) => {
