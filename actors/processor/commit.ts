@@ -77,6 +77,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         const block = { number: move.number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
         for (const change of ctx.kind.apply(ctx.kindContext, input, finality)) publish('apply', block, finality, change);
         coverBlock(ctx.tables, move.number);
+        current = { ...current, reduceCursor: { number: move.number, hash } };
         if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
       } else if (move.op === 'undo') {
         const changes = ctx.kind.undo(ctx.kindContext, move.number, hash, current.finalizedNumber);
@@ -86,6 +87,10 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         }
         // A block that produced no changes (no Transfer in it, say) was still covered.
         uncoverBlock(ctx.tables, move.number);
+        if (current.reduceCursor?.number === move.number) {
+          const { parentHash } = envelopeBlock(ctx.store, move.number, hash);
+          current = { ...current, reduceCursor: move.number > 0 ? { number: move.number - 1, hash: parentHash } : null };
+        }
       } else if (move.op === 'finalize') {
         const previous = current.finalizedNumber ?? -1;
         if (move.number > previous) {

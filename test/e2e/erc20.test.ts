@@ -83,8 +83,15 @@ test('erc20 over the devnet: a stream consumer follows balances across a reorg a
 
   // The typed route agrees with the entity rows, and reports exactness from genesis coverage.
   const [key, row] = [...rows].find(([, r]) => r.address !== `0x${'00'.repeat(20)}`)!;
-  const answer = await (await fetch(`${node.baseUrl}/v1/q/erc20/balances/${row.token}/${row.address}`)).json() as { balance: string | null; exact: boolean; coverage: { available: unknown[] } };
+  const answer = await (await fetch(`${node.baseUrl}/v1/q/erc20/balances/${row.token}/${row.address}`)).json() as {
+    balance: string | null; exact: boolean; coverage: { processedThrough: number; reduceCursor: { number: number; hash: string } | null; pendingThrough: number | null; seededFromCheckpoint: boolean };
+  };
   assert.equal(answer.exact, true);
+  const coverage = answer.coverage;
+  assert.ok(coverage.reduceCursor !== null && /^0x[0-9a-f]{64}$/.test(coverage.reduceCursor.hash), 'ordered-state coverage carries the reduce cursor');
+  assert.equal(coverage.reduceCursor.number, coverage.processedThrough, 'the state reflects the last processed block');
+  assert.equal(coverage.pendingThrough, coverage.reduceCursor.number);
+  assert.equal(coverage.seededFromCheckpoint, false);
   assert.ok(answer.balance !== null && /^[0-9]+$/.test(answer.balance), key);
   const bad = await fetch(`${node.baseUrl}/v1/q/erc20/balances/${row.token}/nope`);
   assert.equal(bad.status, 400);
