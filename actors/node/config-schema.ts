@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { TOKENS_OPTION } from '../processors/erc20/options.js';
+import { POOLS_OPTION } from '../processors/amm/options.js';
 
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
 
@@ -33,7 +34,7 @@ const processorConfig = z.strictObject({
   /** Name in URLs (`/v1/processors/{id}`). */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
   /** A built-in kind (actors/processors/registry.ts). */
-  kind: z.enum(['blobs', 'erc20']),
+  kind: z.enum(['blobs', 'erc20', 'amm']),
   /** Immutable instance identity; a semantic change gets a new instance. Defaults to the id. */
   instance: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/, 'expected an instance id of 1-128 URL-safe characters').optional(),
   /** First block to process; omitted: the first block the chain lane applies. */
@@ -48,7 +49,11 @@ const processorConfig = z.strictObject({
   retain_changes: z.number().int().min(0).default(1_000_000),
   /** kind = "erc20": "*" or token addresses (each "0x…" or {address, deployed_at}). */
   tokens: TOKENS_OPTION.optional(),
+  /** kind = "amm": "*" or pool addresses. */
+  pools: POOLS_OPTION.optional(),
 }).superRefine((processor, ctx) => {
+  if (processor.kind === 'amm' && processor.pools === undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: 'expected pool addresses or "*" for kind = "amm"' });
+  if (processor.kind !== 'amm' && processor.pools !== undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: `expected no pools for kind = "${processor.kind}" (only amm processors take pools)` });
   if (processor.kind === 'erc20' && processor.tokens === undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: 'expected token addresses or "*" for kind = "erc20"' });
   if (processor.kind !== 'erc20' && processor.tokens !== undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: `expected no tokens for kind = "${processor.kind}" (only erc20 processors take tokens)` });
 });

@@ -3,5 +3,8 @@ import type { KindOptions } from '../processor/kind.js';
 import type { ProcessorConfig } from './config-schema.js';
 
 export function kindOptionsOf(processor: ProcessorConfig): KindOptions {
-  return processor.tokens === undefined ? {} : { tokens: processor.tokens };
+  return {
+    ...(processor.tokens === undefined ? {} : { tokens: processor.tokens }),
+    ...(processor.pools === undefined ? {} : { pools: processor.pools }),
+  };
 }

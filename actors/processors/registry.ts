@@ -6,8 +6,9 @@ import type { ProcessorKindInfo, KindSurface } from '../../api/aggregate/kind-su
 import type { ProcessorKind } from '../processor/kind.js';
 import blobs from './blobs/index.js';
 import erc20 from './erc20/index.js';
+import amm from './amm/index.js';
 
-export const BUILTIN_KINDS: ReadonlyMap<string, ProcessorKind> = new Map([blobs, erc20].map((kind) => [kind.name, kind]));
+export const BUILTIN_KINDS: ReadonlyMap<string, ProcessorKind> = new Map([blobs, erc20, amm].map((kind) => [kind.name, kind]));
 
 export function builtinKind(name: string): ProcessorKind {
   const kind = BUILTIN_KINDS.get(name);

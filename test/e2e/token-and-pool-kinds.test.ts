@@ -4,10 +4,11 @@ import { EventSource } from 'eventsource';
 import { removeDir, startNodeProcess, type NodeProcess } from '../support/node-process.js';
 
 const FAST = ['devnet.block_time_ms=150', 'devnet.reorg_every=8', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'sse.heartbeat_seconds=1'];
-const TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', ''].join('\n');
+const TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', '[[processors]]', 'id = "amm"', 'kind = "amm"', 'pools = "*"', ''].join('\n');
 
 interface Row { token: string; address: string; balance: string; lastChange: { blockNumber: number; blockHash: string }; finality: string }
 interface Envelope { sequence: string; operation: string; kind: string; key: string | null; block: { number: number } | null; data: Row | null }
+interface PoolRow { pool: string; reserve0: string; reserve1: string; swapCount: string; lastChange: { blockNumber: number }; finality: string }
 
 /** Follows the erc20 stream with the eventsource package, collecting frames; `until` waits for a condition over them. */
 function follow(url: string, received: Envelope[], timeoutMs = 120_000): { source: EventSource; until: (check: () => boolean) => Promise<void> } {
@@ -28,11 +29,11 @@ function follow(url: string, received: Envelope[], timeoutMs = 120_000): { sourc
 }
 
 /** The materialized view a consumer keeps: puts set the row, deletes remove it, `finalized` marks rows at or below its block. */
-function view(envelopes: readonly Envelope[]): Map<string, Row> {
-  const rows = new Map<string, Row>();
+function view<R extends { lastChange: { blockNumber: number }; finality: string }>(envelopes: readonly Envelope[], prefix: string): Map<string, R> {
+  const rows = new Map<string, R>();
   for (const e of envelopes) {
-    if (e.kind === 'erc20.balance.put') rows.set(e.key!, e.data!);
-    else if (e.kind === 'erc20.balance.delete') rows.delete(e.key!);
+    if (e.kind === `${prefix}.put`) rows.set(e.key!, e.data as unknown as R);
+    else if (e.kind === `${prefix}.delete`) rows.delete(e.key!);
     else if (e.operation === 'finalized') {
       for (const [key, row] of rows) if (row.lastChange.blockNumber <= e.block!.number) rows.set(key, { ...row, finality: 'finalized' });
     }
@@ -40,14 +41,14 @@ function view(envelopes: readonly Envelope[]): Map<string, Row> {
   return rows;
 }
 
-async function snapshot(node: NodeProcess): Promise<{ rows: Map<string, Row>; boundary: bigint }> {
-  const rows = new Map<string, Row>();
-  const base = `${node.baseUrl}/v1/processors/erc20/collections/balances/query-and-follow`;
+async function snapshot<R>(node: NodeProcess, collection: string): Promise<{ rows: Map<string, R>; boundary: bigint }> {
+  const rows = new Map<string, R>();
+  const base = `${node.baseUrl}/v1/processors/${collection}/query-and-follow`;
   let body: Record<string, unknown> = { limit: 500 };
   let boundary = -1n;
   for (;;) {
     const response = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const page = await response.json() as { data: Array<{ key: string; data: Row }>; nextCursor: string | null; changeBoundary: { sequence: string } };
+    const page = await response.json() as { data: Array<{ key: string; data: R }>; nextCursor: string | null; changeBoundary: { sequence: string } };
     assert.equal(response.status, 200, JSON.stringify(page));
     if (boundary < 0n) boundary = BigInt(page.changeBoundary.sequence);
     for (const entity of page.data) rows.set(entity.key, entity.data);
@@ -56,12 +57,15 @@ async function snapshot(node: NodeProcess): Promise<{ rows: Map<string, Row>; bo
   }
 }
 
-test('erc20 over the devnet: a stream consumer follows balances across a reorg and its view equals the node at a snapshot boundary; tokens conserve', async (t) => {
+test('erc20 and amm over the devnet: stream consumers follow balances and pools across a reorg and their views equal the node at a snapshot boundary; tokens conserve; typed routes answer and refuse bad input', async (t) => {
   const node = await startNodeProcess({ toml: TOML, sets: FAST, readyTimeoutMs: 120_000 });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const received: Envelope[] = [];
   const { source, until } = follow(`${node.baseUrl}/v1/processors/erc20/stream`, received);
   t.after(() => source.close());
+  const poolFrames: Envelope[] = [];
+  const pools = follow(`${node.baseUrl}/v1/processors/amm/stream`, poolFrames);
+  t.after(() => pools.source.close());
 
   // An undo, then a finalized frame past the undone block.
   await until(() => {
@@ -71,9 +75,9 @@ test('erc20 over the devnet: a stream consumer follows balances across a reorg a
   const undos = received.filter((e) => e.operation === 'undo');
   assert.ok(undos.every((e) => e.kind === 'erc20.balance.put' || e.kind === 'erc20.balance.delete'), 'undo frames restore balances');
 
-  const { rows, boundary } = await snapshot(node);
+  const { rows, boundary } = await snapshot<Row>(node, 'erc20/collections/balances');
   await until(() => received.some((e) => BigInt(e.sequence) >= boundary));
-  const consumer = view(received.filter((e) => BigInt(e.sequence) <= boundary));
+  const consumer = view<Row>(received.filter((e) => BigInt(e.sequence) <= boundary), 'erc20.balance');
   assert.deepEqual(new Map([...consumer].sort()), new Map([...rows].sort()), 'the stream consumer\'s view equals the snapshot at its boundary');
 
   const perToken = new Map<string, bigint>();
@@ -93,6 +97,23 @@ test('erc20 over the devnet: a stream consumer follows balances across a reorg a
   assert.equal(coverage.pendingThrough, coverage.reduceCursor.number);
   assert.equal(coverage.seededFromCheckpoint, false);
   assert.ok(answer.balance !== null && /^[0-9]+$/.test(answer.balance), key);
+  // amm: its own stream saw the same reorg; its view equals its snapshot; V2 reserves equal the pair's token balances.
+  await pools.until(() => poolFrames.some((e) => e.operation === 'undo'));
+  const poolSnapshot = await snapshot<PoolRow>(node, 'amm/collections/pools');
+  await pools.until(() => poolFrames.some((e) => BigInt(e.sequence) >= poolSnapshot.boundary));
+  const poolView = view<PoolRow>(poolFrames.filter((e) => BigInt(e.sequence) <= poolSnapshot.boundary), 'amm.pool');
+  assert.deepEqual(new Map([...poolView].sort()), new Map([...poolSnapshot.rows].sort()));
+  assert.equal(poolSnapshot.rows.size, 3, 'the devnet has three pairs');
+  for (const pool of poolSnapshot.rows.values()) {
+    const answer = await fetch(`${node.baseUrl}/v1/q/amm/pools/${pool.pool}`);
+    assert.equal(answer.status, 200);
+    const body = await answer.json() as PoolRow & { coverage: { reduceCursor: unknown } };
+    assert.ok(/^[0-9]+$/.test(body.reserve0) && /^[0-9]+$/.test(body.reserve1) && BigInt(body.swapCount) > 0n, JSON.stringify(body));
+    assert.ok(body.coverage.reduceCursor !== null);
+  }
+  assert.equal((await fetch(`${node.baseUrl}/v1/q/amm/pools/0x${'11'.repeat(20)}`)).status, 404);
+  assert.equal((await fetch(`${node.baseUrl}/v1/q/amm/pools/0x12`)).status, 400);
+
   const bad = await fetch(`${node.baseUrl}/v1/q/erc20/balances/${row.token}/nope`);
   assert.equal(bad.status, 400);
   assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'invalid_request');
