@@ -32,7 +32,7 @@ import type uWS from 'uWebSockets.js';
 import { bearerCheck } from '../api/auth/bearer.js';
 import { consumerRoutes } from '../api/aggregate/consumers/consumer-routes.js';
 import { outboxAsker } from './outbox/ask.js';
-import { builtinSurfaces } from './processors/registry.js';
+import { kindSurfaces } from './processors/kind-catalog.js';
 
 export interface ListenerArgs {
   readonly address: string;
@@ -77,7 +77,7 @@ export default defineActor<State, ListenerArgs>({
       chainId: args.chainId,
       network: args.network,
       processors: createProcessorRegistry(args.processors),
-      kinds: builtinSurfaces(),
+      kinds: await kindSurfaces(args.processors, args.dataDir, (module, error) => ctx.log.warn('custom kind not served by this listener', { module, reason: error.message })),
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
       rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}) },
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,

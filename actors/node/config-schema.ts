@@ -33,8 +33,12 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
 const processorConfig = z.strictObject({
   /** Name in URLs (`/v1/processors/{id}`). */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
-  /** A built-in kind (actors/processors/registry.ts). */
-  kind: z.enum(['blobs', 'erc20', 'amm']),
+  /** A built-in kind (actors/processors/registry.ts), or `custom` with `module`. */
+  kind: z.enum(['blobs', 'erc20', 'amm', 'custom']),
+  /** kind = "custom": the kind's module (.js/.mjs, or .ts/.mts compiled at load), relative to the config file. */
+  module: z.string().min(1).optional(),
+  /** kind = "custom": options handed to the kind's own `options` parser. */
+  options: z.record(z.string(), z.unknown()).optional(),
   /** Immutable instance identity; a semantic change gets a new instance. Defaults to the id. */
   instance: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/, 'expected an instance id of 1-128 URL-safe characters').optional(),
   /** First block to process; omitted: the first block the chain lane applies. */
@@ -52,6 +56,9 @@ const processorConfig = z.strictObject({
   /** kind = "amm": "*" or pool addresses. */
   pools: POOLS_OPTION.optional(),
 }).superRefine((processor, ctx) => {
+  if (processor.kind === 'custom' && processor.module === undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: 'expected the path of the kind\'s module for kind = "custom" (e.g. module = "./my-kind.ts")' });
+  if (processor.kind !== 'custom' && processor.module !== undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: `expected no module for the built-in kind "${processor.kind}" (use kind = "custom")` });
+  if (processor.kind !== 'custom' && processor.options !== undefined) ctx.addIssue({ code: 'custom', path: ['options'], message: `expected no options table for the built-in kind "${processor.kind}" (its keys are top-level)` });
   if (processor.kind === 'amm' && processor.pools === undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: 'expected pool addresses or "*" for kind = "amm"' });
   if (processor.kind !== 'amm' && processor.pools !== undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: `expected no pools for kind = "${processor.kind}" (only amm processors take pools)` });
   if (processor.kind === 'erc20' && processor.tokens === undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: 'expected token addresses or "*" for kind = "erc20"' });

@@ -3,6 +3,7 @@ import type { KindOptions } from '../processor/kind.js';
 import type { ProcessorConfig } from './config-schema.js';
 
 export function kindOptionsOf(processor: ProcessorConfig): KindOptions {
+  if (processor.kind === 'custom') return processor.options ?? {};
   return {
     ...(processor.tokens === undefined ? {} : { tokens: processor.tokens }),
     ...(processor.pools === undefined ? {} : { pools: processor.pools }),

@@ -14,7 +14,7 @@ import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ChangesNotice, JournalNotice } from '../chain-messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
 import { kindContext } from './kinds.js';
-import { builtinKind } from '../processors/registry.js';
+import { resolveKind } from '../processors/kind-catalog.js';
 import type { KindOptions } from './kind.js';
 
 export interface ProcessorArgs {
@@ -31,6 +31,8 @@ export interface ProcessorArgs {
   readonly batchMoves: number;
   /** The kind's own `[[processors]]` options (e.g. erc20 `tokens`). */
   readonly options: KindOptions;
+  /** A custom kind's module (absolute path); its compiled copy is cached under the data directory. */
+  readonly module?: string;
   /** Schedule and genesis of the served chain (see kinds.ts). */
   readonly chain: Parameters<typeof kindContext>[1];
 }
@@ -95,7 +97,8 @@ export default defineActor<State, ProcessorArgs>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const tables = store.processor(ctx.args.instance);
-    const kind = builtinKind(ctx.args.kind);
+    // A module that does not load fails this lane's start: the supervisor restarts it and, past its intensity, marks it failed with this reason.
+    const kind = await resolveKind({ kind: ctx.args.kind, module: ctx.args.module }, ctx.args.dataDir);
     const commit: CommitContext = {
       store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
     };

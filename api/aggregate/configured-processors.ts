@@ -19,6 +19,8 @@ export interface ConfiguredProcessor {
   readonly info: ProcessorKindInfo;
   /** The kind's own `[[processors]]` options (e.g. erc20 `tokens`), as configured; its query extension reads them. */
   readonly options?: Readonly<Record<string, unknown>>;
+  /** A user's kind: its module's absolute path (every lane that needs the kind's code loads it). */
+  readonly module?: string;
 }
 
 /** The connection- and listing-level identity of a processor (status, capabilities, SSE hello). */

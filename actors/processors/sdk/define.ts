@@ -67,6 +67,25 @@ export class KindDefinitionError extends Error {
   override readonly name = 'KindDefinitionError';
 }
 
+const REQUIRED_FUNCTIONS = { block_local: ['apply', 'undo', 'finalize'], ordered_state: ['map', 'reduce', 'changeOf'] } as const;
+
+/** A definition may come from a user's module: check its shape before trusting it. */
+function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void {
+  const name = typeof definition.name === 'string' ? definition.name : '(unnamed)';
+  const ordering: unknown = definition.ordering;
+  if (ordering !== 'block_local' && ordering !== 'ordered_state') throw new KindDefinitionError(`kind '${name}': ordering must be 'block_local' or 'ordered_state'`);
+  for (const field of ['name', 'version', 'sdk', 'changeSchema', 'finalizedKind'] as const) {
+    if (typeof definition[field] !== 'string') throw new KindDefinitionError(`kind '${name}': '${field}' must be a string`);
+  }
+  const needs: unknown = definition.needs;
+  if (typeof needs !== 'object' || needs === null || typeof (needs as KindNeeds).bodies !== 'boolean' || typeof (needs as KindNeeds).receipts !== 'boolean') {
+    throw new KindDefinitionError(`kind '${name}': needs must be {bodies: boolean, receipts: boolean}`);
+  }
+  for (const fn of REQUIRED_FUNCTIONS[ordering]) {
+    if (typeof (definition as unknown as Record<string, unknown>)[fn] !== 'function') throw new KindDefinitionError(`kind '${name}': an ${ordering} kind needs a '${fn}' function`);
+  }
+}
+
 function checkIdentity(definition: KindIdentity<unknown>): void {
   if (!/^[a-z][a-z0-9_-]{0,63}$/.test(definition.name)) throw new KindDefinitionError(`kind name '${definition.name}' must be 1-64 characters a-z 0-9 _ - starting with a letter`);
   if (!parseVersion(definition.version)) throw new KindDefinitionError(`kind '${definition.name}': version '${definition.version}' is not a semantic version x.y.z`);
@@ -115,6 +134,7 @@ function bindBlockLocal<O>(definition: BlockLocalDefinition<O>, options: O): Bou
 }
 
 export function defineProcessorKind<O = KindOptions, D = unknown>(definition: ProcessorKindDefinition<O, D>): ProcessorKind {
+  checkShape(definition as ProcessorKindDefinition<unknown, unknown>);
   checkIdentity(definition);
   const parseOptions = (raw: KindOptions): O => {
     if (definition.options) return definition.options(raw);
