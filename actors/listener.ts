@@ -33,6 +33,8 @@ import { bearerCheck } from '../api/auth/bearer.js';
 import { consumerRoutes } from '../api/aggregate/consumers/consumer-routes.js';
 import { outboxAsker } from './outbox/ask.js';
 import { kindSurfaces } from './processors/kind-catalog.js';
+import { CodedError } from '../runtime/errors.js';
+import { HttpError } from '../api/errors.js';
 
 export interface ListenerArgs {
   readonly address: string;
@@ -82,6 +84,12 @@ export default defineActor<State, ListenerArgs>({
       rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}) },
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,
       snapshots: snapshotService(ctx),
+      checkpoints: {
+        restore: (processorId, checkpoint) => ctx.ask(`processor.${processorId}`, { type: 'checkpoint.restore', checkpoint }, 60_000).catch((error: unknown) => {
+          if (error instanceof CodedError) throw error;
+          throw new HttpError('not_ready', `processor lane '${processorId}' did not answer: ${(error as Error).message}`);
+        }),
+      },
     };
     const routes = [
       ...operationalRoutes({

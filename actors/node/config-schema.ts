@@ -51,6 +51,10 @@ const processorConfig = z.strictObject({
   delivery: z.boolean().default(true),
   /** Change-log window: the newest this many changes are kept (older ones pruned unless an active required lease needs them); 0 keeps every change. */
   retain_changes: z.number().int().min(0).default(1_000_000),
+  /** Ordered-state kinds (erc20, amm, custom ordered_state): an automatic recovery checkpoint each time finality crosses a multiple of this many blocks; 0: none. */
+  checkpoint_every_blocks: z.number().int().min(0).default(1000),
+  /** How many automatic checkpoints to keep (the newest). */
+  checkpoints_retained: z.number().int().min(1).max(1000).default(3),
   /** kind = "erc20": "*" or token addresses (each "0x…" or {address, deployed_at}). */
   tokens: TOKENS_OPTION.optional(),
   /** kind = "amm": "*" or pool addresses. */
@@ -173,7 +177,7 @@ export const configSchema = z.strictObject({
     osaka_after_seconds: z.number().int().min(0).default(80),
     bpo1_after_seconds: z.number().int().min(0).default(120),
   }).prefault({}),
-  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000 }])
+  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000, checkpoint_every_blocks: 1000, checkpoints_retained: 3 }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),
   actors: z.strictObject({
     listener: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),

@@ -93,6 +93,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
         : { kind: p.kind, info: kindInfo(builtinKind(p.kind)) }),
     };
   });
+  const checkpointPolicies = new Map(config.processors.map((p) => [p.id, { everyBlocks: p.checkpoint_every_blocks, retained: p.checkpoints_retained }]));
   const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
     dataDir,
@@ -142,7 +143,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {
-        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, ...(p.module ? { module: p.module } : {}), listeners, batchMoves: 256,
+        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), listeners, batchMoves: 256,
         chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis },
       };
       const lane = processorLane(p.id);

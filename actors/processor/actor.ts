@@ -16,6 +16,7 @@ import { commitMoves, readMoves, type CommitContext } from './commit.js';
 import { kindContext } from './kinds.js';
 import { resolveKind } from '../processors/kind-catalog.js';
 import type { KindOptions } from './kind.js';
+import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -33,6 +34,8 @@ export interface ProcessorArgs {
   readonly options: KindOptions;
   /** A custom kind's module (absolute path); its compiled copy is cached under the data directory. */
   readonly module?: string;
+  /** `checkpoint_every_blocks` (0: none) and `checkpoints_retained`. */
+  readonly checkpoints: CheckpointPolicy;
   /** Schedule and genesis of the served chain (see kinds.ts). */
   readonly chain: Parameters<typeof kindContext>[1];
 }
@@ -100,7 +103,7 @@ export default defineActor<State, ProcessorArgs>({
     // A module that does not load fails this lane's start: the supervisor restarts it and, past its intensity, marks it failed with this reason.
     const kind = await resolveKind({ kind: ctx.args.kind, module: ctx.args.module }, ctx.args.dataDir);
     const commit: CommitContext = {
-      store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
+      store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, ordering: kind.ordering, checkpoints: ctx.args.checkpoints, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
     };
     const state: State = {
       store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
@@ -117,6 +120,8 @@ export default defineActor<State, ProcessorArgs>({
       case 'journal':
         state.target = Math.max(state.target, (message as JournalNotice).sequence);
         return run(ctx, state);
+      case 'checkpoint.restore':
+        return restoreCheckpoint(state.store, state.tables, String(message.checkpoint));
       case 'status':
         return { ...state.progress, changeSequence: state.progress.changeSequence.toString(), target: state.target };
       default:

@@ -15,7 +15,8 @@ import { hexToBytes } from '../../net/eth/hex.js';
 import type { Store, ProcessorTables } from '../../store/env.js';
 import { readBlockInput } from './block-input.js';
 import { renderEnvelope, type EnvelopeBlock } from './envelope.js';
-import type { BoundKind, KindChange, KindContext, KindNeeds } from './kind.js';
+import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
+import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 
 export interface CommitContext {
   readonly store: Store;
@@ -26,6 +27,9 @@ export interface CommitContext {
   readonly changeSchema: string;
   /** The material the kind reads. */
   readonly needs: KindNeeds;
+  readonly ordering: KindOrdering;
+  /** Automatic recovery checkpoints (ordered-state kinds). */
+  readonly checkpoints: CheckpointPolicy;
   readonly kindContext: KindContext;
   readonly instance: string;
   readonly chainId: number;
@@ -97,6 +101,9 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
           const ranges = readRanges(ctx.tables.coverage);
           const covered = ranges.some((r) => r.from <= move.number && r.to > previous);
           ctx.kind.finalize(ctx.kindContext, previous + 1, move.number);
+          if (covered && ctx.ordering === 'ordered_state' && checkpointDue(ctx.checkpoints, current.finalizedNumber, move.number)) {
+            takeCheckpoint(ctx.tables, ctx.checkpoints, { number: move.number, hash }, changeSequence);
+          }
           current = { ...current, finalizedNumber: move.number };
           if (covered) publish('finalized', envelopeBlock(ctx.store, move.number, hash), 'finalized', { kind: ctx.kind.finalizedKind, key: null, dataJson: null });
         }

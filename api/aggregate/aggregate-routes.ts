@@ -2,6 +2,7 @@
 import type { Route } from '../routes.js';
 import type { AggregateContext } from './aggregate-context.js';
 import { capabilitiesRoutes } from './capabilities.js';
+import { checkpointRoutes } from './checkpoint-routes.js';
 import { changesRoutes } from './changes-routes.js';
 import { entitiesRoutes } from './entities/entities-routes.js';
 import { queryAndFollowRoutes, readSnapshotPage } from './entities/query-and-follow-routes.js';
@@ -9,5 +10,5 @@ import { queryExtensionRoutes } from './query-extensions.js';
 import { statusRoutes } from './status-routes.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context)];
+  return [...statusRoutes(context), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context)];
 }

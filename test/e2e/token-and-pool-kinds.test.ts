@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventSource } from 'eventsource';
-import { removeDir, startNodeProcess, type NodeProcess } from '../support/node-process.js';
+import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const FAST = ['devnet.block_time_ms=150', 'devnet.reorg_every=8', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'sse.heartbeat_seconds=1'];
-const TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', '[[processors]]', 'id = "amm"', 'kind = "amm"', 'pools = "*"', ''].join('\n');
+const TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', 'checkpoint_every_blocks = 4', 'checkpoints_retained = 2', '[[processors]]', 'id = "amm"', 'kind = "amm"', 'pools = "*"', ''].join('\n');
 
 interface Row { token: string; address: string; balance: string; lastChange: { blockNumber: number; blockHash: string }; finality: string }
 interface Envelope { sequence: string; operation: string; kind: string; key: string | null; block: { number: number } | null; data: Row | null }
@@ -113,6 +113,24 @@ test('erc20 and amm over the devnet: stream consumers follow balances and pools 
   }
   assert.equal((await fetch(`${node.baseUrl}/v1/q/amm/pools/0x${'11'.repeat(20)}`)).status, 404);
   assert.equal((await fetch(`${node.baseUrl}/v1/q/amm/pools/0x12`)).status, 400);
+
+  // Automatic checkpoints: every 4 finalized blocks, the newest 2 kept; restoring one that is not at the exact reduce cursor is refused.
+  type Checkpoints = { data: Array<{ checkpoint: string; blockNumber: number; rowCount: number; digest: string }> };
+  let checkpoints: Checkpoints['data'] = [];
+  await waitUntil(node, async () => {
+    checkpoints = ((await (await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints`)).json()) as Checkpoints).data;
+    return checkpoints.length === 2;
+  }, 60_000);
+  assert.ok(checkpoints.every((c) => c.blockNumber % 4 === 0 && c.rowCount > 0 && /^[0-9a-f]{64}$/.test(c.digest)), JSON.stringify(checkpoints));
+  assert.ok(checkpoints[0]!.blockNumber > checkpoints[1]!.blockNumber, 'newest first');
+  const refused = await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/${checkpoints[1]!.checkpoint}/restore`, { method: 'POST' });
+  const refusal = await refused.json() as { error: { code: string; message: string; retryable: boolean; details: { reduceCursor: { number: number } }; requestId: string } };
+  assert.equal(refused.status, 409, JSON.stringify(refusal));
+  assert.equal(refusal.error.code, 'conflict');
+  assert.equal(refusal.error.retryable, false);
+  assert.ok(refusal.error.details.reduceCursor.number > checkpoints[1]!.blockNumber && typeof refusal.error.requestId === 'string');
+  assert.equal((await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/x1/restore`, { method: 'POST' })).status, 400);
+  assert.equal((await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/3/restore`, { method: 'POST' })).status, 404);
 
   const bad = await fetch(`${node.baseUrl}/v1/q/erc20/balances/${row.token}/nope`);
   assert.equal(bad.status, 400);

@@ -7,7 +7,7 @@ import { defineProcessorKind } from '../sdk/define.js';
 import { AMM_CHANGE_SCHEMA, POOLS_COLLECTION } from './collections.js';
 import { poolEvents, type PoolEvent } from './events.js';
 import { ammOptions, type AmmOptions } from './options.js';
-import { finalizePools, reducePools, restoredPoolChange } from './pools.js';
+import { finalizedPool, reducePools, restoredPoolChange } from './pools.js';
 import { AMM_QUERY } from './query.js';
 import { AMM_SCHEMA } from './schema.js';
 
@@ -27,5 +27,5 @@ export default defineProcessorKind<AmmOptions, PoolEvent[]>({
   map: poolEvents,
   reduce: (state, events, block) => reducePools(state, events, block),
   changeOf: restoredPoolChange,
-  finalized: finalizePools,
+  finalizedValue: finalizedPool,
 });

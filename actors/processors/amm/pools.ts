@@ -123,11 +123,8 @@ export function restoredPoolChange(key: Buffer, value: Buffer | undefined): Kind
   return { kind: 'amm.pool.delete', key: key.toString('hex'), dataJson: JSON.stringify({ pool: poolOfKey(key) }) };
 }
 
-export function finalizePools(state: StateApi, keys: readonly Buffer[], through: number): void {
-  for (const key of keys) {
-    const stored = state.get(key);
-    if (stored === undefined) continue;
-    const row = parsePool(stored);
-    if (row.finality !== 'finalized' && row.lastChange.blockNumber <= through) state.put(key, renderPool({ ...row, finality: 'finalized' }));
-  }
+/** A row whose last change is at or below the finalized block, marked finalized (null: unchanged). */
+export function finalizedPool(value: Buffer, through: number): Buffer | null {
+  const row = parsePool(value);
+  return row.finality !== 'finalized' && row.lastChange.blockNumber <= through ? renderPool({ ...row, finality: 'finalized' }) : null;
 }

@@ -83,12 +83,8 @@ export function restoredChange(key: Buffer, value: Buffer | undefined): KindChan
   return value === undefined ? deleteChange(key, null) : putChange(key, value);
 }
 
-/** Re-marks rows whose last change is at or below the finalized block. */
-export function finalizeRows(state: StateApi, keys: readonly Buffer[], through: number): void {
-  for (const key of keys) {
-    const stored = state.get(key);
-    if (stored === undefined) continue;
-    const row = parseRow(stored);
-    if (row.finality !== 'finalized' && row.lastChange.blockNumber <= through) state.put(key, renderRow({ ...row, finality: 'finalized' }));
-  }
+/** A row whose last change is at or below the finalized block, marked finalized (null: unchanged). */
+export function finalizedRow(value: Buffer, through: number): Buffer | null {
+  const row = parseRow(value);
+  return row.finality !== 'finalized' && row.lastChange.blockNumber <= through ? renderRow({ ...row, finality: 'finalized' }) : null;
 }

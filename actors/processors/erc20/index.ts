@@ -4,7 +4,7 @@
  * state API, whose recorded inverses make undo exact (balances.ts); typed route in query.ts.
  */
 import { defineProcessorKind } from '../sdk/define.js';
-import { finalizeRows, reduceBalances, restoredChange } from './balances.js';
+import { finalizedRow, reduceBalances, restoredChange } from './balances.js';
 import { BALANCES_COLLECTION, ERC20_CHANGE_SCHEMA } from './collections.js';
 import { erc20Options, type Erc20Options } from './options.js';
 import { ERC20_QUERY } from './query.js';
@@ -27,5 +27,5 @@ export default defineProcessorKind<Erc20Options, BalanceDeltas>({
   map: transferDeltas,
   reduce: (state, deltas, block) => reduceBalances(state, deltas, block),
   changeOf: restoredChange,
-  finalized: finalizeRows,
+  finalizedValue: finalizedRow,
 });

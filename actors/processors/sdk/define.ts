@@ -16,7 +16,7 @@ import type { CollectionDescription } from '../../../store/collection.js';
 import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
 import type { BlockInput, BoundKind, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
 import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
-import { dropInverses, recordingState, undoBlock, type StateApi } from './state.js';
+import { dropInverses, recordingState, remarkInverses, undoBlock, type StateApi } from './state.js';
 
 interface KindIdentity<O> {
   readonly name: string;
@@ -57,8 +57,12 @@ export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
   reduce(state: StateApi, deltas: D, block: ReduceBlock, options: O): KindChange[];
   /** The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or undefined when it is gone). */
   changeOf(key: Buffer, value: Buffer | undefined): KindChange;
-  /** Keys whose writes became final through block `through`; the kind may re-mark them (no inverse is recorded). */
-  finalized?(state: StateApi, keys: readonly Buffer[], through: number): void;
+  /**
+   * A stored value once blocks through `through` are final: the kind may re-mark it (e.g. `finality`);
+   * null leaves it as is. Applied to current rows and to the recorded inverses of later blocks, so an
+   * undo or a checkpoint never brings back a stale mark.
+   */
+  finalizedValue?(value: Buffer, through: number): Buffer | null;
 }
 
 export type ProcessorKindDefinition<O, D> = BlockLocalDefinition<O> | OrderedStateDefinition<O, D>;
@@ -99,6 +103,7 @@ function checkIdentity(definition: KindIdentity<unknown>): void {
 }
 
 function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): BoundKind {
+  const remark = definition.finalizedValue;
   return {
     finalizedKind: definition.finalizedKind,
     apply(ctx, block, finality) {
@@ -106,20 +111,18 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O)
       const state = recordingState(ctx.tables.entities, ctx.tables.undo, block.number, finality !== 'finalized');
       return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options);
     },
-    undo(ctx, number, _hash, finalizedThrough) {
-      const restored = undoBlock(ctx.tables.entities, ctx.tables.undo, number).map((inverse) => inverse.key);
-      // A restored value was recorded before later blocks became final: let the kind re-mark it.
-      if (definition.finalized && finalizedThrough !== null && restored.length > 0) {
-        definition.finalized(recordingState(ctx.tables.entities, ctx.tables.undo, number, false), restored, finalizedThrough);
-      }
-      return restored.map((key) => {
-        const value = ctx.tables.entities.getBinary(key);
-        return definition.changeOf(key, value === undefined ? undefined : Buffer.from(value));
-      });
+    undo(ctx, number) {
+      return undoBlock(ctx.tables.entities, ctx.tables.undo, number).map((inverse) => definition.changeOf(inverse.key, inverse.previous));
     },
     finalize(ctx, _from, to) {
       const keys = dropInverses(ctx.tables.undo, to);
-      if (definition.finalized && keys.length > 0) definition.finalized(recordingState(ctx.tables.entities, ctx.tables.undo, to, false), keys, to);
+      if (!remark) return;
+      for (const key of keys) {
+        const value = ctx.tables.entities.getBinary(key);
+        const marked = value === undefined ? null : remark(Buffer.from(value), to);
+        if (marked !== null) ctx.tables.entities.put(key, marked);
+      }
+      remarkInverses(ctx.tables.undo, to, (value) => remark(value, to));
     },
   };
 }

@@ -119,3 +119,34 @@ export function dropInverses(undo: BinaryTable, through: number): Buffer[] {
   }
   return [...keys.values()];
 }
+
+/** Rewrites the previous values recorded by blocks after `through` with `remark` (null: unchanged). */
+export function remarkInverses(undo: BinaryTable, through: number, remark: (value: Buffer) => Buffer | null): void {
+  const entries = [...undo.getRange({ start: u64Key(through + 1) })];
+  for (const { key, value } of entries) {
+    const inverse = decodeInverse(Buffer.from(value));
+    if (inverse.previous === undefined) continue;
+    const marked = remark(inverse.previous);
+    if (marked !== null) undo.put(key, encodeInverse(inverse.key, marked));
+  }
+}
+
+/**
+ * The state rows as they were after block `block`: the current rows with the first recorded inverse
+ * of every key written by a later block applied (that is the value before those blocks). In key order.
+ */
+export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number): Array<[Buffer, Buffer]> {
+  const before = new Map<string, Inverse>();
+  for (const { value } of undo.getRange({ start: u64Key(block + 1) })) {
+    const inverse = decodeInverse(Buffer.from(value));
+    const id = inverse.key.toString('hex');
+    if (!before.has(id)) before.set(id, inverse);
+  }
+  const rows = new Map<string, [Buffer, Buffer]>();
+  for (const { key, value } of table.getRange({})) rows.set(Buffer.from(key).toString('hex'), [Buffer.from(key), Buffer.from(value)]);
+  for (const [id, inverse] of before) {
+    if (inverse.previous === undefined) rows.delete(id);
+    else rows.set(id, [inverse.key, inverse.previous]);
+  }
+  return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
