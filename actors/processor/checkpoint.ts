@@ -26,8 +26,9 @@ export function checkpointDue(policy: CheckpointPolicy, previous: number | null,
 }
 
 /** Inside the lane's write transaction, after the kind dropped the inverses of blocks up to `block`. */
-export function takeCheckpoint(tables: ProcessorTables, policy: CheckpointPolicy, block: { number: number; hash: `0x${string}` }, changeSequence: bigint): void {
-  const rows = stateAsOf(tables.entities, tables.undo, block.number);
+export function takeCheckpoint(tables: ProcessorTables, policy: CheckpointPolicy, block: { number: number; hash: `0x${string}` }, changeSequence: bigint, remark?: (value: Buffer, through: number) => Buffer | null): void {
+  // Values copied from inverses were recorded before this finality: they get its marks.
+  const rows = stateAsOf(tables.entities, tables.undo, block.number, (value) => (remark ? remark(value, block.number) ?? value : value));
   const record: CheckpointRecord = {
     blockNumber: block.number, blockHash: block.hash, changeSequence: changeSequence.toString(), rowCount: rows.length, digest: checkpointDigest(rows), rows,
   };

@@ -102,7 +102,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
           const covered = ranges.some((r) => r.from <= move.number && r.to > previous);
           ctx.kind.finalize(ctx.kindContext, previous + 1, move.number);
           if (covered && ctx.ordering === 'ordered_state' && checkpointDue(ctx.checkpoints, current.finalizedNumber, move.number)) {
-            takeCheckpoint(ctx.tables, ctx.checkpoints, { number: move.number, hash }, changeSequence);
+            takeCheckpoint(ctx.tables, ctx.checkpoints, { number: move.number, hash }, changeSequence, ctx.kind.finalizedValue);
           }
           current = { ...current, finalizedNumber: move.number };
           if (covered) publish('finalized', envelopeBlock(ctx.store, move.number, hash), 'finalized', { kind: ctx.kind.finalizedKind, key: null, dataJson: null });

@@ -62,6 +62,8 @@ export interface BoundKind {
   apply(ctx: KindContext, block: BlockInput, finality: Finality): KindChange[];
   /** Restores the state before an undone block and returns the undo changes (none when the block wrote nothing); `finalizedThrough` is the instance's finalized block. */
   undo(ctx: KindContext, number: number, hash: Hex, finalizedThrough: number | null): KindChange[];
+  /** Ordered-state kinds: a stored value re-marked for blocks final through `through` (null: unchanged). */
+  readonly finalizedValue?: (value: Buffer, through: number) => Buffer | null;
   /** Marks the rows of blocks `from`..`to` (inclusive) finalized; drops undo data they no longer need. */
   finalize(ctx: KindContext, from: number, to: number): void;
 }

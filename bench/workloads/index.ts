@@ -4,6 +4,7 @@
  */
 import type { Workload } from '../workload.js';
 import { consumerWorkload } from './consumer.js';
+import { erc20Workload } from './erc20.js';
 import { ingestWorkload } from './ingest.js';
 import { jsonrpcWorkload } from './jsonrpc.js';
 import { queryWorkload } from './query.js';
@@ -19,6 +20,7 @@ export const WORKLOADS: readonly Workload[] = [
   consumerWorkload,
   jsonrpcWorkload,
   snapshotWorkload,
+  erc20Workload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {

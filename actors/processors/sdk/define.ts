@@ -16,7 +16,7 @@ import type { CollectionDescription } from '../../../store/collection.js';
 import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
 import type { BlockInput, BoundKind, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
 import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
-import { dropInverses, recordingState, remarkInverses, undoBlock, type StateApi } from './state.js';
+import { dropInverses, recordingState, undoBlock, type StateApi } from './state.js';
 
 interface KindIdentity<O> {
   readonly name: string;
@@ -59,8 +59,8 @@ export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
   changeOf(key: Buffer, value: Buffer | undefined): KindChange;
   /**
    * A stored value once blocks through `through` are final: the kind may re-mark it (e.g. `finality`);
-   * null leaves it as is. Applied to current rows and to the recorded inverses of later blocks, so an
-   * undo or a checkpoint never brings back a stale mark.
+   * null leaves it as is. Applied to the rows a finality move touches, and to values an undo restores
+   * or a checkpoint copies from recorded inverses, so neither brings back a stale mark.
    */
   finalizedValue?(value: Buffer, through: number): Buffer | null;
 }
@@ -104,25 +104,29 @@ function checkIdentity(definition: KindIdentity<unknown>): void {
 
 function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): BoundKind {
   const remark = definition.finalizedValue;
+  /** The value re-marked for blocks final through `through` (as is when the kind has no remark or it is unchanged). */
+  const marked = (value: Buffer, through: number | null): Buffer => (remark && through !== null ? remark(value, through) ?? value : value);
   return {
     finalizedKind: definition.finalizedKind,
+    ...(remark ? { finalizedValue: (value: Buffer, through: number) => remark(value, through) } : {}),
     apply(ctx, block, finality) {
       const deltas = definition.map(block, options);
       const state = recordingState(ctx.tables.entities, ctx.tables.undo, block.number, finality !== 'finalized');
       return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options);
     },
-    undo(ctx, number) {
-      return undoBlock(ctx.tables.entities, ctx.tables.undo, number).map((inverse) => definition.changeOf(inverse.key, inverse.previous));
+    undo(ctx, number, _hash, finalizedThrough) {
+      // An inverse was recorded before later finality: the restored value gets the marks it has missed since.
+      return undoBlock(ctx.tables.entities, ctx.tables.undo, number, (value) => marked(value, finalizedThrough))
+        .map((inverse) => definition.changeOf(inverse.key, inverse.previous));
     },
     finalize(ctx, _from, to) {
       const keys = dropInverses(ctx.tables.undo, to);
       if (!remark) return;
       for (const key of keys) {
         const value = ctx.tables.entities.getBinary(key);
-        const marked = value === undefined ? null : remark(Buffer.from(value), to);
-        if (marked !== null) ctx.tables.entities.put(key, marked);
+        const remarked = value === undefined ? null : remark(Buffer.from(value), to);
+        if (remarked !== null) ctx.tables.entities.put(key, remarked);
       }
-      remarkInverses(ctx.tables.undo, to, (value) => remark(value, to));
     },
   };
 }

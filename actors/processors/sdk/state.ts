@@ -94,12 +94,13 @@ export function recordingState(table: BinaryTable, undo: BinaryTable, block: num
   };
 }
 
-/** Restores the state before `block` and returns what each key was restored to, in reverse write order. */
-export function undoBlock(table: BinaryTable, undo: BinaryTable, block: number): Inverse[] {
+/** Restores the state before `block` (each restored value through `restore`) and returns what each key was restored to, in reverse write order. */
+export function undoBlock(table: BinaryTable, undo: BinaryTable, block: number, restore: (value: Buffer) => Buffer = (value) => value): Inverse[] {
   const restored: Inverse[] = [];
   const entries = [...undo.getRange({ start: u64Key(block), end: u64Key(block + 1) })];
   for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const inverse = decodeInverse(Buffer.from(entries[i]!.value));
+    const recorded = decodeInverse(Buffer.from(entries[i]!.value));
+    const inverse = recorded.previous === undefined ? recorded : { key: recorded.key, previous: restore(recorded.previous) };
     if (inverse.previous === undefined) table.remove(inverse.key);
     else table.put(inverse.key, inverse.previous);
     undo.remove(entries[i]!.key);
@@ -120,22 +121,11 @@ export function dropInverses(undo: BinaryTable, through: number): Buffer[] {
   return [...keys.values()];
 }
 
-/** Rewrites the previous values recorded by blocks after `through` with `remark` (null: unchanged). */
-export function remarkInverses(undo: BinaryTable, through: number, remark: (value: Buffer) => Buffer | null): void {
-  const entries = [...undo.getRange({ start: u64Key(through + 1) })];
-  for (const { key, value } of entries) {
-    const inverse = decodeInverse(Buffer.from(value));
-    if (inverse.previous === undefined) continue;
-    const marked = remark(inverse.previous);
-    if (marked !== null) undo.put(key, encodeInverse(inverse.key, marked));
-  }
-}
-
 /**
  * The state rows as they were after block `block`: the current rows with the first recorded inverse
  * of every key written by a later block applied (that is the value before those blocks). In key order.
  */
-export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number): Array<[Buffer, Buffer]> {
+export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number, restore: (value: Buffer) => Buffer = (value) => value): Array<[Buffer, Buffer]> {
   const before = new Map<string, Inverse>();
   for (const { value } of undo.getRange({ start: u64Key(block + 1) })) {
     const inverse = decodeInverse(Buffer.from(value));
@@ -146,7 +136,7 @@ export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number):
   for (const { key, value } of table.getRange({})) rows.set(Buffer.from(key).toString('hex'), [Buffer.from(key), Buffer.from(value)]);
   for (const [id, inverse] of before) {
     if (inverse.previous === undefined) rows.delete(id);
-    else rows.set(id, [inverse.key, inverse.previous]);
+    else rows.set(id, [inverse.key, restore(inverse.previous)]);
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }

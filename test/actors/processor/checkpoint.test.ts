@@ -40,7 +40,7 @@ test('a checkpoint taken with later blocks applied holds the state as of its blo
   for (const through of [4, 8, 10]) {
     await temp.store.write(() => {
       kind.finalize(context(live), 0, through);
-      if (checkpointDue(policy, through === 4 ? null : through === 8 ? 4 : 8, through)) takeCheckpoint(live, policy, { number: through, hash: blocks[through - 1]!.hash }, 0n);
+      if (checkpointDue(policy, through === 4 ? null : through === 8 ? 4 : 8, through)) takeCheckpoint(live, policy, { number: through, hash: blocks[through - 1]!.hash }, 0n, kind.finalizedValue);
     });
   }
   assert.deepEqual(listCheckpoints(live.checkpoints).map((c) => c.checkpoint), ['8', '4'], 'checkpoints at 4 and 8; 10 crossed no multiple');
