@@ -12,7 +12,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import ts from 'typescript';
 import type { ProcessorKind } from '../processor/kind.js';
 import { defineProcessorKind, KindDefinitionError, type ProcessorKindDefinition } from './sdk/define.js';
 
@@ -24,8 +23,10 @@ function isProcessorKind(value: object): value is ProcessorKind {
   return typeof (value as { bind?: unknown }).bind === 'function' && !('map' in value) && !('apply' in value);
 }
 
-function compiledCopy(path: string, cacheDir: string): string {
+/** The TypeScript compiler is loaded only when a .ts kind is (it is large; built-in kinds never need it). */
+async function compiledCopy(path: string, cacheDir: string): Promise<string> {
   const source = readFileSync(path, 'utf8');
+  const ts = (await import('typescript')).default;
   const output = ts.transpileModule(source, {
     fileName: path,
     reportDiagnostics: true,
@@ -57,7 +58,7 @@ async function loadKindModuleOnce(path: string, cacheDir: string): Promise<Proce
   const extension = extname(path);
   let file: string;
   try {
-    file = extension === '.ts' || extension === '.mts' ? compiledCopy(path, cacheDir) : path;
+    file = extension === '.ts' || extension === '.mts' ? await compiledCopy(path, cacheDir) : path;
   } catch (error) {
     throw error instanceof CustomKindError ? error : new CustomKindError(`processor module ${path} cannot be read: ${(error as Error).message}`);
   }
