@@ -35,6 +35,9 @@ import type uWS from 'uWebSockets.js';
 import { bearerCheck } from '../api/auth/bearer.js';
 import { consumerRoutes } from '../api/aggregate/consumers/consumer-routes.js';
 import { outboxAsker } from './outbox/ask.js';
+import { kindSurfaces } from './processors/kind-catalog.js';
+import { CodedError } from '../runtime/errors.js';
+import { HttpError } from '../api/errors.js';
 
 export interface ListenerArgs {
   readonly address: string;
@@ -81,10 +84,17 @@ export default defineActor<State, ListenerArgs>({
       chainId: args.chainId,
       network: args.network,
       processors: createProcessorRegistry(args.processors),
+      kinds: await kindSurfaces(args.processors, args.dataDir, (module, error) => ctx.log.warn('custom kind not served by this listener', { module, reason: error.message })),
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
       rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}) },
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,
       snapshots: snapshotService(ctx),
+      checkpoints: {
+        restore: (processorId, checkpoint) => ctx.ask(`processor.${processorId}`, { type: 'checkpoint.restore', checkpoint }, 60_000).catch((error: unknown) => {
+          if (error instanceof CodedError) throw error;
+          throw new HttpError('not_ready', `processor lane '${processorId}' did not answer: ${(error as Error).message}`);
+        }),
+      },
     };
     const routes = [
       ...operationalRoutes({

@@ -21,6 +21,7 @@ import type { ConfiguredProcessor } from '../api/aggregate/configured-processors
 import type { FilterParams } from '../api/aggregate/entities/entity-query.js';
 import { materializeSnapshot, type SnapshotLimits } from '../api/aggregate/entities/snapshot-materialize.js';
 import type { SnapshotSummary } from '../api/aggregate/entities/snapshot-service.js';
+import { resolveKind } from './processors/kind-catalog.js';
 
 export interface SnapshotsArgs {
   readonly dataDir: string;
@@ -91,7 +92,7 @@ export default defineActor<State, SnapshotsArgs>({
     switch (message.type) {
       case 'create': {
         const processor = processorOf(ctx, String(message.processor));
-        const record = materializeSnapshot(state.store, ctx.args.chainId, processor, String(message.collection), message.params as FilterParams, ctx.args.limits, Date.now());
+        const record = materializeSnapshot(state.store, ctx.args.chainId, processor, (await resolveKind(processor, ctx.args.dataDir)).collections, String(message.collection), message.params as FilterParams, ctx.args.limits, Date.now());
         ctx.log.debug('snapshot created', { snapshot: record.id, processor: processor.id, collection: record.collection, rows: record.rowCount, bytes: record.valueBytes });
         return { id: record.id, rowCount: record.rowCount, valueBytes: record.valueBytes, expiresAt: record.expiresAt } satisfies SnapshotSummary;
       }

@@ -27,10 +27,14 @@ export interface ProcessorProgress {
   readonly configuredStartBlock: number | null;
   readonly state: CoverageState;
   readonly stateReason: string | null;
+  /** The block the instance's state reflects (the last applied block, or the parent of the last undone one); null before the first. */
+  readonly reduceCursor: { readonly number: number; readonly hash: `0x${string}` } | null;
+  /** True when the private state was seeded from a checkpoint rather than reduced from the configured start. */
+  readonly seededFromCheckpoint: boolean;
 }
 
 export const INITIAL_PROGRESS: ProcessorProgress = {
-  journalSequence: 0, changeSequence: 0n, finalizedNumber: null, configuredStartBlock: null, state: 'starting', stateReason: null,
+  journalSequence: 0, changeSequence: 0n, finalizedNumber: null, configuredStartBlock: null, state: 'starting', stateReason: null, reduceCursor: null, seededFromCheckpoint: false,
 };
 
 const PROGRESS_KEY = Buffer.from('progress');
@@ -100,6 +104,10 @@ export interface ProcessorCoverage {
   readonly finalizedThrough: number | null;
   readonly complete: boolean;
   readonly state: CoverageState;
+  /** Ordered-state instances only. */
+  readonly reduceCursor?: { readonly number: number; readonly hash: `0x${string}` } | null;
+  readonly pendingThrough?: number | null;
+  readonly seededFromCheckpoint?: boolean;
 }
 
 /**
@@ -113,6 +121,8 @@ export function describeCoverage(input: {
   progress: ProcessorProgress;
   liveHeadBlock: number | null;
   requested?: { fromBlock: number; toBlock: number };
+  /** An ordered-state instance: coverage also carries reduceCursor, pendingThrough and seededFromCheckpoint (spec §2.1). */
+  orderedState?: boolean;
 }): ProcessorCoverage {
   const { ranges, progress } = input;
   const finalized = progress.finalizedNumber;
@@ -140,6 +150,8 @@ export function describeCoverage(input: {
     finalizedThrough,
     complete: processedThrough !== null,
     state: progress.state,
+    // Map and reduce run in one commit per block: nothing is mapped beyond the reduce cursor.
+    ...(input.orderedState ? { reduceCursor: progress.reduceCursor, pendingThrough: progress.reduceCursor?.number ?? null, seededFromCheckpoint: progress.seededFromCheckpoint } : {}),
   };
 }
 

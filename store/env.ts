@@ -60,6 +60,8 @@ export interface ProcessorTables {
   readonly savepoints: StringKeyedRecordTable;
   readonly artifacts: BinaryTable;
   readonly state: BinaryTable;
+  /** Inverse writes of unfinalized blocks (ordered-state kinds; see actors/processors/sdk/state.ts). */
+  readonly undo: BinaryTable;
 }
 
 export interface Store {
@@ -152,6 +154,7 @@ function buildStore(
       savepoints: of('savepoints'),
       artifacts: of('artifacts'),
       state: of('state'),
+      undo: of('undo'),
     };
   };
   return {

@@ -86,6 +86,8 @@ export const PROCESSOR_TABLE_SHAPES = {
   savepoints: { keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string savepoint id' },
   artifacts: { keyEncoding: 'binary', valueEncoding: 'binary', keyStartsWithU64: true, keyLayout: 'u64 block number ‖ bytes' },
   state: { keyEncoding: 'binary', valueEncoding: 'binary', keyLayout: 'processor-defined bytes' },
+  /** Ordered-state kinds: the inverse of every state write of an unfinalized block, replayed in reverse by undo. */
+  undo: { keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 12, keyStartsWithU64: true, keyLayout: 'u64 block number ‖ u32 write ordinal' },
 } as const satisfies Record<string, ProcessorTableShape>;
 
 export type ProcessorTableKind = keyof typeof PROCESSOR_TABLE_SHAPES;

@@ -3,6 +3,8 @@
  * types every lane uses. Every key here is documented, with its default, in config.example.toml.
  */
 import { z } from 'zod';
+import { TOKENS_OPTION } from '../processors/erc20/options.js';
+import { POOLS_OPTION } from '../processors/amm/options.js';
 
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
 
@@ -31,7 +33,12 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
 const processorConfig = z.strictObject({
   /** Name in URLs (`/v1/processors/{id}`). */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
-  kind: z.enum(['blobs']),
+  /** A built-in kind (actors/processors/registry.ts), or `custom` with `module`. */
+  kind: z.enum(['blobs', 'erc20', 'amm', 'custom']),
+  /** kind = "custom": the kind's module (.js/.mjs, or .ts/.mts compiled at load), relative to the config file. */
+  module: z.string().min(1).optional(),
+  /** kind = "custom": options handed to the kind's own `options` parser. */
+  options: z.record(z.string(), z.unknown()).optional(),
   /** Immutable instance identity; a semantic change gets a new instance. Defaults to the id. */
   instance: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/, 'expected an instance id of 1-128 URL-safe characters').optional(),
   /** First block to process; omitted: the first block the chain lane applies. */
@@ -44,6 +51,22 @@ const processorConfig = z.strictObject({
   delivery: z.boolean().default(true),
   /** Change-log window: the newest this many changes are kept (older ones pruned unless an active required lease needs them); 0 keeps every change. */
   retain_changes: z.number().int().min(0).default(1_000_000),
+  /** Ordered-state kinds (erc20, amm, custom ordered_state): an automatic recovery checkpoint each time finality crosses a multiple of this many blocks; 0: none. */
+  checkpoint_every_blocks: z.number().int().min(0).default(1000),
+  /** How many automatic checkpoints to keep (the newest). */
+  checkpoints_retained: z.number().int().min(1).max(1000).default(3),
+  /** kind = "erc20": "*" or token addresses (each "0x…" or {address, deployed_at}). */
+  tokens: TOKENS_OPTION.optional(),
+  /** kind = "amm": "*" or pool addresses. */
+  pools: POOLS_OPTION.optional(),
+}).superRefine((processor, ctx) => {
+  if (processor.kind === 'custom' && processor.module === undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: 'expected the path of the kind\'s module for kind = "custom" (e.g. module = "./my-kind.ts")' });
+  if (processor.kind !== 'custom' && processor.module !== undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: `expected no module for the built-in kind "${processor.kind}" (use kind = "custom")` });
+  if (processor.kind !== 'custom' && processor.options !== undefined) ctx.addIssue({ code: 'custom', path: ['options'], message: `expected no options table for the built-in kind "${processor.kind}" (its keys are top-level)` });
+  if (processor.kind === 'amm' && processor.pools === undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: 'expected pool addresses or "*" for kind = "amm"' });
+  if (processor.kind !== 'amm' && processor.pools !== undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: `expected no pools for kind = "${processor.kind}" (only amm processors take pools)` });
+  if (processor.kind === 'erc20' && processor.tokens === undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: 'expected token addresses or "*" for kind = "erc20"' });
+  if (processor.kind !== 'erc20' && processor.tokens !== undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: `expected no tokens for kind = "${processor.kind}" (only erc20 processors take tokens)` });
 });
 
 export const configSchema = z.strictObject({
@@ -223,7 +246,7 @@ export const configSchema = z.strictObject({
       return port >= 0 && port <= 65535;
     }, 'expected "" (off) or host:port, e.g. 127.0.0.1:30303').default(''),
   }).prefault({}),
-  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000 }])
+  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000, checkpoint_every_blocks: 1000, checkpoints_retained: 3 }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),
   actors: z.strictObject({
     listener: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),

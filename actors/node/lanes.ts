@@ -19,6 +19,10 @@ import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
 import type { SnapshotsArgs } from '../snapshots.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
+import { builtinKind, kindInfo } from '../processors/registry.js';
+import { describedKindInfo, type CustomKindDescription } from '../processors/kind-catalog.js';
+import { kindOptionsOf } from './kind-options.js';
+import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
 
 const actorModule = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
 
@@ -99,11 +103,21 @@ function rpcLimits(config: NodeConfig): RpcServedLimits {
   };
 }
 
-export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null): LaneSpec[] {
+/** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
+export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map()): LaneSpec[] {
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
   const listeners = actorNames('listener', config.actors.listener);
   const rpcActors = actorNames('rpc', config.actors.rpc);
-  const processors = config.processors.map((p) => ({ id: p.id, kind: p.kind, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null }));
+  const processors = config.processors.map((p): ConfiguredProcessor => {
+    const described = custom.get(p.id);
+    return {
+      id: p.id, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null, options: kindOptionsOf(p),
+      ...(described
+        ? { kind: described.kind?.name ?? 'custom', info: describedKindInfo(described), module: described.module }
+        : { kind: p.kind, info: kindInfo(builtinKind(p.kind)) }),
+    };
+  });
+  const checkpointPolicies = new Map(config.processors.map((p) => [p.id, { everyBlocks: p.checkpoint_every_blocks, retained: p.checkpoints_retained }]));
   const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
     dataDir,
@@ -153,7 +167,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {
-        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, listeners, batchMoves: 256,
+        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), listeners, batchMoves: 256,
         chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
       };
       const lane = processorLane(p.id);

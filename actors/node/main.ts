@@ -24,6 +24,7 @@ import { createRootMetrics } from './metrics.js';
 import { resolveChainSpec } from './chain-spec.js';
 import { laneTroubles } from './lane-troubles.js';
 import { finalityArgs } from '../finality/config.js';
+import { describeCustomKinds } from '../processors/kind-catalog.js';
 
 export interface RunningNode {
   readonly system: ActorSystem;
@@ -102,7 +103,11 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     }
   });
   system.on('escalated', (lane: string, reason: string) => log.error('lane failed; the node is not ready', { failedLane: lane, reason }));
-  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken), ...(options.extraLanes ?? [])]) system.startLane(lane);
+  const custom = await describeCustomKinds(config.processors, loaded.configDir, dataDir);
+  for (const [id, described] of custom) {
+    if (described.error) log.error('custom processor kind does not load; its lane will fail', { processor: id, module: described.module, reason: described.error });
+  }
+  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom), ...(options.extraLanes ?? [])]) system.startLane(lane);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => { resolveStopped = resolve; });

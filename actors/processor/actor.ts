@@ -13,7 +13,10 @@ import { readProgress, writeProgress, type CoverageState, type ProcessorProgress
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ChangesNotice, JournalNotice } from '../chain-messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
-import { kindContext, processorKind } from './kinds.js';
+import { kindContext } from './kinds.js';
+import { resolveKind } from '../processors/kind-catalog.js';
+import type { KindOptions } from './kind.js';
+import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -27,6 +30,12 @@ export interface ProcessorArgs {
   readonly listeners: readonly string[];
   /** Journal moves per transaction while catching up. */
   readonly batchMoves: number;
+  /** The kind's own `[[processors]]` options (e.g. erc20 `tokens`). */
+  readonly options: KindOptions;
+  /** A custom kind's module (absolute path); its compiled copy is cached under the data directory. */
+  readonly module?: string;
+  /** `checkpoint_every_blocks` (0: none) and `checkpoints_retained`. */
+  readonly checkpoints: CheckpointPolicy;
   /** Schedule and genesis of the served chain (see kinds.ts). */
   readonly chain: Parameters<typeof kindContext>[1];
 }
@@ -91,9 +100,10 @@ export default defineActor<State, ProcessorArgs>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const tables = store.processor(ctx.args.instance);
-    const kind = processorKind(ctx.args.kind);
+    // A module that does not load fails this lane's start: the supervisor restarts it and, past its intensity, marks it failed with this reason.
+    const kind = await resolveKind({ kind: ctx.args.kind, module: ctx.args.module }, ctx.args.dataDir);
     const commit: CommitContext = {
-      store, tables, kind, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
+      store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, ordering: kind.ordering, checkpoints: ctx.args.checkpoints, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
     };
     const state: State = {
       store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
@@ -110,6 +120,8 @@ export default defineActor<State, ProcessorArgs>({
       case 'journal':
         state.target = Math.max(state.target, (message as JournalNotice).sequence);
         return run(ctx, state);
+      case 'checkpoint.restore':
+        return restoreCheckpoint(state.store, state.tables, String(message.checkpoint));
       case 'status':
         return { ...state.progress, changeSequence: state.progress.changeSequence.toString(), target: state.target };
       default:

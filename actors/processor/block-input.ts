@@ -5,24 +5,25 @@ import { hexToBytes, type Hex } from '../../net/eth/hex.js';
 import { decodeEth69Receipts } from '../../net/eth/receipt.js';
 import { getBodyBytes, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
 import type { Store } from '../../store/env.js';
-import type { BlockInput } from './kind.js';
-import { blockRlpSize } from '../processors/blobs/block-rlp-size.js';
+import type { BlockInput, KindNeeds } from './kind.js';
+import { blockRlpSize } from './block-rlp-size.js';
 
-export function readBlockInput(store: Store, number: number, hash: Hex): BlockInput {
+/** The block's material as the kind needs it: body and receipts are decoded only when it reads them. */
+export function readBlockInput(store: Store, number: number, hash: Hex, needs: KindNeeds = { bodies: true, receipts: true }): BlockInput {
   const key = hexToBytes(hash);
   const headerBytes = getHeaderBytes(store, key);
   const bodyBytes = getBodyBytes(store, key);
   if (!headerBytes || !bodyBytes) throw new Error(`block ${number} (${hash}) is in the journal but its material is not recorded`);
   const receiptsBytes = getReceiptsBytes(store, key);
-  const body = decodeBlockBody(bodyBytes);
+  const body = needs.bodies ? decodeBlockBody(bodyBytes) : null;
   const header = decodeHeader(headerBytes);
   const parentBytes = getHeaderBytes(store, hexToBytes(header.parentHash));
   return {
     number,
     hash,
     header,
-    transactions: body.transactions,
-    receipts: receiptsBytes ? decodeEth69Receipts(receiptsBytes) : null,
+    transactions: body?.transactions ?? [],
+    receipts: needs.receipts && receiptsBytes ? decodeEth69Receipts(receiptsBytes) : null,
     sizeBytes: blockRlpSize(headerBytes, bodyBytes),
     parentTimestamp: parentBytes ? decodeHeader(parentBytes).timestamp : null,
   };

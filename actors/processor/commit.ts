@@ -15,12 +15,21 @@ import { hexToBytes } from '../../net/eth/hex.js';
 import type { Store, ProcessorTables } from '../../store/env.js';
 import { readBlockInput } from './block-input.js';
 import { renderEnvelope, type EnvelopeBlock } from './envelope.js';
-import type { KindChange, KindContext, ProcessorKind } from './kind.js';
+import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
+import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 
 export interface CommitContext {
   readonly store: Store;
   readonly tables: ProcessorTables;
-  readonly kind: ProcessorKind;
+  /** The kind bound to this instance's options. */
+  readonly kind: BoundKind;
+  /** The kind's change schema label (every envelope carries it). */
+  readonly changeSchema: string;
+  /** The material the kind reads. */
+  readonly needs: KindNeeds;
+  readonly ordering: KindOrdering;
+  /** Automatic recovery checkpoints (ordered-state kinds). */
+  readonly checkpoints: CheckpointPolicy;
   readonly kindContext: KindContext;
   readonly instance: string;
   readonly chainId: number;
@@ -58,7 +67,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
       const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance, sequence: changeSequence, block: { number: block.number, hash: block.hash } });
       const json = renderEnvelope({
         sequence: changeSequence, cursor, operation, chainId: ctx.chainId, block, finality,
-        kind: change.kind, schema: ctx.kind.descriptor.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
+        kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
       });
       putChange(ctx.tables.changes, changeSequence, encodeChangeValue(operation, cursor, json));
       written += 1;
@@ -68,16 +77,23 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
       const inRange = ctx.startBlock === null || move.number >= ctx.startBlock;
       if (move.op === 'apply' && inRange) {
         const finality: Finality = current.finalizedNumber !== null && move.number <= current.finalizedNumber ? 'finalized' : 'included';
-        const input = readBlockInput(ctx.store, move.number, hash);
+        const input = readBlockInput(ctx.store, move.number, hash, ctx.needs);
         const block = { number: move.number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
         for (const change of ctx.kind.apply(ctx.kindContext, input, finality)) publish('apply', block, finality, change);
         coverBlock(ctx.tables, move.number);
+        current = { ...current, reduceCursor: { number: move.number, hash } };
         if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
       } else if (move.op === 'undo') {
-        const change = ctx.kind.undo(ctx.kindContext, move.number, hash);
-        if (change) {
-          publish('undo', envelopeBlock(ctx.store, move.number, hash), 'included', change);
-          uncoverBlock(ctx.tables, move.number);
+        const changes = ctx.kind.undo(ctx.kindContext, move.number, hash, current.finalizedNumber);
+        if (changes.length > 0) {
+          const block = envelopeBlock(ctx.store, move.number, hash);
+          for (const change of changes) publish('undo', block, 'included', change);
+        }
+        // A block that produced no changes (no Transfer in it, say) was still covered.
+        uncoverBlock(ctx.tables, move.number);
+        if (current.reduceCursor?.number === move.number) {
+          const { parentHash } = envelopeBlock(ctx.store, move.number, hash);
+          current = { ...current, reduceCursor: move.number > 0 ? { number: move.number - 1, hash: parentHash } : null };
         }
       } else if (move.op === 'finalize') {
         const previous = current.finalizedNumber ?? -1;
@@ -85,6 +101,9 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
           const ranges = readRanges(ctx.tables.coverage);
           const covered = ranges.some((r) => r.from <= move.number && r.to > previous);
           ctx.kind.finalize(ctx.kindContext, previous + 1, move.number);
+          if (covered && ctx.ordering === 'ordered_state' && checkpointDue(ctx.checkpoints, current.finalizedNumber, move.number)) {
+            takeCheckpoint(ctx.tables, ctx.checkpoints, { number: move.number, hash }, changeSequence, ctx.kind.finalizedValue);
+          }
           current = { ...current, finalizedNumber: move.number };
           if (covered) publish('finalized', envelopeBlock(ctx.store, move.number, hash), 'finalized', { kind: ctx.kind.finalizedKind, key: null, dataJson: null });
         }

@@ -10,6 +10,7 @@ import type { Hex } from '../../net/eth/hex.js';
 import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
 import type { BinaryTable, ProcessorTables } from '../../store/env.js';
 import type { Finality } from '../../store/coverage.js';
+import type { QueryExtension } from '../../api/aggregate/kind-surface.js';
 
 export interface KindContext {
   readonly tables: ProcessorTables;
@@ -38,68 +39,57 @@ export interface KindChange {
   readonly dataJson: string;
 }
 
-export interface ProcessorDescriptor {
-  readonly kind: string;
-  readonly version: string;
-  readonly changeSchema: string;
-  readonly genericApi: string;
-  readonly deliveryOrdering: string;
+export type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../../store/collection.js';
+import type { CollectionDescription } from '../../store/collection.js';
+
+export type KindOrdering = 'block_local' | 'ordered_state';
+
+/** What material a kind reads; the lane fetches and decodes only that. */
+export interface KindNeeds {
+  /** The block body's transactions (else `transactions` is empty). */
+  readonly bodies: boolean;
+  /** The block's receipts (else `receipts` is null). */
+  readonly receipts: boolean;
 }
 
-/** Block metadata of one stored row, carried by every generic entity result (spec §2.7). */
-export interface CollectionRowMeta {
-  readonly blockNumber: number | null;
-  readonly blockHash: Hex | null;
-  readonly timestamp: number | null;
-  readonly finality: Finality | null;
-}
+/** A kind's own `[[processors]]` options (e.g. erc20 `tokens`), as the config gives them. */
+export type KindOptions = Readonly<Record<string, unknown>>;
 
-/** One row of a collection as a scan yields it. */
-export interface CollectionRow {
-  /** The entity key (what `/entities/{key}` names, in hex). */
-  readonly key: Buffer;
-  readonly value: Buffer;
-  /** Where the row sits in the collection's scan order; a scan resumes strictly after it. */
-  readonly position: Buffer;
-  readonly meta: CollectionRowMeta;
-}
-
-export interface CollectionScan {
-  /** Inclusive block bounds; rows without a block are left out when either is given. */
-  readonly fromBlock: number | null;
-  readonly toBlock: number | null;
-  /** Resume strictly after this position (null: from the start). */
-  readonly after: Buffer | null;
-}
-
-/**
- * A collection of a kind's entity table, served by the generic entity API (spec §2.7, §4.3). Rows are
- * scanned in block order (a block range is one cursor walk where the key layout allows it).
- */
-export interface CollectionDescription {
-  readonly name: string;
-  readonly description: string;
-  /** The schema label of its rows' decoded data. */
-  readonly schema: string;
-  /** True when `key` names a row of this collection (the entity route refuses other keys). */
-  owns(key: Uint8Array): boolean;
-  /** The row stored under an entity key, with its metadata; undefined when absent. */
-  get(entities: BinaryTable, key: Buffer): CollectionRow | undefined;
-  scan(entities: BinaryTable, scan: CollectionScan): Iterable<CollectionRow>;
-  /** Lowest and highest block among the rows present (spec §2.7 retainedBounds), null when none has a block. */
-  bounds(entities: BinaryTable): { readonly fromBlock: number; readonly toBlock: number } | null;
-}
-
-export interface ProcessorKind {
-  readonly descriptor: ProcessorDescriptor;
-  /** The collections its entity table serves through the generic entity API. */
-  readonly collections: readonly CollectionDescription[];
+/** A kind with its instance's options applied: what the lane calls inside its write transaction. */
+export interface BoundKind {
   /** The change kind of `finalized` envelopes. */
   readonly finalizedKind: string;
   /** Writes the rows of an applied block (inside the lane's write transaction) and returns its changes. */
   apply(ctx: KindContext, block: BlockInput, finality: Finality): KindChange[];
-  /** Removes the rows of an undone block and returns the undo change carrying their previous value; null when nothing was stored. */
-  undo(ctx: KindContext, number: number, hash: Hex): KindChange | null;
-  /** Marks the rows of blocks `from`..`to` (inclusive) finalized. */
+  /** Restores the state before an undone block and returns the undo changes (none when the block wrote nothing); `finalizedThrough` is the instance's finalized block. */
+  undo(ctx: KindContext, number: number, hash: Hex, finalizedThrough: number | null): KindChange[];
+  /** Ordered-state kinds: a stored value re-marked for blocks final through `through` (null: unchanged). */
+  readonly finalizedValue?: (value: Buffer, through: number) => Buffer | null;
+  /** Marks the rows of blocks `from`..`to` (inclusive) finalized; drops undo data they no longer need. */
   finalize(ctx: KindContext, from: number, to: number): void;
+}
+
+/**
+ * One processor kind, as `defineProcessorKind` declares it (actors/processors/sdk): identity, ordering,
+ * material needs, collections and query extensions, and `bind`, which validates an instance's options
+ * and returns the functions the lane calls.
+ */
+export interface ProcessorKind {
+  /** The TOML `kind`. */
+  readonly name: string;
+  /** Semantic version of its output; a change of output semantics is a new version (and a new instance). */
+  readonly version: string;
+  /** The SDK range it was written for (checked at load against SDK_VERSION). */
+  readonly sdk: string;
+  readonly ordering: KindOrdering;
+  readonly needs: KindNeeds;
+  readonly changeSchema: string;
+  readonly deliveryOrdering: string;
+  /** The schema document (GET /v1/processors/{p}/schema). */
+  readonly schema: unknown;
+  /** The collections its entity table serves through the generic entity API. */
+  readonly collections: readonly CollectionDescription[];
+  readonly queryExtensions: readonly QueryExtension[];
+  /** Validates the instance's options (throws a message naming the key) and binds them. */
+  bind(options: KindOptions): BoundKind;
 }

@@ -1,17 +1,8 @@
-/** The processor kinds this node runs, by their `[[processors]] kind`. */
+/** The chain facts every kind's context carries. */
 import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
 import type { Hex } from '../../net/eth/hex.js';
 import type { ProcessorTables } from '../../store/env.js';
-import { blobsKind } from '../processors/blobs/kind.js';
-import type { KindContext, ProcessorKind } from './kind.js';
-
-const KINDS: Readonly<Record<string, ProcessorKind>> = { blobs: blobsKind };
-
-export function processorKind(kind: string): ProcessorKind {
-  const found = KINDS[kind];
-  if (!found) throw new Error(`unknown processor kind '${kind}'`);
-  return found;
-}
+import type { KindContext } from './kind.js';
 
 export interface ChainContextArgs {
   readonly network: string;

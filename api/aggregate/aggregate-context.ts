@@ -5,6 +5,8 @@ import type { PageLimits } from './query-params.js';
 import type { BearerCheck } from '../auth/bearer.js';
 import type { RpcServedLimits } from './rpc-method-capabilities.js';
 import type { SnapshotService } from './entities/snapshot-service.js';
+import type { KindSurfaces } from './kind-surface.js';
+import type { CheckpointService } from './checkpoint-routes.js';
 
 export interface AggregateContext {
   readonly store: Store;
@@ -19,4 +21,8 @@ export interface AggregateContext {
   readonly bearer?: BearerCheck | null;
   /** The `snapshots` lane (query-and-follow); absent where no such lane runs. */
   readonly snapshots?: SnapshotService;
+  /** The code surfaces of the configured kinds (collections, typed query extensions); absent: none are served. */
+  readonly kinds?: KindSurfaces;
+  /** Asks a processor lane to restore a checkpoint; absent where no processor lane is reachable. */
+  readonly checkpoints?: CheckpointService;
 }

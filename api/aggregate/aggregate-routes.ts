@@ -1,14 +1,15 @@
 /** Every aggregate route of spec §4.3–§4.4 this node serves over plain HTTP (the SSE stream is in api/sse/). */
 import type { Route } from '../routes.js';
 import type { AggregateContext } from './aggregate-context.js';
-import { blobsRoutes } from './blobs/blobs-routes.js';
 import { capabilitiesRoutes } from './capabilities.js';
+import { checkpointRoutes } from './checkpoint-routes.js';
 import { changesRoutes } from './changes-routes.js';
 import { entitiesRoutes } from './entities/entities-routes.js';
 import { queryAndFollowRoutes, readSnapshotPage } from './entities/query-and-follow-routes.js';
+import { queryExtensionRoutes } from './query-extensions.js';
 import { statusRoutes } from './status-routes.js';
 import { openApiRoutes } from '../openapi-route.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...blobsRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context)];
+  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context)];
 }

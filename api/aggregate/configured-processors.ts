@@ -3,24 +3,31 @@
  * them from `[[processors]]`), and lookups that answer 404 `not_found` for an unknown id.
  */
 import { HttpError } from '../errors.js';
-import { PROCESSOR_KINDS, type ProcessorKind, type ProcessorKindInfo } from './processor-kinds.js';
+import type { ProcessorKindInfo } from './kind-surface.js';
 
 export interface ConfiguredProcessor {
   /** Name in URLs (`/v1/processors/{id}`). */
   readonly id: string;
-  readonly kind: ProcessorKind;
+  /** The TOML `kind`. */
+  readonly kind: string;
   /** Immutable instance identity: names its tables and is part of every cursor. */
   readonly instance: string;
   readonly output: 'entities' | 'none';
   readonly delivery: boolean;
   readonly startBlock: number | null;
+  /** The kind's descriptor, filled from the kind registry by the root. */
+  readonly info: ProcessorKindInfo;
+  /** The kind's own `[[processors]]` options (e.g. erc20 `tokens`), as configured; its query extension reads them. */
+  readonly options?: Readonly<Record<string, unknown>>;
+  /** A user's kind: its module's absolute path (every lane that needs the kind's code loads it). */
+  readonly module?: string;
 }
 
 /** The connection- and listing-level identity of a processor (status, capabilities, SSE hello). */
 export interface ProcessorDescriptor {
   readonly id: string;
   readonly instance: string;
-  readonly kind: ProcessorKind;
+  readonly kind: string;
   readonly version: string;
   readonly changeSchema: string;
   readonly genericApi: string;
@@ -53,7 +60,7 @@ export function createProcessorRegistry(processors: readonly ConfiguredProcessor
 }
 
 export function kindInfo(processor: ConfiguredProcessor): ProcessorKindInfo {
-  return PROCESSOR_KINDS[processor.kind];
+  return processor.info;
 }
 
 export function processorDescriptor(processor: ConfiguredProcessor): ProcessorDescriptor {

@@ -83,6 +83,7 @@ export function readCoverage(store: Store, chainId: number, processor: Configure
     progress: progressOf(processor, tables),
     liveHeadBlock: liveHead(store)?.number ?? null,
     ...(requested ? { requested } : {}),
+    orderedState: processor.info.ordering === 'ordered_state',
   });
 }
 

@@ -5,6 +5,7 @@
 import type { Workload } from '../workload.js';
 import { consumerWorkload } from './consumer.js';
 import { finalityWorkload } from './finality.js';
+import { erc20Workload } from './erc20.js';
 import { ingestWorkload } from './ingest.js';
 import { jsonrpcWorkload } from './jsonrpc.js';
 import { queryWorkload } from './query.js';
@@ -23,6 +24,7 @@ export const WORKLOADS: readonly Workload[] = [
   snapshotWorkload,
   finalityWorkload,
   p2pWorkload,
+  erc20Workload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {

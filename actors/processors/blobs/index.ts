@@ -1,4 +1,7 @@
-/** The pure part of the blob-fee processor (`kind = "blobs"`): transform, rendering, key layout, schedule, schema. */
+/** The blob-fee processor (`kind = "blobs"`): the kind (default export) and its pure parts — transform, rendering, key layout, schedule, schema. */
+import { blobsKind } from './kind.js';
+
+export default blobsKind;
 export * from './block-rlp-size.js';
 export * from './entries.js';
 export * from './errors.js';

@@ -4,14 +4,16 @@
  * block rows; schedule rows are written once and completed when a fork's first block is seen.
  */
 import { hexToBytes } from '../../../net/eth/hex.js';
-import type { BlockInput, KindChange, KindContext, ProcessorKind } from '../../processor/kind.js';
+import type { BlockInput, KindChange, KindContext } from '../../processor/kind.js';
+import { defineProcessorKind } from '../sdk/define.js';
+import { BLOBS_QUERY } from './query/extension.js';
 import type { Finality } from '../../../store/coverage.js';
 import { BLOBS_COLLECTIONS } from './collections.js';
 import { blockEntries } from './entries.js';
 import { blockKey, blockTxIndexPrefix, scheduleKey, SCHEDULE_KEY_PREFIX, txKey } from './keys.js';
 import { renderChangePayload, renderScheduleRow } from './render.js';
 import { scheduleActivationsAt, scheduleRows } from './schedule.js';
-import { BLOBS_PROCESSOR } from './schema.js';
+import { BLOBS_PROCESSOR, BLOBS_SCHEMA } from './schema.js';
 import { transformBlock } from './transform.js';
 import { withFinality } from './with-finality.js';
 import type { BlobSchedule } from './types.js';
@@ -49,9 +51,17 @@ function scheduleChanges(ctx: KindContext, block: BlockInput): KindChange[] {
   });
 }
 
-export const blobsKind: ProcessorKind = {
-  descriptor: BLOBS_PROCESSOR,
+export const blobsKind = defineProcessorKind({
+  name: BLOBS_PROCESSOR.kind,
+  version: BLOBS_PROCESSOR.version,
+  sdk: '^1.0.0',
+  ordering: 'block_local',
+  needs: { bodies: true, receipts: true },
+  changeSchema: BLOBS_PROCESSOR.changeSchema,
+  deliveryOrdering: BLOBS_PROCESSOR.deliveryOrdering,
+  schema: BLOBS_SCHEMA,
   collections: BLOBS_COLLECTIONS,
+  queryExtensions: [BLOBS_QUERY],
   finalizedKind: 'blobs.block.put',
 
   apply(ctx, block, finality) {
@@ -69,7 +79,7 @@ export const blobsKind: ProcessorKind = {
   undo(ctx, number, hash) {
     const key = blockKey(number);
     const row = ctx.tables.entities.getBinary(key);
-    if (!row) return null;
+    if (!row) return [];
     const stored = JSON.parse(row.toString('utf8')) as { blockHash: string };
     if (stored.blockHash !== hash) throw new Error(`undo of block ${number} (${hash}) but the stored row is ${stored.blockHash}`);
     const transactions: Buffer[] = [];
@@ -84,7 +94,7 @@ export const blobsKind: ProcessorKind = {
     }
     ctx.tables.entities.remove(key);
     const dataJson = `{"block":${row.toString('utf8')},"transactions":[${transactions.map((t) => t.toString('utf8')).join(',')}]}`;
-    return { kind: 'blobs.block.delete', key: key.toString('hex'), dataJson };
+    return [{ kind: 'blobs.block.delete', key: key.toString('hex'), dataJson }];
   },
 
   finalize(ctx, from, to) {
@@ -93,4 +103,4 @@ export const blobsKind: ProcessorKind = {
       ctx.tables.entities.put(key, withFinality(value, finalized));
     }
   },
-};
+});

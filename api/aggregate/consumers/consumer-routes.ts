@@ -16,7 +16,7 @@ import { hashCredential } from '../../../store/credential-hash.js';
 import { HttpError } from '../../errors.js';
 import type { Request } from '../../http.js';
 import type { Route } from '../../routes.js';
-import type { AcknowledgeChanges, CreateConsumer, Delivery, OutboxMessage } from '../../../actors/outbox/messages.js';
+import type { AcknowledgeChanges, CreateConsumer, Delivery, OutboxMessage } from '../../../store/consumer-commands.js';
 import type { AggregateContext } from '../aggregate-context.js';
 import { requireDelivery, type ConfiguredProcessor } from '../configured-processors.js';
 import { jsonBytesReply } from '../json-body.js';

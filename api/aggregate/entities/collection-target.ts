@@ -3,8 +3,7 @@
  * when the kind has none of that name), its tables (null before its lane created them), the
  * retained window and coverage — read in the caller's synchronous turn, so in one LMDB snapshot.
  */
-import { processorKind } from '../../../actors/processor/kinds.js';
-import type { CollectionDescription } from '../../../actors/processor/kind.js';
+import type { CollectionDescription } from '../../../store/collection.js';
 import type { ProcessorTables } from '../../../store/env.js';
 import { HttpError } from '../../errors.js';
 import type { AggregateContext } from '../aggregate-context.js';
@@ -19,16 +18,17 @@ export interface CollectionTarget {
   readonly retained: RetainedState;
 }
 
-export function collectionsOf(processor: ConfiguredProcessor): readonly CollectionDescription[] {
-  return processorKind(processor.kind).collections;
+/** The collections of a processor's kind (none when the context serves no surface for it). */
+export function collectionsOf(context: AggregateContext, processor: ConfiguredProcessor): readonly CollectionDescription[] {
+  return context.kinds?.get(processor.kind)?.collections ?? [];
 }
 
 export function collectionTarget(context: AggregateContext, processorId: string, collectionName: string): CollectionTarget {
   const processor = context.processors.byId(processorId);
-  const collection = collectionsOf(processor).find((c) => c.name === collectionName);
+  const collection = collectionsOf(context, processor).find((c) => c.name === collectionName);
   if (!collection) {
     throw new HttpError('not_found', `processor '${processor.id}' has no collection '${collectionName}'`, {
-      processor: processor.id, collections: collectionsOf(processor).map((c) => c.name),
+      processor: processor.id, collections: collectionsOf(context, processor).map((c) => c.name),
     });
   }
   const tables = processorTables(context.store, processor.instance);

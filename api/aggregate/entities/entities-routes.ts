@@ -71,7 +71,7 @@ function collectionsList(context: AggregateContext, request: Request) {
   const tables = processorTables(context.store, processor.instance);
   return {
     body: {
-      data: collectionsOf(processor).map((c) => ({
+      data: collectionsOf(context, processor).map((c) => ({
         name: c.name, description: c.description, schema: c.schema, entities: `${base}/${c.name}/entities`, queryAndFollow: `${base}/${c.name}/query-and-follow`,
         retainedBounds: tables && processor.output !== 'none' ? c.bounds(tables.entities) : null,
       })),

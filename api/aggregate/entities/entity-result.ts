@@ -3,7 +3,7 @@
  * decoded data is never parsed and re-encoded): key (URL-safe hex), collection, schema label, block,
  * timestamp and finality metadata, then `data`.
  */
-import type { CollectionDescription, CollectionRow } from '../../../actors/processor/kind.js';
+import type { CollectionDescription, CollectionRow } from '../../../store/collection.js';
 
 /** Everything of a result before its data: `{"key":…,"finality":…,"data":` (the row's bytes and `}` follow). */
 export function entityResultHead(collection: CollectionDescription, row: CollectionRow): string {

@@ -5,8 +5,7 @@
  *                                                                 creates a snapshot and answers its first page; body {cursor, limit?}
  *                                                                 answers a later page (as does GET …/entities?cursor=)
  *   DELETE /v1/processors/{p}/query-snapshots/{s}                 releases a snapshot early (204)
- *   GET    /v1/q/blobs/snapshot, /v1/processors/{p}/query/blobs/snapshot
- *                                                                 the typed wrapper: the `blocks` collection, parameters in the query string
+ *   a kind's typed wrapper (e.g. GET /v1/q/blobs/snapshot over `blocks`, see collectionSnapshotHandler): one collection, parameters in the query string
  *
  * The `snapshots` lane materializes a snapshot (snapshot-materialize.ts); this listener reads its pages.
  * A processor with delivery disabled answers 409 `delivery_disabled`: there is no feed to follow.
@@ -107,10 +106,10 @@ export function queryAndFollowRoutes(context: AggregateContext): Route[] {
   ];
 }
 
-/** `GET …/blobs/snapshot`: query-and-follow of the `blocks` collection with its parameters in the query string. */
-export function blobsSnapshotHandler(context: AggregateContext, processorId: (request: Request) => string) {
+/** A typed snapshot wrapper (e.g. `GET …/blobs/snapshot`): query-and-follow of one collection with its parameters in the query string. */
+export function collectionSnapshotHandler(context: AggregateContext, processorId: (request: Request) => string, collection: string) {
   return async (request: Request) => {
-    const target = collectionTarget(context, processorId(request), 'blocks');
+    const target = collectionTarget(context, processorId(request), collection);
     requireDelivery(target.processor);
     requireRetainedOutput(target.processor);
     const limit = pageLimit(request.query, context.limits);

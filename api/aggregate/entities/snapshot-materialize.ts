@@ -7,10 +7,10 @@
  * the request answers 413 `query_too_expensive`: nothing partial is ever stored.
  */
 import { randomBytes } from 'node:crypto';
-import { processorKind } from '../../../actors/processor/kinds.js';
 import { CodedError } from '../../../runtime/errors.js';
 import { describeCoverage, readProgress, readRanges, INITIAL_PROGRESS } from '../../../store/coverage.js';
 import type { ProcessorTables, Store } from '../../../store/env.js';
+import type { CollectionDescription } from '../../../store/collection.js';
 import { listSnapshots, snapshotRowKey, SNAPSHOT_ID_BYTES, type SnapshotRecord } from '../../../store/snapshots.js';
 import { HttpError } from '../../errors.js';
 import type { ConfiguredProcessor } from '../configured-processors.js';
@@ -28,9 +28,10 @@ export interface SnapshotLimits {
   readonly maxBlockRange: number;
 }
 
-export function materializeSnapshot(store: Store, chainId: number, processor: ConfiguredProcessor, collectionName: string, params: FilterParams, limits: SnapshotLimits, now: number): SnapshotRecord {
+/** `collections`: those of the processor's kind (the caller holds the kind registry). */
+export function materializeSnapshot(store: Store, chainId: number, processor: ConfiguredProcessor, collections: readonly CollectionDescription[], collectionName: string, params: FilterParams, limits: SnapshotLimits, now: number): SnapshotRecord {
   requireDelivery(processor);
-  const collection = processorKind(processor.kind).collections.find((c) => c.name === collectionName);
+  const collection = collections.find((c) => c.name === collectionName);
   if (!collection) throw new HttpError('not_found', `processor '${processor.id}' has no collection '${collectionName}'`, { processor: processor.id });
   // Opening a table is not allowed inside the transaction; a processor whose lane has not created its tables yet holds nothing.
   const tables: ProcessorTables | null = store.processorInstances().includes(processor.instance) ? store.processor(processor.instance) : null;
@@ -49,7 +50,7 @@ export function materializeSnapshot(store: Store, chainId: number, processor: Co
     const retained = { ranges, windowStart: progress.configuredStartBlock };
     const filter = resolveFilter(params, retained, limits.maxBlockRange);
     const requested = filter.explicit && filter.fromBlock !== null && filter.toBlock !== null ? { fromBlock: filter.fromBlock, toBlock: filter.toBlock } : undefined;
-    const coverage = describeCoverage({ chainId, ranges, progress, liveHeadBlock: liveHead(store)?.number ?? null, ...(requested ? { requested } : {}) });
+    const coverage = describeCoverage({ chainId, ranges, progress, liveHeadBlock: liveHead(store)?.number ?? null, ...(requested ? { requested } : {}), orderedState: processor.info.ordering === 'ordered_state' });
     checkRetained(processor, filter, retained, () => coverage);
     let rowCount = 0;
     let valueBytes = 0;

@@ -33,7 +33,14 @@ test('config.example.toml is valid and lists every key of the schema with its de
   const loaded = loadConfig(join(PROJECT_ROOT, 'config.example.toml'));
   withConfig('', (file) => {
     const defaults = loadConfig(file);
-    assert.deepEqual({ ...loaded.config, data_dir: '' }, { ...defaults.config, data_dir: '' }, 'the example shows exactly the defaults');
+    const { processors: exampleProcessors, ...example } = loaded.config;
+    const { processors: defaultProcessors, ...rest } = defaults.config;
+    assert.deepEqual({ ...example, data_dir: '' }, { ...rest, data_dir: '' }, 'the example shows exactly the defaults');
+    // Out of the box the example also runs the token and pool kinds over the devnet's contracts.
+    assert.deepEqual(exampleProcessors[0], defaultProcessors[0], 'the default blobs instance, as it is');
+    assert.deepEqual(exampleProcessors.map((p) => p.kind), ['blobs', 'erc20', 'amm']);
+    const common = ({ id: _id, kind: _kind, tokens: _tokens, pools: _pools, ...keys }: (typeof exampleProcessors)[number]) => keys;
+    for (const processor of exampleProcessors.slice(1)) assert.deepEqual(common(processor), common(defaultProcessors[0]!), `${processor.id} shows the per-processor defaults`);
   });
   const raw = parseToml(readFileSync(join(PROJECT_ROOT, 'config.example.toml'), 'utf8')) as Record<string, unknown>;
   const missing: string[] = [];

@@ -17,7 +17,7 @@ interface Coverage {
   requested?: unknown;
 }
 
-const SECOND: typeof BLOBS = { id: 'blobs-archive', kind: 'blobs', instance: 'blobs-archive@1', output: 'none', delivery: false, startBlock: 5 };
+const SECOND: typeof BLOBS = { id: 'blobs-archive', kind: 'blobs', instance: 'blobs-archive@1', output: 'none', delivery: false, startBlock: 5, info: BLOBS.info };
 
 async function seedCovered(temp: { store: import('../../../store/env.js').Store }): Promise<void> {
   await seedBlocks(temp.store, BLOBS.instance, [10, 11, 12, 13, 15].map((n) => ({ block: blobsBlock(n) })));

@@ -2,14 +2,14 @@
  * `…/blobs/blocks` (a Page of BlobsBlock by block number, spec §4.4 rules 1, 3, 4) and
  * `…/blobs/blocks/{number}` (one BlobsBlock). Rows are the stored bytes.
  */
-import { HttpError } from '../../errors.js';
-import type { Handler } from '../../http.js';
-import { rangeCovered } from '../../../store/coverage.js';
-import type { AggregateContext } from '../aggregate-context.js';
-import { jsonBytesReply, pageBytes } from '../json-body.js';
-import { readCoverage } from '../processor-reader.js';
-import { blockNumberParam, pageLimit } from '../query-params.js';
-import { rangeIncomplete } from '../range-incomplete.js';
+import { HttpError } from '../../../../api/errors.js';
+import type { Handler } from '../../../../api/http.js';
+import { rangeCovered } from '../../../../store/coverage.js';
+import type { AggregateContext } from '../../../../api/aggregate/aggregate-context.js';
+import { jsonBytesReply, pageBytes } from '../../../../api/aggregate/json-body.js';
+import { readCoverage } from '../../../../api/aggregate/processor-reader.js';
+import { blockNumberParam, pageLimit } from '../../../../api/aggregate/query-params.js';
+import { rangeIncomplete } from '../../../../api/aggregate/range-incomplete.js';
 import { blockRow, blockRows } from './blob-entity-reads.js';
 import { nextPageToken, resolveBlockRangeQuery } from './block-range-query.js';
 import { retainedOutput, type TargetResolver } from './blob-query-target.js';

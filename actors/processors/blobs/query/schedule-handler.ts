@@ -2,13 +2,13 @@
  * `…/blobs/schedule` (a Page of every BlobSchedule row in activation order) and
  * `…/blobs/schedule?atBlock=N` (a Page holding the one row in force at block N).
  */
-import { HttpError } from '../../errors.js';
-import type { Handler } from '../../http.js';
-import type { AggregateContext } from '../aggregate-context.js';
-import { jsonBytesReply, pageBytes } from '../json-body.js';
-import { readCoverage } from '../processor-reader.js';
-import { optionalBlockNumber } from '../query-params.js';
-import { rangeIncomplete } from '../range-incomplete.js';
+import { HttpError } from '../../../../api/errors.js';
+import type { Handler } from '../../../../api/http.js';
+import type { AggregateContext } from '../../../../api/aggregate/aggregate-context.js';
+import { jsonBytesReply, pageBytes } from '../../../../api/aggregate/json-body.js';
+import { readCoverage } from '../../../../api/aggregate/processor-reader.js';
+import { optionalBlockNumber } from '../../../../api/aggregate/query-params.js';
+import { rangeIncomplete } from '../../../../api/aggregate/range-incomplete.js';
 import { blockRow, scheduleRows } from './blob-entity-reads.js';
 import { retainedOutput, type TargetResolver } from './blob-query-target.js';
 import { scheduleInForce } from './schedule-in-force.js';

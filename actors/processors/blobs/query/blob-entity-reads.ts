@@ -2,8 +2,8 @@
  * Reads of the blob processor's entity table (layout in actors/processors/blobs/keys.ts), returning
  * the rendered JSON bytes exactly as stored.
  */
-import type { BinaryTable } from '../../../store/env.js';
-import { blockKey, blockNumberOfKey, blockTxIndexPrefix, SCHEDULE_KEY_PREFIX, txKey } from '../../../actors/processors/blobs/keys.js';
+import type { BinaryTable } from '../../../../store/env.js';
+import { blockKey, blockNumberOfKey, blockTxIndexPrefix, SCHEDULE_KEY_PREFIX, txKey } from '../keys.js';
 
 export interface BlockRow {
   readonly number: number;

@@ -7,10 +7,10 @@
  * "explicit" and must be fully covered unless `allowPartial=true`; a query naming both may span at
  * most `max_block_range` blocks.
  */
-import { HttpError } from '../../errors.js';
-import { decodePageToken, encodePageToken, type PageTokenScope } from '../../page-token.js';
-import type { BlockRange } from '../../../store/coverage.js';
-import { booleanParam, optionalBlockNumber } from '../query-params.js';
+import { HttpError } from '../../../../api/errors.js';
+import { decodePageToken, encodePageToken, type PageTokenScope } from '../../../../api/page-token.js';
+import type { BlockRange } from '../../../../store/coverage.js';
+import { booleanParam, optionalBlockNumber } from '../../../../api/aggregate/query-params.js';
 
 export interface BlockRangeQuery {
   readonly fromBlock: number;

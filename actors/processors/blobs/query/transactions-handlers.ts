@@ -2,14 +2,14 @@
  * `…/blobs/transactions?blockNumber=` (a Page of one block's BlobTransaction rows in canonical
  * transaction-index order) and `…/blobs/transactions/{hash}` (one BlobTransaction).
  */
-import { HttpError } from '../../errors.js';
-import type { Handler } from '../../http.js';
-import { rangeCovered } from '../../../store/coverage.js';
-import type { AggregateContext } from '../aggregate-context.js';
-import { jsonBytesReply, pageBytes } from '../json-body.js';
-import { readCoverage } from '../processor-reader.js';
-import { requiredBlockNumber } from '../query-params.js';
-import { rangeIncomplete } from '../range-incomplete.js';
+import { HttpError } from '../../../../api/errors.js';
+import type { Handler } from '../../../../api/http.js';
+import { rangeCovered } from '../../../../store/coverage.js';
+import type { AggregateContext } from '../../../../api/aggregate/aggregate-context.js';
+import { jsonBytesReply, pageBytes } from '../../../../api/aggregate/json-body.js';
+import { readCoverage } from '../../../../api/aggregate/processor-reader.js';
+import { requiredBlockNumber } from '../../../../api/aggregate/query-params.js';
+import { rangeIncomplete } from '../../../../api/aggregate/range-incomplete.js';
 import { blockTransactionRows, transactionRow } from './blob-entity-reads.js';
 import { retainedOutput, type TargetResolver } from './blob-query-target.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scheduleInForce } from '../../../api/aggregate/blobs/schedule-in-force.js';
+import { scheduleInForce } from '../../../../../actors/processors/blobs/query/schedule-in-force.js';
 
 const ROWS = [
   { activationBlock: 100, activationTimestamp: 1000 },

@@ -1,0 +1,40 @@
+/** The amm kind's options: `pools = "*"` (every Uniswap V2 pair / V3 pool event) or a list of pool addresses. */
+import { z } from 'zod';
+import type { KindOptions } from '../../processor/kind.js';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export type PoolsOption = '*' | readonly string[];
+
+export function parsePools(raw: unknown): { ok: true; value: PoolsOption } | { ok: false; message: string } {
+  if (raw === '*') return { ok: true, value: '*' };
+  if (!Array.isArray(raw) || raw.length === 0) return { ok: false, message: 'expected "*" or a non-empty list of pool addresses' };
+  const value: string[] = [];
+  for (const [i, entry] of raw.entries()) {
+    if (typeof entry !== 'string' || !ADDRESS.test(entry)) return { ok: false, message: `entry ${i}: expected a 0x-prefixed 20-byte hex address` };
+    value.push(entry.toLowerCase());
+  }
+  return { ok: true, value };
+}
+
+/** The config schema of `pools` (actors/node/config-schema.ts). */
+export const POOLS_OPTION = z.unknown().transform((raw, ctx): PoolsOption => {
+  const parsed = parsePools(raw);
+  if (parsed.ok) return parsed.value;
+  ctx.addIssue({ code: 'custom', message: parsed.message });
+  return z.NEVER;
+});
+
+export interface AmmOptions {
+  /** null: every pool. */
+  readonly pools: ReadonlySet<string> | null;
+}
+
+export function ammOptions(raw: KindOptions): AmmOptions {
+  const unexpected = Object.keys(raw).filter((key) => key !== 'pools');
+  if (unexpected.length > 0) throw new Error(`amm processors take only 'pools', got '${unexpected[0]}'`);
+  if (!Object.hasOwn(raw, 'pools')) throw new Error("amm processors need 'pools' (a list of pool addresses, or \"*\")");
+  const parsed = parsePools(raw.pools);
+  if (!parsed.ok) throw new Error(`pools: ${parsed.message}`);
+  return { pools: parsed.value === '*' ? null : new Set(parsed.value) };
+}

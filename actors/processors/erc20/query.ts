@@ -1,0 +1,76 @@
+/**
+ * The erc20 kind's typed query extension (spec §4.4): `GET …/erc20/balances/{token}/{address}` →
+ * `{token, address, balance, exact, lastChange, finality, coverage}`.
+ *
+ * `exact` is true only when the instance's coverage is gap-free from genesis (block 1: genesis has no
+ * transactions) or from at or before the token's configured `deployed_at`. Otherwise the stored value
+ * is the net change since the instance's first block: `balance` is null and `netChange` carries it.
+ * A holder of a served token without a row is `"0"`; an unconfigured token is 404; a malformed
+ * address 400.
+ */
+import { HttpError } from '../../../api/errors.js';
+import type { Handler } from '../../../api/http.js';
+import type { AggregateContext } from '../../../api/aggregate/aggregate-context.js';
+import type { ConfiguredProcessor } from '../../../api/aggregate/configured-processors.js';
+import { jsonBytesReply } from '../../../api/aggregate/json-body.js';
+import type { QueryExtension, TargetResolver } from '../../../api/aggregate/kind-surface.js';
+import { retainedOutput } from '../../../api/aggregate/query-extensions.js';
+import { readCoverage } from '../../../api/aggregate/processor-reader.js';
+import type { BlockRange } from '../../../store/coverage.js';
+import { balanceKey, parseRow } from './balances.js';
+import { erc20Options, type Erc20Options } from './options.js';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function addressParam(raw: string, name: string): string {
+  if (!ADDRESS.test(raw)) throw new HttpError('invalid_request', `path parameter '${name}' must be a 0x-prefixed 20-byte hex address`, { parameter: name, value: raw.slice(0, 80) });
+  return raw.toLowerCase();
+}
+
+const optionsCache = new WeakMap<ConfiguredProcessor, Erc20Options>();
+
+function optionsOf(processor: ConfiguredProcessor): Erc20Options {
+  let options = optionsCache.get(processor);
+  if (!options) {
+    options = erc20Options(processor.options ?? {});
+    optionsCache.set(processor, options);
+  }
+  return options;
+}
+
+/** Gap-free coverage from genesis, or from at or before the token's deployment block. */
+export function isExact(ranges: readonly BlockRange[], deployedAt: number | null): boolean {
+  if (ranges.length !== 1) return false;
+  return ranges[0]!.from <= Math.max(1, deployedAt ?? 0);
+}
+
+function balanceHandler(context: AggregateContext, target: TargetResolver): Handler {
+  return (request) => {
+    const { processor, params } = target(request);
+    const token = addressParam(params[0] ?? '', 'token');
+    const address = addressParam(params[1] ?? '', 'address');
+    const options = optionsOf(processor);
+    const configured = options.tokens === null ? { deployedAt: null } : options.tokens.get(token);
+    if (!configured) throw new HttpError('not_found', `processor '${processor.id}' does not follow token ${token}`, { processor: processor.id, token });
+    const output = retainedOutput(context, processor);
+    const stored = output.entities?.get(balanceKey(token, address));
+    const row = stored ? parseRow(stored) : null;
+    const exact = isExact(output.ranges, configured.deployedAt);
+    const value = row?.balance ?? '0';
+    return jsonBytesReply(Buffer.from(JSON.stringify({
+      token,
+      address,
+      balance: exact ? value : null,
+      ...(exact ? {} : { netChange: value }),
+      exact,
+      lastChange: row?.lastChange ?? null,
+      finality: row?.finality ?? null,
+      coverage: readCoverage(context.store, context.chainId, processor),
+    })));
+  };
+}
+
+export const ERC20_QUERY: QueryExtension = {
+  name: 'erc20',
+  endpoints: [{ path: '/balances/:token/:address', handler: balanceHandler }],
+};

@@ -1,0 +1,169 @@
+/**
+ * `defineProcessorKind`: the one way a kind is declared, built-in or user-written. Two orderings:
+ *
+ * - `block_local`: the kind writes a block's rows itself (`apply`), removes them on `undo` and marks
+ *   them on `finalize`; a block's output depends on that block alone.
+ * - `ordered_state`: `map(block)` is pure and yields the block's deltas; `reduce` folds them, in chain
+ *   order, into the instance's state through the StateApi, which records the inverse of every write so
+ *   `undo` restores the state exactly (never by re-running a reorged block); `changeOf` renders the
+ *   change a restored key publishes; `finalized` re-marks keys whose last change became final.
+ *
+ * The identity is checked at definition: a semantic `version`, an `sdk` range this SDK satisfies.
+ */
+import type { Hex } from '../../../net/eth/hex.js';
+import type { Finality } from '../../../store/coverage.js';
+import type { CollectionDescription } from '../../../store/collection.js';
+import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
+import type { BlockInput, BoundKind, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
+import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
+import { dropInverses, recordingState, undoBlock, type StateApi } from './state.js';
+
+interface KindIdentity<O> {
+  readonly name: string;
+  readonly version: string;
+  readonly sdk: string;
+  readonly needs: KindNeeds;
+  readonly changeSchema: string;
+  readonly deliveryOrdering?: string;
+  readonly schema?: unknown;
+  readonly collections?: readonly CollectionDescription[];
+  readonly queryExtensions?: readonly QueryExtension[];
+  /** The change kind of `finalized` envelopes. */
+  readonly finalizedKind: string;
+  /** Validates the instance's options; throw an Error naming the key and what was expected. */
+  readonly options?: (raw: KindOptions) => O;
+}
+
+export interface BlockLocalDefinition<O> extends KindIdentity<O> {
+  readonly ordering: 'block_local';
+  apply(ctx: KindContext, block: BlockInput, finality: Finality, options: O): KindChange[];
+  undo(ctx: KindContext, number: number, hash: Hex, options: O): KindChange[];
+  finalize(ctx: KindContext, from: number, to: number, options: O): void;
+}
+
+/** The block a reduce step applies. */
+export interface ReduceBlock {
+  readonly number: number;
+  readonly hash: Hex;
+  readonly timestamp: number;
+  readonly finality: Finality;
+}
+
+export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
+  readonly ordering: 'ordered_state';
+  /** Pure: the block's deltas (no state, no clock). */
+  map(block: BlockInput, options: O): D;
+  /** Ordered: folds the deltas into the state and returns the changes to publish. */
+  reduce(state: StateApi, deltas: D, block: ReduceBlock, options: O): KindChange[];
+  /** The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or undefined when it is gone). */
+  changeOf(key: Buffer, value: Buffer | undefined): KindChange;
+  /**
+   * A stored value once blocks through `through` are final: the kind may re-mark it (e.g. `finality`);
+   * null leaves it as is. Applied to the rows a finality move touches, and to values an undo restores
+   * or a checkpoint copies from recorded inverses, so neither brings back a stale mark.
+   */
+  finalizedValue?(value: Buffer, through: number): Buffer | null;
+}
+
+export type ProcessorKindDefinition<O, D> = BlockLocalDefinition<O> | OrderedStateDefinition<O, D>;
+
+export class KindDefinitionError extends Error {
+  override readonly name = 'KindDefinitionError';
+}
+
+const REQUIRED_FUNCTIONS = { block_local: ['apply', 'undo', 'finalize'], ordered_state: ['map', 'reduce', 'changeOf'] } as const;
+
+/** A definition may come from a user's module: check its shape before trusting it. */
+function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void {
+  const name = typeof definition.name === 'string' ? definition.name : '(unnamed)';
+  const ordering: unknown = definition.ordering;
+  if (ordering !== 'block_local' && ordering !== 'ordered_state') throw new KindDefinitionError(`kind '${name}': ordering must be 'block_local' or 'ordered_state'`);
+  for (const field of ['name', 'version', 'sdk', 'changeSchema', 'finalizedKind'] as const) {
+    if (typeof definition[field] !== 'string') throw new KindDefinitionError(`kind '${name}': '${field}' must be a string`);
+  }
+  const needs: unknown = definition.needs;
+  if (typeof needs !== 'object' || needs === null || typeof (needs as KindNeeds).bodies !== 'boolean' || typeof (needs as KindNeeds).receipts !== 'boolean') {
+    throw new KindDefinitionError(`kind '${name}': needs must be {bodies: boolean, receipts: boolean}`);
+  }
+  for (const fn of REQUIRED_FUNCTIONS[ordering]) {
+    if (typeof (definition as unknown as Record<string, unknown>)[fn] !== 'function') throw new KindDefinitionError(`kind '${name}': an ${ordering} kind needs a '${fn}' function`);
+  }
+}
+
+function checkIdentity(definition: KindIdentity<unknown>): void {
+  if (!/^[a-z][a-z0-9_-]{0,63}$/.test(definition.name)) throw new KindDefinitionError(`kind name '${definition.name}' must be 1-64 characters a-z 0-9 _ - starting with a letter`);
+  if (!parseVersion(definition.version)) throw new KindDefinitionError(`kind '${definition.name}': version '${definition.version}' is not a semantic version x.y.z`);
+  let ok: boolean;
+  try {
+    ok = satisfies(SDK_VERSION, definition.sdk);
+  } catch (error) {
+    throw new KindDefinitionError(`kind '${definition.name}': ${(error as Error).message}`);
+  }
+  if (!ok) throw new KindDefinitionError(`kind '${definition.name}' was written for SDK ${definition.sdk}; this node's processor SDK is ${SDK_VERSION}`);
+}
+
+function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): BoundKind {
+  const remark = definition.finalizedValue;
+  /** The value re-marked for blocks final through `through` (as is when the kind has no remark or it is unchanged). */
+  const marked = (value: Buffer, through: number | null): Buffer => (remark && through !== null ? remark(value, through) ?? value : value);
+  return {
+    finalizedKind: definition.finalizedKind,
+    ...(remark ? { finalizedValue: (value: Buffer, through: number) => remark(value, through) } : {}),
+    apply(ctx, block, finality) {
+      const deltas = definition.map(block, options);
+      const state = recordingState(ctx.tables.entities, ctx.tables.undo, block.number, finality !== 'finalized');
+      return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options);
+    },
+    undo(ctx, number, _hash, finalizedThrough) {
+      // An inverse was recorded before later finality: the restored value gets the marks it has missed since.
+      return undoBlock(ctx.tables.entities, ctx.tables.undo, number, (value) => marked(value, finalizedThrough))
+        .map((inverse) => definition.changeOf(inverse.key, inverse.previous));
+    },
+    finalize(ctx, _from, to) {
+      const keys = dropInverses(ctx.tables.undo, to);
+      if (!remark) return;
+      for (const key of keys) {
+        const value = ctx.tables.entities.getBinary(key);
+        const remarked = value === undefined ? null : remark(Buffer.from(value), to);
+        if (remarked !== null) ctx.tables.entities.put(key, remarked);
+      }
+    },
+  };
+}
+
+function bindBlockLocal<O>(definition: BlockLocalDefinition<O>, options: O): BoundKind {
+  return {
+    finalizedKind: definition.finalizedKind,
+    apply: (ctx, block, finality) => definition.apply(ctx, block, finality, options),
+    undo: (ctx, number, hash) => definition.undo(ctx, number, hash, options),
+    finalize: (ctx, from, to) => definition.finalize(ctx, from, to, options),
+  };
+}
+
+export function defineProcessorKind<O = KindOptions, D = unknown>(definition: ProcessorKindDefinition<O, D>): ProcessorKind {
+  checkShape(definition as ProcessorKindDefinition<unknown, unknown>);
+  checkIdentity(definition);
+  const parseOptions = (raw: KindOptions): O => {
+    if (definition.options) return definition.options(raw);
+    const unexpected = Object.keys(raw);
+    if (unexpected.length > 0) throw new KindDefinitionError(`kind '${definition.name}' takes no options, got '${unexpected[0]}'`);
+    // A kind without an options parser binds the (empty) options object itself.
+    return raw as unknown as O;
+  };
+  return {
+    name: definition.name,
+    version: definition.version,
+    sdk: definition.sdk,
+    ordering: definition.ordering,
+    needs: definition.needs,
+    changeSchema: definition.changeSchema,
+    deliveryOrdering: definition.deliveryOrdering ?? 'block_versioned_idempotent',
+    schema: definition.schema ?? {},
+    collections: definition.collections ?? [],
+    queryExtensions: definition.queryExtensions ?? [],
+    bind(raw) {
+      const options = parseOptions(raw);
+      return definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options);
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The state API of ordered-state kinds: reads and writes of the instance's own table inside the
+ * lane's write transaction, each write recording its inverse (the previous value, or its absence)
+ * under the block being applied. `undo` replays a block's inverses in reverse — the state returns
+ * exactly to what it was, without re-running anything — and finality drops them.
+ *
+ * Undo record: key u64 block ‖ u32 ordinal; value [u8 had-previous][u16 key length][key][previous value].
+ */
+import type { BinaryTable } from '../../../store/env.js';
+import { u64Key } from '../../../store/keys.js';
+
+export interface StateApi {
+  get(key: Buffer): Buffer | undefined;
+  put(key: Buffer, value: Buffer): void;
+  remove(key: Buffer): void;
+}
+
+/** A typed view over the state API: one value codec for the keys a kind gives it. */
+export interface TypedState<T> {
+  get(key: Buffer): T | undefined;
+  put(key: Buffer, value: T): void;
+  remove(key: Buffer): void;
+}
+
+export interface ValueCodec<T> {
+  encode(value: T): Buffer;
+  decode(bytes: Buffer): T;
+}
+
+export function typedState<T>(state: StateApi, codec: ValueCodec<T>): TypedState<T> {
+  return {
+    get: (key) => {
+      const bytes = state.get(key);
+      return bytes === undefined ? undefined : codec.decode(bytes);
+    },
+    put: (key, value) => state.put(key, codec.encode(value)),
+    remove: (key) => state.remove(key),
+  };
+}
+
+function undoKey(block: number, ordinal: number): Buffer {
+  const key = Buffer.alloc(12);
+  key.writeBigUInt64BE(BigInt(block), 0);
+  key.writeUInt32BE(ordinal, 8);
+  return key;
+}
+
+function encodeInverse(key: Buffer, previous: Buffer | undefined): Buffer {
+  const head = Buffer.alloc(3);
+  head[0] = previous === undefined ? 0 : 1;
+  head.writeUInt16BE(key.length, 1);
+  return Buffer.concat([head, key, previous ?? Buffer.alloc(0)]);
+}
+
+export interface Inverse {
+  readonly key: Buffer;
+  /** The value before the write; undefined when the key was absent. */
+  readonly previous: Buffer | undefined;
+}
+
+function decodeInverse(bytes: Buffer): Inverse {
+  const length = bytes.readUInt16BE(1);
+  const key = Buffer.from(bytes.subarray(3, 3 + length));
+  return { key, previous: bytes[0] === 1 ? Buffer.from(bytes.subarray(3 + length)) : undefined };
+}
+
+/** The state API for one block being applied; `recordInverses` false for finalized blocks (they are never undone). */
+export function recordingState(table: BinaryTable, undo: BinaryTable, block: number, recordInverses: boolean): StateApi {
+  let ordinal = 0;
+  const recorded = new Set<string>();
+  const record = (key: Buffer) => {
+    if (!recordInverses) return;
+    // Only the first write of a key in a block matters: undo restores the value before the block.
+    const id = key.toString('latin1');
+    if (recorded.has(id)) return;
+    recorded.add(id);
+    const previous = table.getBinary(key);
+    undo.put(undoKey(block, ordinal), encodeInverse(key, previous === undefined ? undefined : Buffer.from(previous)));
+    ordinal += 1;
+  };
+  return {
+    get: (key) => {
+      const value = table.getBinary(key);
+      return value === undefined ? undefined : Buffer.from(value);
+    },
+    put: (key, value) => {
+      record(key);
+      table.put(key, value);
+    },
+    remove: (key) => {
+      record(key);
+      table.remove(key);
+    },
+  };
+}
+
+/** Restores the state before `block` (each restored value through `restore`) and returns what each key was restored to, in reverse write order. */
+export function undoBlock(table: BinaryTable, undo: BinaryTable, block: number, restore: (value: Buffer) => Buffer = (value) => value): Inverse[] {
+  const restored: Inverse[] = [];
+  const entries = [...undo.getRange({ start: u64Key(block), end: u64Key(block + 1) })];
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    const recorded = decodeInverse(Buffer.from(entries[i]!.value));
+    const inverse = recorded.previous === undefined ? recorded : { key: recorded.key, previous: restore(recorded.previous) };
+    if (inverse.previous === undefined) table.remove(inverse.key);
+    else table.put(inverse.key, inverse.previous);
+    undo.remove(entries[i]!.key);
+    restored.push(inverse);
+  }
+  return restored;
+}
+
+/** Drops the inverses of blocks up to `through` (finalized: never undone) and returns the keys they touched. */
+export function dropInverses(undo: BinaryTable, through: number): Buffer[] {
+  const keys = new Map<string, Buffer>();
+  const entries = [...undo.getRange({ end: u64Key(through + 1) })];
+  for (const { key, value } of entries) {
+    const inverse = decodeInverse(Buffer.from(value));
+    keys.set(inverse.key.toString('latin1'), inverse.key);
+    undo.remove(key);
+  }
+  return [...keys.values()];
+}
+
+/**
+ * The state rows as they were after block `block`: the current rows with the first recorded inverse
+ * of every key written by a later block applied (that is the value before those blocks). In key order.
+ */
+export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number, restore: (value: Buffer) => Buffer = (value) => value): Array<[Buffer, Buffer]> {
+  const before = new Map<string, Inverse>();
+  for (const { value } of undo.getRange({ start: u64Key(block + 1) })) {
+    const inverse = decodeInverse(Buffer.from(value));
+    const id = inverse.key.toString('hex');
+    if (!before.has(id)) before.set(id, inverse);
+  }
+  const rows = new Map<string, [Buffer, Buffer]>();
+  for (const { key, value } of table.getRange({})) rows.set(Buffer.from(key).toString('hex'), [Buffer.from(key), Buffer.from(value)]);
+  for (const [id, inverse] of before) {
+    if (inverse.previous === undefined) rows.delete(id);
+    else rows.set(id, [inverse.key, restore(inverse.previous)]);
+  }
+  return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}

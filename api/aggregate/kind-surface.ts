@@ -1,0 +1,55 @@
+/**
+ * What the API knows of a processor kind, handed to it by whoever starts the listener (the API
+ * imports no kind): the kind's descriptor as data (travels with each configured processor), and
+ * its code surface — collections for the generic entity routes and its typed query extensions —
+ * through a registry keyed by kind name.
+ */
+import type { CollectionDescription } from '../../store/collection.js';
+import type { Handler, Request } from '../http.js';
+import type { AggregateContext } from './aggregate-context.js';
+import type { ConfiguredProcessor } from './configured-processors.js';
+
+/** A kind's identity and surfaces, as plain data (worker arguments carry it). */
+export interface ProcessorKindInfo {
+  /** The TOML `kind`. */
+  readonly kind: string;
+  readonly version: string;
+  readonly changeSchema: string;
+  readonly genericApi: string;
+  readonly deliveryOrdering: string;
+  /** `block_local` or `ordered_state` (spec §2.1: ordered-state coverage adds reduceCursor, pendingThrough, seededFromCheckpoint). */
+  readonly ordering: 'block_local' | 'ordered_state';
+  /** Names of the typed query extensions (`/v1/processors/{id}/query/<name>`, alias `/v1/q/<name>`). */
+  readonly queryExtensions: readonly string[];
+  /** The kind's schema document (GET /v1/processors/{id}/schema). */
+  readonly schema: unknown;
+}
+
+/** The processor a typed query request names, and its path parameters after the processor id. */
+export interface QueryTarget {
+  readonly processor: ConfiguredProcessor;
+  readonly params: readonly string[];
+}
+
+export type TargetResolver = (request: Request) => QueryTarget;
+
+/** One typed route of a query extension: a path under its base (`/blocks/:number`) and its handler. */
+export interface QueryEndpoint {
+  readonly path: string;
+  handler(context: AggregateContext, target: TargetResolver): Handler;
+}
+
+/** A kind's typed query extension, mounted at `/v1/processors/{id}/query/<name>/…` and, when one instance claims it, `/v1/q/<name>/…`. */
+export interface QueryExtension {
+  readonly name: string;
+  readonly endpoints: readonly QueryEndpoint[];
+}
+
+/** A kind's code the API calls. */
+export interface KindSurface {
+  readonly collections: readonly CollectionDescription[];
+  readonly queryExtensions: readonly QueryExtension[];
+}
+
+/** Kind name → surface. */
+export type KindSurfaces = ReadonlyMap<string, KindSurface>;

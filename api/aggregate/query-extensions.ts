@@ -1,0 +1,63 @@
+/**
+ * Mounts every configured kind's typed query extensions (spec §4.4): canonical under
+ * `/v1/processors/{id}/query/<name>/…` (the named processor must claim `<name>`, else 404) and, when
+ * exactly one configured instance claims the name, aliased under `/v1/q/<name>/…`.
+ */
+import { HttpError } from '../errors.js';
+import type { Route } from '../routes.js';
+import type { BinaryTable } from '../../store/env.js';
+import type { BlockRange } from '../../store/coverage.js';
+import type { AggregateContext } from './aggregate-context.js';
+import { kindInfo, requireRetainedOutput, type ConfiguredProcessor } from './configured-processors.js';
+import type { QueryExtension, TargetResolver } from './kind-surface.js';
+import { coveredRanges, processorTables } from './processor-reader.js';
+
+export function canonicalTarget(context: AggregateContext, name: string): TargetResolver {
+  return (request) => {
+    const processor = context.processors.byId(request.params[0] ?? '');
+    if (!kindInfo(processor).queryExtensions.includes(name)) {
+      throw new HttpError('not_found', `processor '${processor.id}' has no '${name}' query extension`, { processor: processor.id });
+    }
+    return { processor, params: request.params.slice(1) };
+  };
+}
+
+export function aliasTarget(processor: ConfiguredProcessor): TargetResolver {
+  return (request) => ({ processor, params: request.params });
+}
+
+export interface RetainedOutput {
+  /** Null while the processor's lane has not created its tables: nothing is covered yet. */
+  readonly entities: BinaryTable | null;
+  readonly ranges: readonly BlockRange[];
+}
+
+/** The processor's entity table and coverage; `output_not_retained` for `output = none`. */
+export function retainedOutput(context: AggregateContext, processor: ConfiguredProcessor): RetainedOutput {
+  requireRetainedOutput(processor);
+  const tables = processorTables(context.store, processor.instance);
+  return { entities: tables?.entities ?? null, ranges: coveredRanges(tables) };
+}
+
+/** The extensions claimed by configured processors whose kinds the context serves, one per name. */
+function servedExtensions(context: AggregateContext): QueryExtension[] {
+  const byName = new Map<string, QueryExtension>();
+  for (const processor of context.processors.all) {
+    const surface = context.kinds?.get(processor.kind);
+    for (const extension of surface?.queryExtensions ?? []) {
+      if (kindInfo(processor).queryExtensions.includes(extension.name) && !byName.has(extension.name)) byName.set(extension.name, extension);
+    }
+  }
+  return [...byName.values()];
+}
+
+export function queryExtensionRoutes(context: AggregateContext): Route[] {
+  return servedExtensions(context).flatMap((extension) => {
+    const mounts: Array<{ base: string; target: TargetResolver }> = [{ base: `/v1/processors/:processor/query/${extension.name}`, target: canonicalTarget(context, extension.name) }];
+    const claimants = context.processors.claimants(extension.name);
+    if (claimants.length === 1) mounts.push({ base: `/v1/q/${extension.name}`, target: aliasTarget(claimants[0]!) });
+    return mounts.flatMap(({ base, target }) =>
+      extension.endpoints.map((endpoint): Route => ({ method: 'get', pattern: `${base}${endpoint.path}`, open: false, handler: endpoint.handler(context, target) })),
+    );
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * erc20: the ERC-20 balances kind over a pre-generated chain with mainnet's density of token
+ * transfers (400 `Transfer` logs per block over 64 tokens and 200,000 holders, skewed towards a few
+ * hot tokens and holders), through the processor lane's own commit path — material read from LMDB and
+ * decoded, map, reduce through the recording state API, change envelopes rendered and written, coverage
+ * and position — in batches of 256 journal moves, with finality trailing by 64 blocks (inverses
+ * dropped, rows re-marked). Reports Transfer events/s, blocks/s and RSS over the range.
+ *
+ * What it does not include: the chain lane's verification of the material (the ingest workload
+ * measures that), and Ponder side by side (not run here).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashHeader, encodeHeader, encodeBlockBody, encodeEth69Receipts, type BlockHeader, type Hash, type Receipt } from '../../net/eth/index.js';
+import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig } from '../../net/devnet/index.js';
+import { putBlockMaterial } from '../../store/chain-material.js';
+import { openStore, type Store } from '../../store/env.js';
+import { encodeJournalMove } from '../../store/journal.js';
+import { u64Key } from '../../store/keys.js';
+import { commitMoves, readMoves, type CommitContext } from '../../actors/processor/commit.js';
+import { kindContext } from '../../actors/processor/kinds.js';
+import erc20 from '../../actors/processors/erc20/index.js';
+import { TRANSFER_TOPIC } from '../../actors/processors/erc20/transfers.js';
+import { figure } from '../figures.js';
+import { trackDirectory } from '../leftovers.js';
+import type { Figure, Workload } from '../workload.js';
+
+const FULL = { blocks: 1000 };
+const SMOKE = { blocks: 40 };
+const LOGS_PER_BLOCK = 400;
+const LOGS_PER_RECEIPT = 4;
+const TOKENS = 64;
+const HOLDERS = 200_000;
+const FINALITY_LAG = 64;
+const BATCH_MOVES = 256;
+const CHAIN_ID = 1;
+
+/** Deterministic xorshift32. */
+function generator(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x / 4294967296;
+  };
+}
+
+const word = (value: bigint) => value.toString(16).padStart(64, '0');
+const addressOf = (kind: number, index: number) => `0x${kind.toString(16).padStart(8, '0')}${index.toString(16).padStart(32, '0')}` as const;
+/** A skewed pick: most transfers touch few tokens and holders, as on mainnet. */
+const skewed = (next: () => number, size: number) => Math.min(size - 1, Math.floor(size * next() ** 3));
+
+function transferReceipts(next: () => number): Receipt[] {
+  const receipts: Receipt[] = [];
+  for (let r = 0; r < LOGS_PER_BLOCK / LOGS_PER_RECEIPT; r += 1) {
+    const logs = Array.from({ length: LOGS_PER_RECEIPT }, () => ({
+      address: addressOf(1, skewed(next, TOKENS)),
+      topics: [TRANSFER_TOPIC, `0x${word(BigInt(addressOf(2, skewed(next, HOLDERS))))}`, `0x${word(BigInt(addressOf(2, skewed(next, HOLDERS))))}`] as Hash[],
+      data: `0x${word(BigInt(Math.floor(next() * 1e12)) * 1_000_000n)}` as const,
+    }));
+    receipts.push({ type: 'eip1559', status: 'success', cumulativeGasUsed: BigInt((r + 1) * 60_000), logsBloom: `0x${'00'.repeat(256)}`, logs });
+  }
+  return receipts;
+}
+
+/** Writes the chain's material and its journal (applies, finality trailing) into a fresh store. */
+async function generateChain(store: Store, blocks: number): Promise<number> {
+  const genesis = devnetGenesis(resolveDevnetConfig()).header;
+  const next = generator(20_260_124);
+  let parentHash = hashHeader(genesis);
+  let sequence = 0;
+  const body = encodeBlockBody({ transactions: [], uncles: [], withdrawals: [] });
+  for (let start = 1; start <= blocks; start += 100) {
+    await store.write(() => {
+      for (let number = start; number < Math.min(start + 100, blocks + 1); number += 1) {
+        const header: BlockHeader = { ...genesis, number, parentHash, timestamp: genesis.timestamp + number * 12 };
+        const hash = hashHeader(header);
+        const receipts = encodeEth69Receipts(transferReceipts(next));
+        putBlockMaterial(store, { number, hash: Buffer.from(hash.slice(2), 'hex'), header: encodeHeader(header), body, receipts });
+        store.chain.journal.put(u64Key(++sequence), encodeJournalMove({ op: 'apply', number, hash: Buffer.from(hash.slice(2), 'hex') }));
+        if (number > FINALITY_LAG) {
+          const finalHash = store.chain.canonical.get(u64Key(number - FINALITY_LAG));
+          if (finalHash) store.chain.journal.put(u64Key(++sequence), encodeJournalMove({ op: 'finalize', number: number - FINALITY_LAG, hash: Buffer.from(finalHash) }));
+        }
+        store.chain.canonical.put(u64Key(number), Buffer.from(hash.slice(2), 'hex'));
+        parentHash = hash;
+      }
+    });
+  }
+  return sequence;
+}
+
+export const erc20Workload: Workload = {
+  name: 'erc20',
+  description: `ERC-20 balances kind: ${LOGS_PER_BLOCK} Transfer logs per block through read, decode, map, reduce and commit (batches of ${BATCH_MOVES} moves)`,
+  async run(options) {
+    const size = options.smoke ? SMOKE : FULL;
+    const dataDir = mkdtempSync(join(tmpdir(), 'cdn-bench-erc20-'));
+    const removeDataDir = trackDirectory(dataDir);
+    const store = openStore({ dataDir, chainId: CHAIN_ID });
+    try {
+      const journalHead = await generateChain(store, size.blocks);
+      const config = resolveDevnetConfig();
+      const genesis = devnetGenesis(config);
+      const eventsPerSecond: number[] = [];
+      const blocksPerSecond: number[] = [];
+      const rssStart: number[] = [];
+      const rssEnd: number[] = [];
+      const rssMax: number[] = [];
+      for (let round = 0; round < Math.max(1, options.rounds); round += 1) {
+        const tables = store.processor(`erc20-bench-${round}`);
+        const kind = erc20.bind({ tokens: '*' });
+        const ctx: CommitContext = {
+          store, tables, kind, changeSchema: erc20.changeSchema, needs: erc20.needs, ordering: erc20.ordering, checkpoints: { everyBlocks: 0, retained: 1 },
+          kindContext: kindContext(tables, { network: 'bench', schedule: devnetForkSchedule(config), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } }),
+          instance: `erc20-bench-${round}`, chainId: CHAIN_ID, startBlock: null,
+        };
+        global.gc?.();
+        const startRss = process.memoryUsage().rss;
+        let maxRss = startRss;
+        let position = 0;
+        const started = performance.now();
+        while (position < journalHead) {
+          const moves = readMoves(store, position, BATCH_MOVES);
+          const result = await commitMoves(ctx, moves, '2026-01-01T00:00:00.000Z');
+          position = result.progress.journalSequence;
+          maxRss = Math.max(maxRss, process.memoryUsage().rss);
+        }
+        const seconds = (performance.now() - started) / 1000;
+        eventsPerSecond.push((size.blocks * LOGS_PER_BLOCK) / seconds);
+        blocksPerSecond.push(size.blocks / seconds);
+        rssStart.push(startRss / 2 ** 20);
+        rssEnd.push(process.memoryUsage().rss / 2 ** 20);
+        rssMax.push(maxRss / 2 ** 20);
+      }
+      return [
+        figure('Transfer events/s', 'events/s', eventsPerSecond, 'higher'),
+        figure('blocks/s', 'blocks/s', blocksPerSecond, 'higher'),
+        figure('RSS at start', 'MiB', rssStart),
+        figure('RSS at end', 'MiB', rssEnd),
+        figure('RSS max', 'MiB', rssMax, 'lower'),
+        figure('blocks', 'blocks', [size.blocks]),
+      ];
+    } finally {
+      await store.close();
+      removeDataDir();
+    }
+  },
+};

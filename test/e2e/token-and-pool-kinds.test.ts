@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventSource } from 'eventsource';
+import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+
+const FAST = ['devnet.block_time_ms=150', 'devnet.reorg_every=8', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'sse.heartbeat_seconds=1'];
+const TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', 'checkpoint_every_blocks = 4', 'checkpoints_retained = 2', '[[processors]]', 'id = "amm"', 'kind = "amm"', 'pools = "*"', ''].join('\n');
+
+interface Row { token: string; address: string; balance: string; lastChange: { blockNumber: number; blockHash: string }; finality: string }
+interface Envelope { sequence: string; operation: string; kind: string; key: string | null; block: { number: number } | null; data: Row | null }
+interface PoolRow { pool: string; reserve0: string; reserve1: string; swapCount: string; lastChange: { blockNumber: number }; finality: string }
+
+/** Follows the erc20 stream with the eventsource package, collecting frames; `until` waits for a condition over them. */
+function follow(url: string, received: Envelope[], timeoutMs = 120_000): { source: EventSource; until: (check: () => boolean) => Promise<void> } {
+  const source = new EventSource(url);
+  const waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
+  for (const name of ['apply', 'undo', 'finalized']) {
+    source.addEventListener(name, (event) => {
+      received.push(JSON.parse(event.data) as Envelope);
+      for (const waiter of [...waiters]) if (waiter.check()) { waiters.splice(waiters.indexOf(waiter), 1); waiter.resolve(); }
+    });
+  }
+  const until = (check: () => boolean) => new Promise<void>((resolve, reject) => {
+    if (check()) return resolve();
+    const timer = setTimeout(() => reject(new Error(`stream condition not met after ${received.length} frames`)), timeoutMs);
+    waiters.push({ check, resolve: () => { clearTimeout(timer); resolve(); } });
+  });
+  return { source, until };
+}
+
+/** The materialized view a consumer keeps: puts set the row, deletes remove it, `finalized` marks rows at or below its block. */
+function view<R extends { lastChange: { blockNumber: number }; finality: string }>(envelopes: readonly Envelope[], prefix: string): Map<string, R> {
+  const rows = new Map<string, R>();
+  for (const e of envelopes) {
+    if (e.kind === `${prefix}.put`) rows.set(e.key!, e.data as unknown as R);
+    else if (e.kind === `${prefix}.delete`) rows.delete(e.key!);
+    else if (e.operation === 'finalized') {
+      for (const [key, row] of rows) if (row.lastChange.blockNumber <= e.block!.number) rows.set(key, { ...row, finality: 'finalized' });
+    }
+  }
+  return rows;
+}
+
+async function snapshot<R>(node: NodeProcess, collection: string): Promise<{ rows: Map<string, R>; boundary: bigint }> {
+  const rows = new Map<string, R>();
+  const base = `${node.baseUrl}/v1/processors/${collection}/query-and-follow`;
+  let body: Record<string, unknown> = { limit: 500 };
+  let boundary = -1n;
+  for (;;) {
+    const response = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const page = await response.json() as { data: Array<{ key: string; data: R }>; nextCursor: string | null; changeBoundary: { sequence: string } };
+    assert.equal(response.status, 200, JSON.stringify(page));
+    if (boundary < 0n) boundary = BigInt(page.changeBoundary.sequence);
+    for (const entity of page.data) rows.set(entity.key, entity.data);
+    if (page.nextCursor === null) return { rows, boundary };
+    body = { cursor: page.nextCursor, limit: 500 };
+  }
+}
+
+test('erc20 and amm over the devnet: stream consumers follow balances and pools across a reorg and their views equal the node at a snapshot boundary; tokens conserve; typed routes answer and refuse bad input', async (t) => {
+  const node = await startNodeProcess({ toml: TOML, sets: FAST, readyTimeoutMs: 120_000 });
+  t.after(async () => { await node.stop(); removeDir(node.dir); });
+  const received: Envelope[] = [];
+  const { source, until } = follow(`${node.baseUrl}/v1/processors/erc20/stream`, received);
+  t.after(() => source.close());
+  const poolFrames: Envelope[] = [];
+  const pools = follow(`${node.baseUrl}/v1/processors/amm/stream`, poolFrames);
+  t.after(() => pools.source.close());
+
+  // An undo, then a finalized frame past the undone block.
+  await until(() => {
+    const undo = received.findIndex((e) => e.operation === 'undo');
+    return undo >= 0 && received.slice(undo).some((e) => e.operation === 'finalized' && e.block!.number > received[undo]!.block!.number);
+  });
+  const undos = received.filter((e) => e.operation === 'undo');
+  assert.ok(undos.every((e) => e.kind === 'erc20.balance.put' || e.kind === 'erc20.balance.delete'), 'undo frames restore balances');
+
+  const { rows, boundary } = await snapshot<Row>(node, 'erc20/collections/balances');
+  await until(() => received.some((e) => BigInt(e.sequence) >= boundary));
+  const consumer = view<Row>(received.filter((e) => BigInt(e.sequence) <= boundary), 'erc20.balance');
+  assert.deepEqual(new Map([...consumer].sort()), new Map([...rows].sort()), 'the stream consumer\'s view equals the snapshot at its boundary');
+
+  const perToken = new Map<string, bigint>();
+  for (const row of rows.values()) perToken.set(row.token, (perToken.get(row.token) ?? 0n) + BigInt(row.balance));
+  assert.ok(perToken.size >= 3, 'the devnet tokens move');
+  for (const [token, total] of perToken) assert.equal(total, 0n, `every transfer of ${token} moves value, none is created: holders (the zero address minting included) sum to zero`);
+
+  // The typed route agrees with the entity rows, and reports exactness from genesis coverage.
+  const [key, row] = [...rows].find(([, r]) => r.address !== `0x${'00'.repeat(20)}`)!;
+  const answer = await (await fetch(`${node.baseUrl}/v1/q/erc20/balances/${row.token}/${row.address}`)).json() as {
+    balance: string | null; exact: boolean; coverage: { processedThrough: number; reduceCursor: { number: number; hash: string } | null; pendingThrough: number | null; seededFromCheckpoint: boolean };
+  };
+  assert.equal(answer.exact, true);
+  const coverage = answer.coverage;
+  assert.ok(coverage.reduceCursor !== null && /^0x[0-9a-f]{64}$/.test(coverage.reduceCursor.hash), 'ordered-state coverage carries the reduce cursor');
+  assert.equal(coverage.reduceCursor.number, coverage.processedThrough, 'the state reflects the last processed block');
+  assert.equal(coverage.pendingThrough, coverage.reduceCursor.number);
+  assert.equal(coverage.seededFromCheckpoint, false);
+  assert.ok(answer.balance !== null && /^[0-9]+$/.test(answer.balance), key);
+  // amm: its own stream saw the same reorg; its view equals its snapshot; V2 reserves equal the pair's token balances.
+  await pools.until(() => poolFrames.some((e) => e.operation === 'undo'));
+  const poolSnapshot = await snapshot<PoolRow>(node, 'amm/collections/pools');
+  await pools.until(() => poolFrames.some((e) => BigInt(e.sequence) >= poolSnapshot.boundary));
+  const poolView = view<PoolRow>(poolFrames.filter((e) => BigInt(e.sequence) <= poolSnapshot.boundary), 'amm.pool');
+  assert.deepEqual(new Map([...poolView].sort()), new Map([...poolSnapshot.rows].sort()));
+  assert.equal(poolSnapshot.rows.size, 3, 'the devnet has three pairs');
+  for (const pool of poolSnapshot.rows.values()) {
+    const answer = await fetch(`${node.baseUrl}/v1/q/amm/pools/${pool.pool}`);
+    assert.equal(answer.status, 200);
+    const body = await answer.json() as PoolRow & { coverage: { reduceCursor: unknown } };
+    assert.ok(/^[0-9]+$/.test(body.reserve0) && /^[0-9]+$/.test(body.reserve1) && BigInt(body.swapCount) > 0n, JSON.stringify(body));
+    assert.ok(body.coverage.reduceCursor !== null);
+  }
+  assert.equal((await fetch(`${node.baseUrl}/v1/q/amm/pools/0x${'11'.repeat(20)}`)).status, 404);
+  assert.equal((await fetch(`${node.baseUrl}/v1/q/amm/pools/0x12`)).status, 400);
+
+  // Automatic checkpoints: every 4 finalized blocks, the newest 2 kept; restoring one that is not at the exact reduce cursor is refused.
+  type Checkpoints = { data: Array<{ checkpoint: string; blockNumber: number; rowCount: number; digest: string }> };
+  let checkpoints: Checkpoints['data'] = [];
+  await waitUntil(node, async () => {
+    checkpoints = ((await (await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints`)).json()) as Checkpoints).data;
+    return checkpoints.length === 2;
+  }, 60_000);
+  assert.ok(checkpoints.every((c) => c.blockNumber % 4 === 0 && c.rowCount > 0 && /^[0-9a-f]{64}$/.test(c.digest)), JSON.stringify(checkpoints));
+  assert.ok(checkpoints[0]!.blockNumber > checkpoints[1]!.blockNumber, 'newest first');
+  const refused = await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/${checkpoints[1]!.checkpoint}/restore`, { method: 'POST' });
+  const refusal = await refused.json() as { error: { code: string; message: string; retryable: boolean; details: { reduceCursor: { number: number } }; requestId: string } };
+  assert.equal(refused.status, 409, JSON.stringify(refusal));
+  assert.equal(refusal.error.code, 'conflict');
+  assert.equal(refusal.error.retryable, false);
+  assert.ok(refusal.error.details.reduceCursor.number > checkpoints[1]!.blockNumber && typeof refusal.error.requestId === 'string');
+  assert.equal((await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/x1/restore`, { method: 'POST' })).status, 400);
+  assert.equal((await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/3/restore`, { method: 'POST' })).status, 404);
+
+  const bad = await fetch(`${node.baseUrl}/v1/q/erc20/balances/${row.token}/nope`);
+  assert.equal(bad.status, 400);
+  assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'invalid_request');
+});
