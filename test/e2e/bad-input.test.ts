@@ -7,7 +7,10 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import WebSocket from 'ws';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { removeDir, startNodeProcess, type NodeProcess } from '../support/node-process.js';
+import { PROJECT_ROOT } from '../support/paths.js';
 
 const RUNS = 1000;
 
@@ -108,11 +111,13 @@ async function openSocket(t: TestContext, url: string) {
 
 const SEGMENTS = ['v1', 'processors', 'blobs', 'q', 'collections', 'blocks', 'transactions', 'entities', 'changes', 'stream', 'consumers', 'head', 'status',
   'schema', 'snapshot', 'schedule', 'query-and-follow', 'query-snapshots', 'checkpoints', 'savepoints', 'capabilities', 'lease', 'ack', 'admin', 'metrics', 'health',
-  'ready', 'live', 'network', 'debug', 'query', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
-const segment = fc.oneof(fc.constantFrom(...SEGMENTS), fc.string({ maxLength: 12 }).map(encodeURIComponent));
+  'ready', 'live', 'network', 'debug', 'query', 'erc20', 'amm', 'balances', 'pools', 'restore', 'openapi.json', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
+const address = fc.oneof(fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}`), fc.constantFrom('0x', '0xZZ', `0x${'0'.repeat(40)}`, `0X${'A'.repeat(40)}`));
+const segment = fc.oneof(fc.constantFrom(...SEGMENTS), fc.string({ maxLength: 12 }).map(encodeURIComponent), address);
 const path = fc.oneof(
   fc.array(segment, { minLength: 1, maxLength: 7 }).map((parts) => `/${parts.join('/')}`),
-  fc.tuple(fc.constantFrom('/v1/processors/blobs/', '/v1/q/blobs/', '/v1/processors/blobs/collections/blocks/'), fc.array(segment, { maxLength: 3 })).map(([prefix, parts]) => prefix + parts.join('/')),
+  fc.tuple(fc.constantFrom('/v1/processors/blobs/', '/v1/q/blobs/', '/v1/processors/blobs/collections/blocks/', '/v1/q/erc20/balances/', '/v1/q/amm/pools/',
+    '/v1/processors/erc20/', '/v1/processors/erc20/checkpoints/', '/v1/processors/amm/collections/', '/v1/network/', '/debug/'), fc.array(segment, { maxLength: 3 })).map(([prefix, parts]) => prefix + parts.join('/')),
 );
 const QUERY_KEYS = ['fromBlock', 'toBlock', 'limit', 'cursor', 'after', 'allowPartial', 'blockNumber', 'atBlock', 'fromTimestamp', 'toTimestamp', ...PROTOTYPE_NAMES];
 const queryValue = fc.oneof(hexish, fc.constantFrom('1', '0', '-1', '1e309', 'NaN', 'Infinity', '1.5', 'true', 'AAAA', '9007199254740993'), fc.base64String({ maxLength: 80 }), fc.string({ maxLength: 30 }));
@@ -167,7 +172,8 @@ function sumOf(text: string, name: string): number {
 }
 
 test('generated bad input: JSON-RPC over HTTP and WebSocket and the aggregate API answer in their error shapes, with no 5xx, no lane restart and the node still ready', async (t) => {
-  const node = await startNodeProcess();
+  // The example configuration: every built-in kind (blobs, erc20, amm) and its typed routes are served.
+  const node = await startNodeProcess({ toml: readFileSync(join(PROJECT_ROOT, 'config.example.toml'), 'utf8') });
   t.after(async () => {
     await node.stop('SIGKILL');
     removeDir(node.dir);
