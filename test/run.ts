@@ -38,7 +38,8 @@ child.stdout.on('data', (chunk: Buffer) => {
     if (match) counters.set(match[1]!, Number(match[2]));
   }
 });
-child.on('exit', (code) => {
+// 'close' (stdout drained), not 'exit': the closing counters are the last lines the reporter writes.
+child.on('close', (code) => {
   const tests = counters.get('tests') ?? NaN;
   const failed = counters.get('fail') ?? NaN;
   if (!(tests > 0)) {
