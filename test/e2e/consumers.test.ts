@@ -30,7 +30,7 @@ test('durable consumers over HTTP: lifecycle, watermarks, credentials and refuse
   let restarted: NodeProcess | null = null;
   t.after(async () => { await node.stop(); await restarted?.stop(); removeDir(node.dir); });
   const client = new ConsumerClient(node.baseUrl);
-  await waitUntil(node, async () => BigInt((await changeHead(node)).sequence) >= 30n, 20_000);
+  await waitUntil(node, async () => BigInt((await changeHead(node)).sequence) >= 30n, 60_000);
 
   await t.test('create, get, list and delete; a duplicate id is 409 and a bad body 400 naming the field', async () => {
     const created = await client.create(consumerBody('life', 'life-credential-000001', { position: 'earliest_retained' }, 'best_effort', 30));

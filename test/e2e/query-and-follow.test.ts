@@ -102,7 +102,7 @@ test('bootstrap: query-and-follow, import every page, follow from boundaryCursor
 
   // Blocks keep committing: the same page is the same bytes.
   const head = await headBlock(node);
-  await waitUntil(node, async () => (await headBlock(node)) >= head + 3, 30_000);
+  await waitUntil(node, async () => (await headBlock(node)) >= head + 3, 60_000);
   assert.deepEqual(await allPages(node, snapshot, 4), pages, 'later pages are identical while new blocks commit');
 
   // The first change after the boundary has the next sequence: nothing committed later is inside the snapshot.

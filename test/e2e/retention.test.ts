@@ -15,7 +15,7 @@ async function changes(node: NodeProcess, after: string | null, limit = 100): Pr
 function firstStreamEvent(url: string): Promise<{ event: string; data: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const source = new EventSource(url);
-    const timer = setTimeout(() => { source.close(); reject(new Error('no stream event')); }, 20_000);
+    const timer = setTimeout(() => { source.close(); reject(new Error('no stream event')); }, 60_000);
     for (const name of ['apply', 'undo', 'finalized', 'reset_required']) {
       source.addEventListener(name, (event) => {
         clearTimeout(timer);
@@ -103,7 +103,7 @@ test('the configured retain_changes window trims the log while the node runs, he
   const batch = await client.changes('slow', 'slow-credential-000001', 30);
   assert.equal((await client.ack('slow', 'slow-credential-000001', batch.body.data[29]!.cursor)).status, 200);
   const acknowledged = start + 30;
-  await waitUntil(node, async () => Number((await changes(node, null, 1)).body.data[0]!.sequence) === acknowledged + 1, 30_000);
+  await waitUntil(node, async () => Number((await changes(node, null, 1)).body.data[0]!.sequence) === acknowledged + 1, 60_000);
   await client.remove('slow');
   await waitUntil(node, async () => {
     const [head, tail] = [await headSequence(node), Number((await changes(node, null, 1)).body.data[0]!.sequence)];

@@ -29,7 +29,7 @@ test('viem reads blocks, receipts and logs over HTTP, and watches blocks and eve
     removeDir(node.dir);
   });
 
-  await waitUntil(node, async () => (await client.getBlockNumber()) >= 3n, 30_000);
+  await waitUntil(node, async () => (await client.getBlockNumber()) >= 3n, 60_000);
   assert.equal(await client.getChainId(), 1337);
   const block = await client.getBlock({ blockTag: 'latest', includeTransactions: true });
   assert.ok(block.transactions.length > 0);
@@ -53,7 +53,7 @@ test('viem reads blocks, receipts and logs over HTTP, and watches blocks and eve
   const firstRemoved = events.findIndex((log) => log.removed);
   const removed = events[firstRemoved]!;
   // The replacement branch's logs at that height arrive after the removed ones.
-  await waitUntil(node, async () => events.some((log, i) => i > firstRemoved && !log.removed && log.blockNumber === removed.blockNumber), 20_000);
+  await waitUntil(node, async () => events.some((log, i) => i > firstRemoved && !log.removed && log.blockNumber === removed.blockNumber), 60_000);
   const removedBlockHash = removed.blockHash;
   assert.ok(!events.slice(firstRemoved).some((log, i) => i > 0 && !log.removed && log.blockHash === removedBlockHash), 'nothing of the abandoned block is re-sent as live');
   const numbers = blocks.map((b) => b.number!);
@@ -95,7 +95,7 @@ test('a subscriber that stops reading is closed with 1013 once its event channel
   (slow as unknown as { _socket: { resume(): void } })._socket.resume();
   assert.equal(await closed, 1013);
   const before = healthyHeads;
-  await waitUntil(node, async () => healthyHeads > before + 2, 20_000);
+  await waitUntil(node, async () => healthyHeads > before + 2, 60_000);
 });
 
 test('the HTTP listener answers parse errors, oversized bodies and non-POST requests in JSON-RPC shape', async (t) => {
