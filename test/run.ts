@@ -25,7 +25,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=300000', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
+// Node 20 applies --test-timeout to each test file as a whole (its subprocess): the slowest files
+// (bench --smoke, the kill -9 consumer loop) take about 230 s beside one busy loop on this 2-core
+// machine, so the bound that catches a hang is 15 minutes, not 5.
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=900000', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
 /** The reporter's closing counters (`ℹ tests N`, `ℹ fail N`), from wherever they appear in the output. */
 const counters = new Map<string, number>();
 let pending = '';
@@ -38,7 +41,8 @@ child.stdout.on('data', (chunk: Buffer) => {
     if (match) counters.set(match[1]!, Number(match[2]));
   }
 });
-child.on('exit', (code) => {
+// 'close' (stdout drained), not 'exit': the closing counters are the last lines the reporter writes.
+child.on('close', (code) => {
   const tests = counters.get('tests') ?? NaN;
   const failed = counters.get('fail') ?? NaN;
   if (!(tests > 0)) {

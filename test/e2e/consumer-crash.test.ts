@@ -12,10 +12,12 @@ import { ConsumerClient, consumerBody, type Envelope } from './consumer-client.j
 
 const TRIALS = 20;
 /**
- * Trials stop early past this budget so the file stays inside the runner's per-file timeout on a
- * machine shared by many processes (a restart can take 10 s there); at least MIN_TRIALS must run.
+ * Trials past MIN_TRIALS stop early past this budget so the test stays well inside the runner's
+ * 300 s per-test timeout on a machine shared by many processes (a restart can take 10 s there, and
+ * the trial running when the budget ends plus the final comparison still follow it); the first
+ * MIN_TRIALS always run, however slow the machine (no wall-clock bound decides the outcome).
  */
-const BUDGET_MS = 230_000;
+const BUDGET_MS = 170_000;
 const MIN_TRIALS = 5;
 const FAST = ['devnet.block_time_ms=100', 'devnet.transactions_per_block=0', 'devnet.blob_transactions_per_block=0', 'devnet.reorg_every=6', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'runtime.shutdown_timeout_seconds=2', 'runtime.pool_threads=1'];
 const SECRET = 'crash-consumer-credential';
@@ -133,7 +135,7 @@ test(`a consumer loop survives up to ${TRIALS} kill -9 restarts: acknowledged wo
   let node = await startNodeProcess({ sets: FAST });
   const dir = node.dir;
   t.after(async () => { await node.stop('SIGKILL'); removeDir(dir); });
-  await waitUntil(node, async () => (await headSequence(node.baseUrl)) > 10n, 30_000);
+  await waitUntil(node, async () => (await headSequence(node.baseUrl)) > 10n, 60_000);
   assert.equal((await new ConsumerClient(node.baseUrl).create(consumerBody('app', SECRET, { position: 'earliest_retained' }, 'required', 120))).status, 201);
 
   const app = new Application();
@@ -141,7 +143,7 @@ test(`a consumer loop survives up to ${TRIALS} kill -9 restarts: acknowledged wo
   let killsMidBatch = 0;
   let trials = 0;
   const started = Date.now();
-  for (let trial = 1; trial <= TRIALS && Date.now() - started < BUDGET_MS; trial += 1) {
+  for (let trial = 1; trial <= TRIALS && (trial <= MIN_TRIALS || Date.now() - started < BUDGET_MS); trial += 1) {
     trials = trial;
     const client = new ConsumerClient(node.baseUrl);
     await assertViewEqualsNode(node, client, app, acks);
@@ -159,7 +161,6 @@ test(`a consumer loop survives up to ${TRIALS} kill -9 restarts: acknowledged wo
     while (Date.now() < resumeBy && (await headSequence(node.baseUrl)) <= resumedFrom) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await assertViewEqualsNode(node, new ConsumerClient(node.baseUrl), app, acks);
-  assert.ok(trials >= MIN_TRIALS, `only ${trials} trials fit the time budget`);
   t.diagnostic(`applied ${app.applied} changes over ${trials} of ${TRIALS} kills in ${Math.round((Date.now() - started) / 1000)} s (${killsMidBatch} between a delivery and its acknowledgement); ${app.replayed} redelivered unacknowledged changes skipped by sequence`);
   assert.ok(app.applied > BigInt(trials * 5), 'changes kept flowing between the kills');
 });

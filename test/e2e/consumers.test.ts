@@ -30,7 +30,7 @@ test('durable consumers over HTTP: lifecycle, watermarks, credentials and refuse
   let restarted: NodeProcess | null = null;
   t.after(async () => { await node.stop(); await restarted?.stop(); removeDir(node.dir); });
   const client = new ConsumerClient(node.baseUrl);
-  await waitUntil(node, async () => BigInt((await changeHead(node)).sequence) >= 30n, 20_000);
+  await waitUntil(node, async () => BigInt((await changeHead(node)).sequence) >= 30n, 60_000);
 
   await t.test('create, get, list and delete; a duplicate id is 409 and a bad body 400 naming the field', async () => {
     const created = await client.create(consumerBody('life', 'life-credential-000001', { position: 'earliest_retained' }, 'best_effort', 30));
@@ -144,7 +144,7 @@ test('durable consumers over HTTP: lifecycle, watermarks, credentials and refuse
     assert.equal(fromCursor.status, 201);
     assert.equal(fromCursor.body.delivered.sequence, head.sequence);
     assert.equal(fromCursor.body.acknowledged.cursor, head.cursor);
-    await waitUntil(node, async () => BigInt((await changeHead(node)).sequence) > BigInt(head.sequence), 10_000);
+    await waitUntil(node, async () => BigInt((await changeHead(node)).sequence) > BigInt(head.sequence), 60_000);
     const next = await client.changes('at-cursor', 'at-cursor-credential-01', 1);
     assert.equal(next.body.data[0]!.sequence, (BigInt(head.sequence) + 1n).toString());
     const atHead = await client.create(consumerBody('at-head', 'at-head-credential-001', { position: 'current_head' }));
@@ -156,8 +156,8 @@ test('durable consumers over HTTP: lifecycle, watermarks, credentials and refuse
     assert.equal((await client.create(consumerBody('lapse', secret, { position: 'earliest_retained' }, 'required', 1))).status, 201);
     const batch = await client.changes('lapse', secret, 5);
     assert.equal((await client.ack('lapse', secret, batch.body.data[1]!.cursor)).status, 200);
-    await new Promise((resolve) => setTimeout(resolve, 1300));
-    assert.equal((await client.get('lapse')).body.lease.active, false);
+    // leaseTtlSeconds = 1: wait for the lease to lapse (reading the consumer does not renew it).
+    await waitUntil(node, async () => (await client.get('lapse')).body.lease.active === false, 60_000);
     const resumed = await client.changes('lapse', secret, 2);
     assert.deepEqual(resumed.body.data.map((e) => e.sequence), ['3', '4'], 'the unacknowledged changes 3..5 are delivered again');
     assert.equal(resumed.body.consumer.lease.active, true, 'the call renewed the lease');

@@ -20,6 +20,8 @@ test('a restarted devnet continues from its stored blocks instead of regeneratin
 
   const restarted = await startNodeProcess({ dir: node.dir, sets: FAST });
   t.after(() => restarted.stop('SIGKILL'));
+  // The line is written before readiness, but this process may read the pipe after the readiness answer.
+  await waitUntil(restarted, async () => restarted.output.some((line) => line.includes('continuing the devnet from its stored blocks')), 60_000);
   const log = restarted.output.join('\n');
   assert.match(log, /continuing the devnet from its stored blocks/);
   assert.doesNotMatch(log, /replaying the devnet/);

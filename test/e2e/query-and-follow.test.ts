@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNodeClient, runFollow, type ChangeEnvelope } from '../../api/client/index.js';
+import { openStore } from '../../store/env.js';
+import { listSnapshots } from '../../store/snapshots.js';
 import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess, type StartNodeOptions } from '../support/node-process.js';
 
 /** Starts the node and waits for readiness with room for a loaded machine (the helper's default is 20 s). */
@@ -100,7 +102,7 @@ test('bootstrap: query-and-follow, import every page, follow from boundaryCursor
 
   // Blocks keep committing: the same page is the same bytes.
   const head = await headBlock(node);
-  await waitUntil(node, async () => (await headBlock(node)) >= head + 3, 30_000);
+  await waitUntil(node, async () => (await headBlock(node)) >= head + 3, 60_000);
   assert.deepEqual(await allPages(node, snapshot, 4), pages, 'later pages are identical while new blocks commit');
 
   // The first change after the boundary has the next sequence: nothing committed later is inside the snapshot.
@@ -168,16 +170,33 @@ test('snapshot pages survive a restart; DELETE releases; an expired snapshot and
   assert.equal((await fetch(`${restarted.baseUrl}/v1/processors/blobs/query-snapshots/AAAAAAAAAAAAAAAA`, { method: 'DELETE' })).status, 404);
   assert.equal((await fetch(`${restarted.baseUrl}/v1/processors/blobs/query-snapshots/not-an-id`, { method: 'DELETE' })).status, 400);
 
-  await new Promise((resolve) => setTimeout(resolve, 2500));
-  const expired = await get(restarted, `/v1/q/blobs/snapshot?cursor=${short.nextCursor}`);
-  assert.equal(expired.status, 410);
+  // ttl_seconds = 2: the page answers until the snapshot's expiry time passes, then 410 (reading it never extends it).
+  let expired = await get(restarted, `/v1/q/blobs/snapshot?cursor=${short.nextCursor}`);
+  const expiresBy = Date.now() + 60_000;
+  while (expired.status === 200 && Date.now() < expiresBy) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expired = await get(restarted, `/v1/q/blobs/snapshot?cursor=${short.nextCursor}`);
+  }
+  assert.equal(expired.status, 410, expired.text);
   const body = JSON.parse(expired.text) as ErrorBody;
   assert.equal(body.error.code, 'cursor_expired');
   assert.match(body.error.message, /expired/);
   assert.equal(body.error.details!.action, 'query-and-follow again');
 
-  // The sweep (every second here) removed the expired rows; released rows went at once.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // The sweep (every second here) removes the expired rows; released rows went at once. Wait for the
+  // sweep itself, read through a read-only view of the running node's store, not for a guessed delay.
+  const view = openStore({ dataDir: restarted.dataDir, readOnly: true });
+  try {
+    const sweptBy = Date.now() + 60_000;
+    for (;;) {
+      const records = listSnapshots(view.snapshots);
+      if (view.snapshotRows.getKeysCount() === 0 && records.length === 2 && records.every((r) => r.state !== 'active')) break;
+      if (Date.now() > sweptBy) assert.fail(`the sweep did not retire the expired snapshot: ${view.snapshotRows.getKeysCount()} rows, ${JSON.stringify(records.map((r) => r.state))}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await view.close();
+  }
   await restarted.stop();
   const inspect = await runCli(['db', 'inspect', '--data-dir', restarted.dataDir]);
   assert.equal(inspect.code, 0, inspect.stderr);

@@ -15,7 +15,7 @@ async function changes(node: NodeProcess, after: string | null, limit = 100): Pr
 function firstStreamEvent(url: string): Promise<{ event: string; data: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const source = new EventSource(url);
-    const timer = setTimeout(() => { source.close(); reject(new Error('no stream event')); }, 20_000);
+    const timer = setTimeout(() => { source.close(); reject(new Error('no stream event')); }, 60_000);
     for (const name of ['apply', 'undo', 'finalized', 'reset_required']) {
       source.addEventListener(name, (event) => {
         clearTimeout(timer);
@@ -35,12 +35,14 @@ test('db prune-changes keeps what active required leases need; a pruned cursor i
   const cursorAt = (sequence: number) => log[sequence - 1]!.cursor;
 
   const client = new ConsumerClient(node.baseUrl);
-  assert.equal((await client.create(consumerBody('holder', 'holder-credential-0001'))).status, 201);
+  // The holder's lease must outlast everything up to the offline prune, however slow the machine.
+  assert.equal((await client.create(consumerBody('holder', 'holder-credential-0001', undefined, 'required', 3600))).status, 201);
   assert.equal((await client.changes('holder', 'holder-credential-0001', 30)).status, 200);
   assert.equal((await client.ack('holder', 'holder-credential-0001', cursorAt(20))).body.acknowledged.sequence, '20');
   assert.equal((await client.create(consumerBody('loose', 'loose-credential-00001', { position: 'earliest_retained' }, 'best_effort'))).status, 201);
   assert.equal((await client.create(consumerBody('lapsed', 'lapsed-credential-0001', { position: 'earliest_retained' }, 'required', 1))).status, 201);
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Its one-second lease must have lapsed before pruning: wait for that, not for a guessed delay.
+  await waitUntil(node, async () => (await client.get('lapsed')).body.lease.active === false, 60_000);
 
   const locked = await runCli(['db', 'prune-changes', '--data-dir', node.dataDir]);
   assert.equal(locked.code, 1, 'pruning refuses while the node holds the data directory');
@@ -101,7 +103,7 @@ test('the configured retain_changes window trims the log while the node runs, he
   const batch = await client.changes('slow', 'slow-credential-000001', 30);
   assert.equal((await client.ack('slow', 'slow-credential-000001', batch.body.data[29]!.cursor)).status, 200);
   const acknowledged = start + 30;
-  await waitUntil(node, async () => Number((await changes(node, null, 1)).body.data[0]!.sequence) === acknowledged + 1, 30_000);
+  await waitUntil(node, async () => Number((await changes(node, null, 1)).body.data[0]!.sequence) === acknowledged + 1, 60_000);
   await client.remove('slow');
   await waitUntil(node, async () => {
     const [head, tail] = [await headSequence(node), Number((await changes(node, null, 1)).body.data[0]!.sequence)];

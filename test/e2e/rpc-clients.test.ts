@@ -54,11 +54,15 @@ test('viem reads blocks, receipts and logs over HTTP, and watches blocks and eve
   const firstRemoved = events.findIndex((log) => log.removed);
   const removed = events[firstRemoved]!;
   // The replacement branch's logs at that height arrive after the removed ones.
-  await waitUntil(node, async () => events.some((log, i) => i > firstRemoved && !log.removed && log.blockNumber === removed.blockNumber), 20_000);
+  await waitUntil(node, async () => events.some((log, i) => i > firstRemoved && !log.removed && log.blockNumber === removed.blockNumber), 60_000);
   const removedBlockHash = removed.blockHash;
   assert.ok(!events.slice(firstRemoved).some((log, i) => i > 0 && !log.removed && log.blockHash === removedBlockHash), 'nothing of the abandoned block is re-sent as live');
+  // newHeads and the logs are separate subscriptions, and viem fetches each head's block before
+  // reporting it: the replacement head can arrive well after the removed logs on a loaded machine.
+  const repeated = () => blocks.some((b, i) => i > 0 && b.number! <= blocks[i - 1]!.number!);
+  await waitUntil(node, async () => repeated(), 60_000).catch(() => undefined);
   const numbers = blocks.map((b) => b.number!);
-  assert.ok(numbers.some((n, i) => i > 0 && n <= numbers[i - 1]!), `a reorg shows up in newHeads as a repeated height: ${numbers.join(',')}`);
+  assert.ok(repeated(), `a reorg shows up in newHeads as a repeated height: ${numbers.join(',')}`);
   assert.equal(await wsClient.getBlockNumber() >= numbers.at(-1)!, true, 'ordinary calls work on the WebSocket');
   assert.deepEqual(errors, []);
 });
@@ -96,7 +100,7 @@ test('a subscriber that stops reading is closed with 1013 once its event channel
   (slow as unknown as { _socket: { resume(): void } })._socket.resume();
   assert.equal(await closed, 1013);
   const before = healthyHeads;
-  await waitUntil(node, async () => healthyHeads > before + 2, 20_000);
+  await waitUntil(node, async () => healthyHeads > before + 2, 60_000);
 });
 
 test('the HTTP listener answers parse errors, oversized bodies and non-POST requests in JSON-RPC shape', async (t) => {

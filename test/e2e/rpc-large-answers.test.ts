@@ -63,6 +63,12 @@ function rawRequest(body: string): string {
   return `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
+/** The rpc listener's `chain_node_rpc_requests_total{transport="http"}`: HTTP bodies answered so far. */
+async function httpAnswered(): Promise<number> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  return Number(/^chain_node_rpc_requests_total\{transport="http"[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
+}
+
 function open(): Promise<Socket> {
   const url = new URL(node.rpcUrl);
   return new Promise((resolve, reject) => {
@@ -103,11 +109,13 @@ test('a client that stops reading while 40 large answers queue up gets every one
   const socket = await open();
   try {
     const count = 40;
+    const answeredBefore = await httpAnswered();
     socket.pause();
     const done = readResponses(socket, count);
     socket.write(Array.from({ length: count }, (_, i) => rawRequest(bodies[i % 2]!)).join(''));
-    // Megabytes of answers against loopback socket buffers: the listener meets backpressure and waits.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Megabytes of answers against loopback socket buffers: the listener meets backpressure and
+    // queues them. Wait until it has answered all of them while the client reads nothing.
+    await waitUntil(node, async () => (await httpAnswered()) >= answeredBefore + count, 60_000);
     socket.resume();
     const responses = await done;
     for (const [i, response] of responses.entries()) {

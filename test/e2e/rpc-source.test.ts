@@ -53,7 +53,7 @@ test('the node follows an upstream node (anvil): blob and ordinary transactions 
   const blobBlock = Number(BigInt(receipt.blockNumber));
   assert.ok(ordinary);
 
-  await waitUntil(node, async () => (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${blobBlock}`)).status === 200, 20_000);
+  await waitUntil(node, async () => (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${blobBlock}`)).status === 200, 60_000);
   const row = await (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${blobBlock}`)).json() as { blobCount: number; transactionCount: number; blobGasUsed: string };
   assert.equal(row.blobCount, 1);
   assert.equal(row.transactionCount, 2);
@@ -63,12 +63,12 @@ test('the node follows an upstream node (anvil): blob and ordinary transactions 
 
   await anvil.mine(2);
   await anvil.rpc('anvil_reorg', [3, []]);
-  await waitUntil(node, async () => (await changes(node)).some((c) => c.operation === 'undo' && c.block.number === blobBlock), 20_000);
+  await waitUntil(node, async () => (await changes(node)).some((c) => c.operation === 'undo' && c.block.number === blobBlock), 60_000);
   const log = await changes(node);
   const undo = log.find((c) => c.operation === 'undo' && c.block.number === blobBlock)!;
   assert.equal(undo.data!.block!.blobCount, 1, 'the undo carries the previous block');
   assert.deepEqual(undo.data!.transactions!.map((tx) => tx.txHash), [blob], 'and its blob transaction');
-  await waitUntil(node, async () => (await changes(node)).slice(log.indexOf(undo)).some((c) => c.operation === 'apply' && c.kind === 'blobs.block.put' && c.block.number === blobBlock), 20_000);
+  await waitUntil(node, async () => (await changes(node)).slice(log.indexOf(undo)).some((c) => c.operation === 'apply' && c.kind === 'blobs.block.put' && c.block.number === blobBlock), 60_000);
   const replaced = await (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${blobBlock}`)).json() as { blobCount: number; blockHash: string };
   assert.equal(replaced.blobCount, 0, 'the replacement block (anvil_reorg without transactions) is served');
   assert.notEqual(replaced.blockHash, undo.block.hash);

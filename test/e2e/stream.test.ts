@@ -87,7 +87,7 @@ test('a stream follows the devnet across a reorg, resumes without gaps, and refu
 
   const other = await startNodeProcess({ sets: FAST });
   t.after(async () => { await other.stop(); removeDir(other.dir); });
-  await waitUntil(other, async () => (await changesFrom(other, null)).length > 0, 20_000);
+  await waitUntil(other, async () => (await changesFrom(other, null)).length > 0, 60_000);
   const foreign = (await changesFrom(other, null))[0]!.cursor;
   const rejected = await fetch(`${node.baseUrl}/v1/processors/blobs/changes?after=${foreign}`);
   assert.equal(rejected.status, 410);
@@ -101,12 +101,12 @@ test('a stream follows the devnet across a reorg, resumes without gaps, and refu
 test('after kill -9 mid-ingest and a restart, the change log has no gap and no duplicate sequence', async (t) => {
   const node = await startNodeProcess({ sets: FAST });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
-  await waitUntil(node, async () => (await changesFrom(node, null)).length > 30, 30_000);
+  await waitUntil(node, async () => (await changesFrom(node, null)).length > 30, 60_000);
   await node.stop('SIGKILL');
   const restarted = await startNodeProcess({ dir: node.dir, sets: FAST });
   t.after(() => restarted.stop());
   const before = (await changesFrom(restarted, null)).length;
-  await waitUntil(restarted, async () => (await changesFrom(restarted, null)).length > before + 20, 30_000);
+  await waitUntil(restarted, async () => (await changesFrom(restarted, null)).length > before + 20, 60_000);
   const all = await changesFrom(restarted, null);
   assert.deepEqual(all.map((e) => Number(e.sequence)), all.map((_, i) => i + 1), 'sequences 1..N, each once');
   const cursors = new Set(all.map((e) => e.cursor));

@@ -23,7 +23,7 @@ export function newSystem(options: { batching?: boolean; pool?: TaskPool } = {})
   return new ActorSystem({ log, logLevel: 'silent', logRate: 100, ...options });
 }
 
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function waitFor(predicate: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

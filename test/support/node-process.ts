@@ -56,7 +56,9 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   const collect = (chunk: Buffer) => output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? `signal ${signal}` as unknown as number : null))));
+  // 'close', not 'exit': 'exit' can come before the last stdout/stderr chunks are read, and tests
+  // read `output` once the process is gone.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code, signal) => resolve(code ?? (signal ? `signal ${signal}` as unknown as number : null))));
   const baseUrl = `http://127.0.0.1:${api}`;
   const node: NodeProcess = {
     child, baseUrl, rpcUrl: `http://127.0.0.1:${rpcHttp}`, wsUrl: `ws://127.0.0.1:${rpcWs}`, dir, dataDir, configFile, output, exited,
@@ -106,6 +108,7 @@ export function runCli(args: readonly string[]): Promise<{ code: number | null; 
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close' (stdio drained), not 'exit', or the last chunks of stdout may be missing.
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

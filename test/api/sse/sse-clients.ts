@@ -24,7 +24,7 @@ export async function openRawStream(t: TestContext, url: string, headers: Record
   return {
     status: response.status,
     headers: response.headers,
-    async readUntil(predicate, timeoutMs = 10_000) {
+    async readUntil(predicate, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (!ended && !predicate(text)) {
         let timer: NodeJS.Timeout | undefined;
@@ -73,7 +73,7 @@ export function recordEventSource(t: TestContext, url: string, init?: EventSourc
     source,
     events,
     errors,
-    async waitFor(predicate, timeoutMs = 10_000) {
+    async waitFor(predicate, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(events)) {
         if (Date.now() > deadline) throw new Error(`EventSource did not reach the expected state in ${timeoutMs} ms; got ${events.map((e) => e.type).join(',')}`);

@@ -196,7 +196,7 @@ describe('follow() walks an anvil chain by parent hash, across reorganisations',
   });
 });
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -67,7 +67,7 @@ describe('the rpc source actor follows anvil through the real runtime', () => {
     const system = start(args());
     let notices: HeadNotice[] = [];
     const until = async (predicate: (list: HeadNotice[]) => boolean, what: string) => {
-      await waitFor(() => predicate(notices), 10_000, what).catch((error: Error) => {
+      await waitFor(() => predicate(notices), 30_000, what).catch((error: Error) => {
         throw new Error(`${error.message}; heads so far: ${JSON.stringify(notices)}`);
       });
     };
@@ -76,7 +76,7 @@ describe('the rpc source actor follows anvil through the real runtime', () => {
       const first = await upstreamHead();
       await until((list) => list.some((head) => head.hash === first.hash), 'the first head notice');
       assert.deepEqual(notices[0], { type: 'head', number: Number(first.number), hash: first.hash }, 'the first notice is the upstream head');
-      await waitFor(() => sourceLane(system).state === 'ready', 5000, 'the source lane to be ready');
+      await waitFor(() => sourceLane(system).state === 'ready', 30_000, 'the source lane to be ready');
 
       await anvil.rpc('evm_setAutomine', [false]);
       for (let i = 0; i < 3; i += 1) await anvil.rpc('eth_sendTransaction', [{ from: SENDER, to: RECIPIENT, value: '0x1' }]);
@@ -102,14 +102,14 @@ describe('the rpc source actor follows anvil through the real runtime', () => {
       assert.deepEqual(await system.ask('source', { type: 'finalized' }), { number: Number(finalized.number), hash: finalized.hash });
 
       front.down();
-      await waitFor(() => sourceLane(system).state === 'degraded', 10_000, 'the source lane to degrade');
+      await waitFor(() => sourceLane(system).state === 'degraded', 30_000, 'the source lane to degrade');
       assert.match(sourceLane(system).lastError ?? '', /UpstreamError|HTTP 503/);
       for (const secret of ['p4ssw0rd', 'operator', 'topsecret']) assert.ok(!(sourceLane(system).lastError ?? '').includes(secret), `no ${secret} in the reason`);
       await assert.rejects(system.ask('source', { type: 'finalized' }), (error: unknown) => error instanceof CodedError && error.code === 'source_unavailable');
       front.up();
       await anvil.mine();
       const recovered = await upstreamHead();
-      await waitFor(() => sourceLane(system).state === 'ready', 10_000, 'the source lane to recover');
+      await waitFor(() => sourceLane(system).state === 'ready', 30_000, 'the source lane to recover');
       await until((list) => list.at(-1)?.hash === recovered.hash, 'the head after recovery');
       const distinct = new Set(notices.map((head) => head.hash));
       assert.equal(distinct.size, notices.length, 'each head is announced once');
@@ -121,14 +121,14 @@ describe('the rpc source actor follows anvil through the real runtime', () => {
 
   it('a newHeads subscription wakes the source long before its poll interval', async () => {
     const system = start(args({ url: anvil.url, wsUrl: anvil.wsUrl, pollIntervalMs: 60_000 }));
-    await waitFor(() => sourceLane(system).state === 'ready', 10_000, 'the source lane to be ready');
+    await waitFor(() => sourceLane(system).state === 'ready', 30_000, 'the source lane to be ready');
     await anvil.mine();
     const head = await upstreamHead();
     let seen = false;
     await waitFor(() => {
       void heads(system).then((list) => { seen = list.some((notice) => notice.hash === head.hash); }, () => undefined);
       return seen;
-    }, 5000, 'a head notice woken by newHeads');
+    }, 30_000, 'a head notice woken by newHeads');
     await system.stop();
   });
 });

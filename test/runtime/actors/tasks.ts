@@ -3,10 +3,17 @@ export function square(n: number): number {
   return n * n;
 }
 
-export function threadId(): Promise<number> {
+/**
+ * The pool thread's id, once `arrivals` tasks sharing `barrier` have started (each holds its thread
+ * until then, so concurrent arrivals must be on different threads; gives up after a minute).
+ */
+export function threadId(input: { barrier: SharedArrayBuffer; arrivals: number }): Promise<number> {
   return import('node:worker_threads').then((wt) => {
-    const end = Date.now() + 50;
-    while (Date.now() < end);
+    const cells = new Int32Array(input.barrier);
+    Atomics.add(cells, 0, 1);
+    Atomics.notify(cells, 0);
+    const deadline = Date.now() + 60_000;
+    for (let seen = Atomics.load(cells, 0); seen < input.arrivals && Date.now() < deadline; seen = Atomics.load(cells, 0)) Atomics.wait(cells, 0, seen, 100);
     return wt.threadId;
   });
 }
