@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import WebSocket from 'ws';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeDir, startNodeProcess, type NodeProcess } from '../support/node-process.js';
+import { removeDir, runCli, startNodeProcess, type NodeProcess } from '../support/node-process.js';
 import { PROJECT_ROOT } from '../support/paths.js';
 
 const RUNS = 1000;
@@ -204,4 +204,8 @@ test('generated bad input: JSON-RPC over HTTP and WebSocket and the aggregate AP
   assert.equal(sumOf(metrics, 'chain_node_request_faults_total'), 0, 'no request failed inside the node');
   const ready = await fetch(`${node.baseUrl}/health/ready`);
   assert.equal(ready.status, 200, await ready.text());
+  // Nothing committed was damaged: the stopped store verifies clean.
+  assert.equal(await node.stop('SIGTERM'), 0);
+  const verify = await runCli(['db', 'verify', '--data-dir', node.dataDir]);
+  assert.equal(verify.code, 0, `db verify after the generated input:\n${verify.stdout}${verify.stderr}`);
 });
