@@ -15,17 +15,15 @@ import { createDevnet, resolveDevnetConfig, resumeDepth, type Devnet, type Devne
 import { loadDevnetBlocks, saveDevnetBlocks } from '../../store/devnet-blocks.js';
 
 import { openStore, type Store } from '../../store/env.js';
-import { recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
+import { getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
 import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
-import { bytesToHex } from '../../net/eth/hex.js';
+import { bytesToHex, hexToBytes } from '../../net/eth/hex.js';
 import type { HeadNotice } from '../chain-messages.js';
 import { toMaterial } from './material.js';
 import { startDevnetBeaconEndpoint } from './devnet-beacon.js';
 import type { DevnetBeaconServer } from '../../net/devnet/beacon-server.js';
-import { hexToBytes } from '../../net/eth/hex.js';
 import { startDevnetPeer, type DevnetPeer } from '../../net/devnet/p2p-server.js';
 import type { ChainIdentity } from '../../net/p2p/status.js';
-import { getCanonicalHash } from '../../store/chain-material.js';
 import { storeChainReader } from '../peers/store-chain-reader.js';
 
 export interface DevnetSourceArgs {
@@ -74,20 +72,25 @@ function remember(store: Store, devnet: Devnet, blocks: readonly DevnetBlock[]):
 
 /**
  * The stored generator record, when it continues the stored chain: its blocks link parent to child,
- * and at the highest height both it and the stored canonical chain have, they hold the same block
- * (the chain lane may trail the source by a few blocks at a stop, or the record trail the chain
- * after a crash; either way the generator continues deterministically). Otherwise empty (replay).
+ * its newest block is recorded in the chain tables (records are written after their blocks), and
+ * where it overlaps the stored canonical chain the two hold the same block. The chain lane may
+ * trail the source by many blocks at a stop (a fast devnet on a busy machine), the record may trail
+ * the chain after a crash; either way the generator continues deterministically. Otherwise empty
+ * (replay from the seed).
  */
 function storedResume(store: Store, storedHeadNumber: number, config: DevnetConfig, log: ActorContext<DevnetSourceArgs>['log']): DevnetResume {
   const records = loadDevnetBlocks<DevnetResumeBlock>(store, resumeDepth(config));
   // A chain shorter than a resume needs is replayed: that is as quick.
   if (records.length < resumeDepth(config)) return [];
   const hashAt = (i: number) => records[i]!.value.built.devnetBlock.hash;
+  const newest = records.length - 1;
   const linked = records.every((record, i) => i === 0 || record.value.built.devnetBlock.block.header.parentHash === hashAt(i - 1));
-  const common = Math.min(storedHeadNumber, records[records.length - 1]!.number) - records[0]!.number;
+  const recorded = getHeaderBytes(store, hexToBytes(hashAt(newest), 32)) !== undefined;
+  const common = Math.min(storedHeadNumber, records[newest]!.number) - records[0]!.number;
   const canonical = common >= 0 ? store.chain.canonical.get(u64Key(records[common]!.number)) : undefined;
-  if (!linked || !canonical || bytesToHex(canonical) !== hashAt(common)) {
-    log.warn('the stored devnet record does not continue the stored chain; replaying from the seed', { records: records.length, newest: records[records.length - 1]!.number });
+  const agrees = common < 0 || (canonical !== undefined && bytesToHex(canonical) === hashAt(common));
+  if (!linked || !recorded || !agrees) {
+    log.warn('the stored devnet record does not continue the stored chain; replaying from the seed', { records: records.length, newest: records[newest]!.number, storedHead: storedHeadNumber });
     return [];
   }
   return records.map((record) => record.value);
