@@ -17,7 +17,8 @@
  * A failed backup removes what it wrote. The p2p identity secret is not part of the store and is
  * not copied.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { fsyncPath } from './fsync-path.js';
 import { join } from 'node:path';
 import { openEnvironment, openTable, storePath, type RootEnvironment } from './environment.js';
 import { rotateStoreEpoch, type EpochRotation } from './epoch-rotation.js';
@@ -70,14 +71,6 @@ function contentsOf(env: RootEnvironment, path: string): { epoch: string; entrie
   return { epoch: epochToHex(identity.epoch), entries: new Map(allTableStats(env).map((t) => [t.name, t.entries])) };
 }
 
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Call with the data-directory lock held and a store present. */
 export async function backupStore(dataDir: string, backupPath: string): Promise<DbBackupResult> {

@@ -5,7 +5,8 @@
  * counts), made durable, then swapped in. The swap and its crash recovery are described in
  * store/compaction-recovery.ts. Must run under the data-directory lock with the node stopped.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { fsyncPath } from './fsync-path.js';
 import { join } from 'node:path';
 import { COMPACT_COPY_PREFIX, PRE_COMPACT_PREFIX } from './compaction-recovery.js';
 import { openEnvironment, openTable, storePath, type RootEnvironment } from './environment.js';
@@ -93,11 +94,3 @@ async function checkCopyMatches(copyPath: string, expected: StoreContents): Prom
   }
 }
 
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
