@@ -323,6 +323,12 @@ function writeReply(res: HttpResponse, requestId: string, status: number, reply:
   res.end(JSON.stringify(body));
 }
 
+/** A `content-type` naming JSON: `application/json` or a `+json` type, parameters such as charset allowed; `also` adds other subtypes. */
+export function isJsonMediaType(type: string, also: readonly string[] = []): boolean {
+  const subtype = /^\s*application\/([\w.+-]+)\s*(;|$)/i.exec(type)?.[1]?.toLowerCase();
+  return subtype !== undefined && (subtype === 'json' || subtype.endsWith('+json') || also.includes(subtype));
+}
+
 /**
  * 415 unless the request declares a JSON body (`application/json` or a `+json` type). Every JSON
  * route asks this even of an empty body: a `text/plain` or untyped POST is what any web page may
@@ -330,7 +336,7 @@ function writeReply(res: HttpResponse, requestId: string, status: number, reply:
  */
 export function requireJsonType(request: Request): void {
   const type = request.headers['content-type'];
-  if (type === undefined || !/^\s*application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
+  if (type === undefined || !isJsonMediaType(type)) {
     throw new HttpError('unsupported_media_type', `send the request body as content-type application/json${type === undefined ? '' : `, not ${type}`}`, { contentType: type ?? null });
   }
 }

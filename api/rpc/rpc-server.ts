@@ -7,7 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import uWS from 'uWebSockets.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../runtime/log.js';
-import { newRequestId } from '../http.js';
+import { isJsonMediaType, newRequestId } from '../http.js';
 import { requestFaults, type ListenerName } from '../request-faults.js';
 import { answerBody, answerBodyParts, joinParts, type AnswerParts, type DispatchOptions } from './dispatch.js';
 import type { RpcContext } from './rpc-context.js';
@@ -242,10 +242,10 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
 }
 
 /**
- * A body declared as JSON-RPC: `application/json` (or a `+json` type), or the two older names geth
- * also accepts; parameters such as charset allowed. Anything else, a missing type included, is 415
- * as geth answers it: `text/plain` is what any web page may send cross-site without a preflight.
+ * A body declared as JSON-RPC: a JSON media type (api/http.ts), or the two older names geth also
+ * accepts. Anything else, a missing type included, is 415 as geth answers it: `text/plain` is what
+ * any web page may send cross-site without a preflight.
  */
 export function isJsonType(type: string): boolean {
-  return /^\s*application\/(([\w.-]+\+)?json|json-rpc|jsonrequest)\s*(;|$)/i.test(type);
+  return isJsonMediaType(type, ['json-rpc', 'jsonrequest']);
 }
