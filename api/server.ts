@@ -3,6 +3,7 @@
  * unknown routes and methods, and per-route request metrics.
  */
 import uWS from 'uWebSockets.js';
+import { createServer } from 'node:net';
 import type { Registry } from 'prom-client';
 import { fallback, route, type HttpOptions } from './http.js';
 import { patternMatches, type Route } from './routes.js';
@@ -47,11 +48,32 @@ export function createApiApp(options: ApiServerOptions): ApiApp {
   return { app, inFlight, faults };
 }
 
+/** `host:port` or `[v6]:port` → its parts. */
+function splitAddress(address: string): { host: string; port: number } {
+  const separator = address.lastIndexOf(':');
+  return { host: address.slice(0, separator).replace(/^\[|\]$/g, ''), port: Number(address.slice(separator + 1)) };
+}
+
+/**
+ * Whether something else already listens on `address`. uWS binds with SO_REUSEPORT (so that
+ * listener instances in several workers share a port), which lets a second node bind a taken port
+ * without an error and take part of its traffic. A plain bind without SO_REUSEPORT fails on a port
+ * that anyone holds, so the node tries one, closes it at once, and refuses to start on a taken port.
+ * Port 0 (any free port) is never taken.
+ */
+export function addressTaken(address: string): Promise<string | null> {
+  const { host, port } = splitAddress(address);
+  if (port === 0) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE' ? 'another process already listens on it' : null));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
+}
+
 /** Listens on `host:port`; resolves with the listen socket and the port actually bound (for port 0). */
 export function listen(app: uWS.TemplatedApp, address: string): Promise<{ socket: uWS.us_listen_socket; port: number }> {
-  const separator = address.lastIndexOf(':');
-  const host = address.slice(0, separator).replace(/^\[|\]$/g, '');
-  const port = Number(address.slice(separator + 1));
+  const { host, port } = splitAddress(address);
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
       if (socket === false) reject(new Error(`cannot listen on ${address}: address in use or not available`));

@@ -18,7 +18,8 @@ import { ensureChainIdentity } from '../../store/chain-identity.js';
 import { epochToHex } from '../../store/meta.js';
 import { ensureP2pSecret } from '../../store/secret.js';
 import type { ReadinessReport } from '../../api/operational.js';
-import type { LoadedConfig } from './config.js';
+import { ConfigError, type LoadedConfig } from './config.js';
+import { addressTaken } from '../../api/server.js';
 import { buildLanes, STOP_ORDER } from './lanes.js';
 import { createRootMetrics } from './metrics.js';
 import { resolveChainSpec } from './chain-spec.js';
@@ -50,6 +51,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   const lock = acquireDataDirLock(dataDir, 'node');
   let store;
   try {
+    await refuseTakenListeners(config.listeners);
     ensureP2pSecret(dataDir);
     store = openStore({ dataDir, chainId: spec.chainId });
     try {
@@ -135,6 +137,20 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     void stop();
   });
   return { system, stopped, stop, fatal: () => fatal };
+}
+
+/**
+ * Stops start-up when a listener's address is held by another process (another node, or anything
+ * else): uWS would bind it anyway (SO_REUSEPORT) and share its traffic with that process.
+ */
+async function refuseTakenListeners(listeners: LoadedConfig['config']['listeners']): Promise<void> {
+  const keys = ['api', 'rpc_http', 'rpc_ws'] as const;
+  const problems = [];
+  for (const key of keys) {
+    const taken = await addressTaken(listeners[key]);
+    if (taken !== null) problems.push({ key: `listeners.${key}`, value: JSON.stringify(listeners[key]), expected: `a free address (${taken})` });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /**
