@@ -83,6 +83,8 @@ export class ActorSystem extends EventEmitter {
   private readonly rootLinks = new Map<string, Link>();
   private readonly rootAsks = new Map<number, { to: string; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly metricsRequests = new Map<number, (json: unknown) => void>();
+  /** Each running worker's last metrics answer, for a scrape it is too busy to answer in time. */
+  private readonly lastMetrics = new Map<Slot, { incarnation: Incarnation | null; json: unknown }>();
   private rootHandler: RootHandler = (message) => {
     throw new Error(`the root does not handle '${message.type}'`);
   };
@@ -163,10 +165,22 @@ export class ActorSystem extends EventEmitter {
   /** Every running actor's own metrics registry, as prom-client JSON (for aggregation). */
   async collectActorMetrics(timeoutMs = 2000): Promise<unknown[]> {
     const running = [...this.slots.values()].filter((slot) => slot.current !== null);
+    for (const slot of this.lastMetrics.keys()) if (slot.current === null) this.lastMetrics.delete(slot);
     const replies = running.map((slot) => new Promise<unknown>((resolve) => {
       const id = this.nextId++;
-      const timer = setTimeout(() => { this.metricsRequests.delete(id); resolve(null); }, timeoutMs);
-      this.metricsRequests.set(id, (json) => { clearTimeout(timer); resolve(json); });
+      const incarnation = slot.current;
+      // A worker busy past the timeout is reported with its previous answer (same incarnation only):
+      // leaving its series out would make Prometheus see its counters vanish and then reset.
+      const timer = setTimeout(() => {
+        this.metricsRequests.delete(id);
+        const last = this.lastMetrics.get(slot);
+        resolve(last !== undefined && last.incarnation === incarnation && incarnation === slot.current ? last.json : null);
+      }, timeoutMs);
+      this.metricsRequests.set(id, (json) => {
+        clearTimeout(timer);
+        if (incarnation === slot.current) this.lastMetrics.set(slot, { incarnation, json });
+        resolve(json);
+      });
       this.post(slot, { t: 'metrics', id });
     }));
     return (await Promise.all(replies)).filter((json) => json !== null);

@@ -120,6 +120,29 @@ test('actors run CPU tasks on the shared piscina pool', async (t) => {
   await system.stop();
 });
 
+test('a worker too busy to answer a metrics scrape in time is reported with its last answer, so its counters never vanish', async (t) => {
+  const system = track(t, newSystem());
+  system.startLane(lane('busy', [child('busy', 'counter')]));
+  for (let seq = 0; seq < 3; seq += 1) await system.ask('busy', { type: 'item', sender: 's', seq });
+  type Family = { name: string; values: Array<{ value: number }> };
+  const items = (scrape: unknown[]) => (scrape as Family[][]).flat().find((family) => family.name === 'test_items_total')?.values[0]?.value;
+  assert.equal(items(await system.collectActorMetrics()), 3, 'a worker that answers in time reports its counter');
+  const blocked = system.ask('busy', { type: 'block', ms: 4000 }, 30_000);
+  // A scrape that took its whole timeout is one the worker did not answer: that one must still carry the series.
+  const deadline = Date.now() + 30_000;
+  let timedOut = false;
+  while (!timedOut && Date.now() < deadline) {
+    const started = Date.now();
+    const scrape = await system.collectActorMetrics(300);
+    timedOut = Date.now() - started >= 300;
+    assert.equal(items(scrape), 3, timedOut ? 'a scrape the worker missed carries its last answer' : 'a scrape it answered carries its counter');
+  }
+  assert.ok(timedOut, 'the blocked worker missed a scrape');
+  await blocked;
+  assert.equal(items(await system.collectActorMetrics()), 3);
+  await system.stop();
+});
+
 test('backoff grows exponentially, is capped and jittered within bounds', () => {
   const policy = { ...quietPolicy, backoffInitialMs: 100, backoffMaxMs: 1000, jitter: 0.5 };
   assert.equal(backoffDelay(1, policy, () => 0.5), 100);

@@ -1,4 +1,5 @@
-/** Test actor. Accepts: `item {sender, seq}` (counts, checks per-sender order), `slow {ms}` (changes per-message delay), `count` (ask → totals), `crash`, `echo {value}`, `fail-coded`. */
+/** Test actor. Accepts: `item {sender, seq}` (counts in `test_items_total`, checks per-sender order), `slow {ms}` (changes per-message delay), `block {ms}` (blocks its thread), `count` (ask → totals), `crash`, `echo {value}`, `fail-coded`. */
+import { Counter } from 'prom-client';
 import { defineActor } from '../../../runtime/actor.js';
 import { CodedError } from '../../../runtime/errors.js';
 
@@ -7,12 +8,14 @@ interface State {
   total: number;
   lastSeq: Map<string, number>;
   outOfOrder: number;
+  items: Counter;
 }
 
 export default defineActor<State>({
   init(ctx) {
     ctx.ready();
-    return { delayMs: 0, total: 0, lastSeq: new Map(), outOfOrder: 0 };
+    const items = new Counter({ name: 'test_items_total', help: 'items handled', registers: [ctx.metrics] });
+    return { delayMs: 0, total: 0, lastSeq: new Map(), outOfOrder: 0, items };
   },
   async handle(message, state) {
     switch (message.type) {
@@ -23,9 +26,14 @@ export default defineActor<State>({
         if (seq !== previous + 1) state.outOfOrder += 1;
         state.lastSeq.set(sender, seq);
         state.total += 1;
+        state.items.inc();
         if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
         return undefined;
       }
+      case 'block':
+        // Synchronously, so the thread answers nothing else meanwhile (not even a metrics scrape).
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, message.ms as number);
+        return undefined;
       case 'slow':
         state.delayMs = message.ms as number;
         return undefined;
