@@ -6,8 +6,8 @@
  * 1. refuses before writing anything when the target already holds something, or when the data
  *    directory has tiered artifact segments (`<data_dir>/segments/`, outside LMDB: then only a
  *    snapshot of the whole data directory is consistent);
- * 2. LMDB's own copy (mdb_env_copy: one read transaction, so a consistent point-in-time image;
- *    not the compacting MDB_CP_COMPACT copy, see below);
+ * 2. a compacted copy of every table (store/copy-entries.ts); consistent because the write lock
+ *    keeps every writer out while it runs;
  * 3. gives the copy a new store epoch (store/epoch-rotation.ts): a restored store is a new store,
  *    so cursors of the original answer `reset_required`, while coverage, rows, changes and
  *    consumers are the same;
@@ -27,6 +27,7 @@ import { allTableStats, dataFileSize } from './stats.js';
 import { META_TABLE, SHARED_TABLES } from './tables.js';
 import { runVerifyChecks, openRegisteredTable, type VerifyCheckResult } from './verify.js';
 import { listTableNames } from './environment.js';
+import { copyEntries } from './copy-entries.js';
 
 /** Where tiered artifact storage keeps segment files, outside the LMDB environment. */
 export const SEGMENTS_DIR_NAME = 'segments';
@@ -81,13 +82,14 @@ export async function backupStore(dataDir: string, backupPath: string): Promise<
   const createdTarget = !existsSync(backupPath);
   mkdirSync(copyPath, { recursive: true, mode: 0o700 });
   try {
-    // A plain copy, not MDB_CP_COMPACT: lmdb-js's LMDB aborts (mdb_page_alloc assertion) when a
-    // compacted copy later has its values overwritten, which the restored node does all the time.
+    // Our own compacted copy (store/copy-entries.ts), read in one read transaction per table of a
+    // source nobody else writes (the write lock is held): not LMDB's MDB_CP_COMPACT copy, which
+    // lmdb-js's LMDB crashes on once its values are overwritten.
     const source = openEnvironment(sourcePath, true);
     let expected: ReturnType<typeof contentsOf>;
     try {
       expected = contentsOf(source, sourcePath);
-      await source.backup(copyPath, false);
+      await copyEntries(source, copyPath);
     } finally {
       await source.close();
     }

@@ -1,15 +1,17 @@
 /**
- * `db compact`: LMDB never shrinks its file and has no log to checkpoint; a compacting copy
- * (mdb_env_copy with MDB_CP_COMPACT) rewrites the live pages densely and drops the free ones.
- * The copy is written beside the database, checked (same epoch, same tables, same entry
- * counts), made durable, then swapped in. The swap and its crash recovery are described in
- * store/compaction-recovery.ts. Must run under the data-directory lock with the node stopped.
+ * `db compact`: LMDB never shrinks its file and has no log to checkpoint, so compaction writes
+ * every table's entries, in key order, into a fresh database beside the store (MDB_APPEND fills
+ * each page), checks it (same epoch, same tables, same entry counts), makes it durable and swaps
+ * it in. The swap and its crash recovery are described in store/compaction-recovery.ts. Must run
+ * under the data-directory lock with the node stopped.
+ * The copy is store/copy-entries.ts.
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fsyncPath } from './fsync-path.js';
 import { join } from 'node:path';
 import { COMPACT_COPY_PREFIX, PRE_COMPACT_PREFIX } from './compaction-recovery.js';
 import { openEnvironment, openTable, storePath, type RootEnvironment } from './environment.js';
+import { copyEntries } from './copy-entries.js';
 import { epochToHex, readRawMeta, validateMeta, type MetaTable } from './meta.js';
 import { allTableStats, dataFileSize } from './stats.js';
 import { META_TABLE } from './tables.js';
@@ -40,7 +42,10 @@ export async function compactStore(dataDir: string): Promise<DbCompactResult> {
   try {
     expected = contentsOf(source, path);
     mkdirSync(copyPath);
-    await source.backup(copyPath, true);
+    await copyEntries(source, copyPath);
+  } catch (error) {
+    rmSync(copyPath, { recursive: true, force: true });
+    throw error;
   } finally {
     await source.close();
   }

@@ -225,6 +225,35 @@ test('db compact shrinks a store after deletions and keeps its epoch and every e
   }
 });
 
+test('a compacted store takes overwrites of its values (LMDB\'s own compacting copy crashed the process on these)', async (t) => {
+  const dataDir = tempDir(t);
+  const store = openStore({ dataDir, chainId: 1 });
+  const tables = store.processor('erc20');
+  store.env.transactionSync(() => {
+    for (let i = 0; i < 15_000; i++) tables.entities.putSync(u64Key(i), Buffer.alloc(500, i % 256));
+  });
+  store.env.transactionSync(() => {
+    for (let i = 0; i < 15_000; i += 2) tables.entities.removeSync(u64Key(i));
+  });
+  await store.close();
+  await dbCompact(dataDir);
+
+  const compacted = openStore({ dataDir, chainId: 1 });
+  try {
+    const entities = compacted.processor('erc20').entities;
+    for (let round = 1; round <= 5; round += 1) {
+      compacted.env.transactionSync(() => {
+        for (let i = 1; i < 15_000; i += 2) entities.putSync(u64Key(i), Buffer.alloc(500 + round, round));
+      });
+    }
+    assert.equal(entities.getKeysCount(), 7500);
+    assert.deepEqual(entities.get(u64Key(14_999)), Buffer.alloc(505, 5));
+  } finally {
+    await compacted.close();
+  }
+  assert.equal((await dbVerify(dataDir)).ok, true);
+});
+
 test('a compaction that died between its renames is undone by the next open, keeping the old database', async (t) => {
   const dataDir = tempDir(t);
   const { epoch } = await storeWithChain(dataDir, 5);
