@@ -36,6 +36,8 @@ export interface LaneSpec {
   readonly required: boolean;
   readonly policy: RestartPolicy;
   readonly children: readonly ChildSpec[];
+  /** This lane's own start watchdog budget, instead of the system's `startTimeoutMs`. */
+  readonly startTimeoutMs?: number;
 }
 
 /** Delay before restart number `attempt` (1-based): initial × 2^(attempt−1), capped, with jitter. */

@@ -27,7 +27,8 @@ export interface SystemOptions {
   /**
    * Start watchdog: a lane whose workers have not all reported ready (or degraded) this long after
    * the lane started gets the names as its last error and an event
-   * `'start-timeout' (lane, actors: string[], required: boolean)`. Off when absent.
+   * `'start-timeout' (lane, actors: string[], required: boolean, timeoutSeconds: number)`. Off when
+   * absent; a lane's own `startTimeoutMs` overrides it.
    */
   readonly startTimeoutMs?: number;
 }
@@ -113,7 +114,7 @@ export class ActorSystem extends EventEmitter {
       });
     }
     for (const child of spec.children) this.spawn(this.slots.get(child.name)!);
-    const timeoutMs = this.options.startTimeoutMs;
+    const timeoutMs = spec.startTimeoutMs ?? this.options.startTimeoutMs;
     if (timeoutMs !== undefined) {
       const timer = setTimeout(() => {
         this.startTimers.delete(timer);
@@ -129,7 +130,7 @@ export class ActorSystem extends EventEmitter {
     const pending = supervisor.pendingChildren();
     if (pending.length === 0) return;
     supervisor.onStartTimeout(pending, timeoutMs / 1000, Date.now());
-    this.emit('start-timeout', supervisor.lane, pending, supervisor.spec.required);
+    this.emit('start-timeout', supervisor.lane, pending, supervisor.spec.required, timeoutMs / 1000);
   }
 
   laneStatuses(): LaneStatus[] {

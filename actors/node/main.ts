@@ -127,12 +127,12 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     return stopping;
   };
   let fatal: string | null = null;
-  system.on('start-timeout', (lane: string, actors: string[], required: boolean) => {
-    const timeoutSeconds = config.runtime.start_timeout_seconds;
+  system.on('start-timeout', (lane: string, actors: string[], required: boolean, timeoutSeconds: number) => {
     log.error('workers did not report ready within the start timeout', { timedOutLane: lane, actors, required, timeoutSeconds });
     pushTroubles();
     if (!required || fatal !== null) return;
-    fatal = `required lane '${lane}' did not get ready within runtime.start_timeout_seconds = ${timeoutSeconds} (${actors.join(', ')})`;
+    const budget = timeoutSeconds === config.runtime.start_timeout_seconds ? `runtime.start_timeout_seconds = ${timeoutSeconds}` : `its own start timeout of ${timeoutSeconds} s`;
+    fatal = `required lane '${lane}' did not get ready within ${budget} (${actors.join(', ')})`;
     log.error('stopping: a required lane never got ready', { reason: fatal });
     void stop();
   });
