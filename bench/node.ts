@@ -119,15 +119,34 @@ async function launch(dir: string, removeDir: () => void, sets: readonly string[
   return node;
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (tests use it too). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out come from below Linux's ephemeral range (32768–60999 by default): a port the
+ * kernel picks for `listen(0)` is also one it picks for outgoing connections, so on a busy machine
+ * a port found free that way could be taken by some client socket before the node bound it.
+ */
+const PORT_RANGE = { first: 20_000, last: 32_767 };
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago and that this process has not handed out before (tests use it too). */
+export async function freePort(): Promise<number> {
+  const span = PORT_RANGE.last - PORT_RANGE.first + 1;
+  const start = Math.floor(Math.random() * span);
+  for (let i = 0; i < span; i += 1) {
+    const port = PORT_RANGE.first + ((start + i) % span);
+    if (handedOut.has(port)) continue;
+    if (await bindable(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${PORT_RANGE.first} and ${PORT_RANGE.last}`);
 }
