@@ -16,14 +16,14 @@
  *   bloom, logs])` is framed around slices of the eth/69 item: status, cumulativeGasUsed and the logs list are
  *   encoded identically in both forms. The header bloom must be the OR of the receipt blooms.
  */
-import { addBytesToBloom, BLOOM_BYTES } from './bloom.js';
+import { addBytesToBloomPlanned, BLOOM_BYTES, PlannedBloomBits } from './bloom.js';
 import { BlockVerificationError, RlpDecodeError, UnsupportedTransactionTypeError, type BlockVerificationField } from './errors.js';
 import { GAS_PER_BLOB } from './blob-fee.js';
 import { decodeHeader, type BlockHeader } from './header.js';
 import { bytesToHex, equalBytes, hexToBytes, type Hash } from './hex.js';
-import { keccak256Hex } from './keccak.js';
+import { HashPlan } from './keccak-batch.js';
 import { emptySpan, listPrefixLength, readRlpSpan, rlpChildren, rlpCount, rlpFields, rlpUint, rlpWhole, writeListPrefix, type MutableRlpSpan, type RlpSpan } from './rlp-walk.js';
-import { EMPTY_TRIE_ROOT, orderedTrieRootSync } from './trie-root.js';
+import { EMPTY_TRIE_ROOT, planOrderedTrie } from './trie-root.js';
 
 export interface BlockMaterialBytes {
   readonly header: Uint8Array;
@@ -156,13 +156,13 @@ function addLogsToBloom(bloom: Uint8Array, blockBloom: Uint8Array, bytes: Uint8A
     if (!log.list) fail(where, 'expected [address, topics, data]');
     readRlpSpan(logField, bytes, log.payload, log.end, where);
     if (logField.list || logField.end - logField.payload !== 20) fail(where, 'field address: expected 20 bytes');
-    addBytesToBloom(bloom, bytes, logField.payload, logField.end, blockBloom);
+    addBytesToBloomPlanned(plan, plannedBlooms, bloom, bytes, logField.payload, logField.end, blockBloom);
     readRlpSpan(logField, bytes, logField.end, log.end, where);
     if (!logField.list) fail(where, 'field topics: expected a list');
     for (let at = logField.payload; at < logField.end; at = topic.end) {
       readRlpSpan(topic, bytes, at, logField.end, where);
       if (topic.list || topic.end - topic.payload !== 32) fail(where, 'field topics[]: expected 32 bytes');
-      addBytesToBloom(bloom, bytes, topic.payload, topic.end, blockBloom);
+      addBytesToBloomPlanned(plan, plannedBlooms, bloom, bytes, topic.payload, topic.end, blockBloom);
     }
     readRlpSpan(logField, bytes, logField.end, log.end, where);
     if (logField.list) fail(where, 'field data: expected a byte string');
@@ -266,36 +266,87 @@ function receiptsOf(bytes: Uint8Array): Receipts {
   return { encodings, bloom, cumulativeGasUsed };
 }
 
+/**
+ * One plan for all of a block's hashing (header, uncles, the transactions and withdrawals tries, new bloom values;
+ * then the receipts trie, whose leaves hold the blooms), run in two batches (`keccak-batch.ts`). Per thread; a call
+ * finishes with it before returning.
+ */
+const plan = new HashPlan();
+const plannedBlooms = new PlannedBloomBits();
+
+/** The parse steps of `verifyBlockMaterialBytes`, in the order their errors were thrown before hashing was batched. */
+const enum Step { Body = 1, Transactions, Withdrawals, Receipts }
+
 /** Verifies a block's material against its header; throws `BlockVerificationError` naming the first mismatch. */
 export function verifyBlockMaterialBytes(input: BlockMaterialBytes): VerifiedMaterial {
   const header = decodeHeader(input.header);
-  const hash = keccak256Hex(input.header);
+  plan.reset();
+  try {
+    return verifyPlanned(input, header);
+  } finally {
+    plannedBlooms.abandon(); // only left over when a step threw before its plan ran
+  }
+}
+
+function verifyPlanned(input: BlockMaterialBytes, header: BlockHeader): VerifiedMaterial {
+  const hashAt = plan.hashOf(input.header);
+  const body = input.body;
+  // Everything is parsed and planned first, then hashed in one batch, then checked in the order of the checks. A
+  // parse error is held back until the checks before its step have passed, so the same error surfaces as when each
+  // step was hashed and checked in turn.
+  let failedAt = 0;
+  let failure: unknown;
+  let step = Step.Body;
+  let unclesAt = -1;
+  let transactions: Transactions | undefined;
+  let transactionsAt = -1;
+  let withdrawalsAt = -1;
+  let receipts: Receipts | undefined;
+  try {
+    const fields = rlpFields(body, rlpWhole(body, BODY), BODY, [2, 3]);
+    const [transactionList, uncleList, withdrawalList] = fields as [RlpSpan, RlpSpan, RlpSpan | undefined];
+    if (!uncleList.list) throw new RlpDecodeError(BODY, 'field uncles: expected a list');
+    unclesAt = plan.hashOf(body.subarray(uncleList.offset, uncleList.end));
+    step = Step.Transactions;
+    transactions = transactionsOf(body, transactionList);
+    transactionsAt = planOrderedTrie(plan, transactions.values);
+    step = Step.Withdrawals;
+    if (withdrawalList !== undefined) withdrawalsAt = planOrderedTrie(plan, withdrawalsOf(body, withdrawalList));
+    step = Step.Receipts;
+    if (input.receipts) receipts = receiptsOf(input.receipts);
+  } catch (error) {
+    failedAt = step;
+    failure = error;
+  }
+  plan.run();
+  plannedBlooms.resolve(plan.arena);
+
+  const hash = bytesToHex(plan.hashAt(hashAt));
   const check: Check = (field, expected, actual) => {
     if (expected !== actual) throw new BlockVerificationError(field, expected, actual, header.number, hash);
   };
+  const root = (at: number) => bytesToHex(plan.hashAt(at));
   if (input.expectedHash !== undefined) check('hash', input.expectedHash.toLowerCase(), hash);
-
-  const body = input.body;
-  const fields = rlpFields(body, rlpWhole(body, BODY), BODY, [2, 3]);
-  const [transactionList, uncleList, withdrawalList] = fields as [RlpSpan, RlpSpan, RlpSpan | undefined];
-  if (!uncleList.list) throw new RlpDecodeError(BODY, 'field uncles: expected a list');
-  check('sha3Uncles', header.sha3Uncles, keccak256Hex(body.subarray(uncleList.offset, uncleList.end)));
-
-  const transactions = transactionsOf(body, transactionList);
-  check('transactionsRoot', header.transactionsRoot, orderedTrieRootSync(transactions.values));
-  const withdrawalsRoot = withdrawalList === undefined ? undefined : orderedTrieRootSync(withdrawalsOf(body, withdrawalList));
+  if (failedAt === Step.Body) throw failure;
+  check('sha3Uncles', header.sha3Uncles, root(unclesAt));
+  if (failedAt === Step.Transactions) throw failure;
+  check('transactionsRoot', header.transactionsRoot, root(transactionsAt));
+  if (failedAt === Step.Withdrawals) throw failure;
+  const withdrawalsRoot = withdrawalsAt < 0 ? undefined : root(withdrawalsAt);
   if (header.withdrawalsRoot !== undefined) check('withdrawalsRoot', header.withdrawalsRoot, withdrawalsRoot ?? ABSENT);
   else if (withdrawalsRoot !== undefined && withdrawalsRoot !== EMPTY_TRIE_ROOT) check('withdrawalsRoot', ABSENT, withdrawalsRoot);
-  check('blobGasUsed', String(header.blobGasUsed ?? 0n), String(BigInt(transactions.blobs) * GAS_PER_BLOB));
+  check('blobGasUsed', String(header.blobGasUsed ?? 0n), String(BigInt(transactions!.blobs) * GAS_PER_BLOB));
+  if (failedAt === Step.Receipts) throw failure;
 
   let cumulativeGasUsed: bigint[] | null = null;
-  if (input.receipts) {
-    const receipts = receiptsOf(input.receipts);
-    check('receiptCount', String(transactions.values.length), String(receipts.encodings.length));
-    check('receiptsRoot', header.receiptsRoot, orderedTrieRootSync(receipts.encodings));
+  if (receipts !== undefined) {
+    check('receiptCount', String(transactions!.values.length), String(receipts.encodings.length));
+    const receiptsAt = planOrderedTrie(plan, receipts.encodings);
+    plan.run();
+    check('receiptsRoot', header.receiptsRoot, root(receiptsAt));
     if (!equalBytes(hexToBytes(header.logsBloom, BLOOM_BYTES), receipts.bloom)) check('logsBloom', header.logsBloom, bytesToHex(receipts.bloom));
     check('gasUsed', String(header.gasUsed), String(receipts.cumulativeGasUsed.at(-1) ?? 0n));
     cumulativeGasUsed = receipts.cumulativeGasUsed;
   }
-  return { hash, header, transactions: transactions.values, cumulativeGasUsed };
+  return { hash, header, transactions: transactions!.values, cumulativeGasUsed };
 }
