@@ -104,7 +104,7 @@ describe('bench --smoke', () => {
     const run = runOf(result, 'verify');
     for (const set of ['mainnet fixtures', 'devnet chain']) {
       const figures = run.figures.filter((f) => f.name.startsWith(set));
-      assert.ok(figures.some((f) => / \(in use\)$/.test(f.name)), `${set}: the implementation in use is named`);
+      assert.ok(figures.some((f) => / \(in use\)/.test(f.name)), `${set}: the implementation in use is named`);
       assert.ok(figures.some((f) => f.name.includes('verify, wasm (fallback')), `${set}: the fallback is measured`);
       assert.ok(figures.filter((f) => f.baseline).every((f) => f.baseline!.name === 'wasm fallback' && f.ratio!.min > 0), set);
     }
