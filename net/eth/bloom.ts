@@ -177,7 +177,7 @@ export function addBytesToBloomPlanned(
 ): void {
   const length = end - start;
   if (length === 0 || length > CACHE_VALUE_BYTES) {
-    planned.add(bloom, alsoInto, plan.hashOf(bytes.subarray(start, end)), -1);
+    planned.add(bloom, alsoInto, plan.hashOfRange(bytes, start, end), -1);
     return;
   }
   const slot = slotOf(bytes, start, end);
@@ -194,8 +194,8 @@ export function addBytesToBloomPlanned(
     }
     return;
   }
-  const dest = plan.hashOf(bytes.subarray(start, end));
-  cachedValues.set(bytes.subarray(start, end), base);
+  const dest = plan.hashOfRange(bytes, start, end);
+  for (let i = 0; i < length; i++) cachedValues[base + i] = bytes[start + i]!;
   cachedLengths[slot] = length;
   pendingDest[slot] = dest + 1;
   planned.add(bloom, alsoInto, dest, slot);

@@ -182,6 +182,17 @@ export class HashPlan {
     return dest;
   }
 
+  /** `hashOf(bytes.subarray(start, end))` without the view (short values are copied byte by byte). */
+  hashOfRange(bytes: Uint8Array, start: number, end: number): number {
+    const length = end - start;
+    const at = this.reserve(length + 32);
+    const arena = this.arena;
+    if (length <= 64) for (let i = 0; i < length; i++) arena[at + i] = bytes[start + i]!;
+    else arena.set(bytes.subarray(start, end), at);
+    this.addJob(at, length, at + length, 0);
+    return at + length;
+  }
+
   /** Hashes the jobs added since the last run. */
   run(): void {
     if (this.count === this.ran) return;

@@ -25,6 +25,24 @@ function indexesInKeyOrder(count: number): number[] {
   return order;
 }
 
+/**
+ * The key order and nibble paths of a trie of `count` items, kept for recent counts (blocks repeat their transaction
+ * counts; a few hundred counts of a few hundred entries each at most, then the cache starts over).
+ */
+const keyOrders = new Map<number, { order: number[]; paths: Uint8Array[] }>();
+const KEY_ORDER_COUNTS = 256;
+
+function keyOrder(count: number): { order: number[]; paths: Uint8Array[] } {
+  let entry = keyOrders.get(count);
+  if (entry === undefined) {
+    const order = indexesInKeyOrder(count);
+    entry = { order, paths: order.map(indexPath) };
+    if (keyOrders.size >= KEY_ORDER_COUNTS) keyOrders.clear();
+    keyOrders.set(count, entry);
+  }
+  return entry;
+}
+
 /** The nibble path of `rlp(i)` for every index seen so far, kept (a few bytes each; as many as the largest block has items). */
 const indexPaths: Uint8Array[] = [];
 
@@ -38,8 +56,7 @@ function indexPath(index: number): Uint8Array {
  * where `plan.run()` puts it. Several tries planned into one plan are hashed together, level by level.
  */
 export function planOrderedTrie(plan: HashPlan, values: readonly Uint8Array[]): number {
-  const order = indexesInKeyOrder(values.length);
-  const paths = order.map(indexPath);
+  const { order, paths } = keyOrder(values.length);
   const ordered = order.map((index) => {
     const value = values[index]!;
     if (value.length === 0) throw new RangeError(`trie value ${index} is empty; an ordered trie holds no empty value`);

@@ -51,6 +51,9 @@ const RECEIPT = 'eth/69 receipt';
 /** Field counts of typed transaction payloads, by type byte. */
 const TYPED_FIELD_COUNTS: readonly (number | undefined)[] = [undefined, 11, 12, 14, 13];
 const LEGACY_FIELD_COUNT = 9;
+/** Error subjects per transaction type, made once (a block has hundreds of transactions). */
+const TYPED_SUBJECTS = TYPED_FIELD_COUNTS.map((_, type) => `type ${type} transaction`);
+const BLOB_HASHES_SUBJECT = 'type 3 transaction blobVersionedHashes';
 const BLOB_HASHES_FIELD = 10;
 /** An RLP string prefix for 256 bytes: 0xb9 0x01 0x00. */
 const BLOOM_ITEM_PREFIX = Uint8Array.of(0xb9, 0x01, 0x00);
@@ -111,12 +114,12 @@ function transactionsOf(body: Uint8Array, list: RlpSpan): Transactions {
     if (type > 0x7f) throw new RlpDecodeError(TX, `first byte 0x${type.toString(16)} is neither a type nor a list`);
     const fieldCount = TYPED_FIELD_COUNTS[type];
     if (fieldCount === undefined) throw new UnsupportedTransactionTypeError(type);
-    const subject = `type ${type} transaction`;
+    const subject = TYPED_SUBJECTS[type]!;
     readRlpSpan(payloadSpan, encoding, 1, encoding.length, subject);
     if (payloadSpan.end !== encoding.length) throw new RlpDecodeError(subject, `${encoding.length - payloadSpan.end} bytes after the payload`);
     const fields = countItems(encoding, payloadSpan, subject, BLOB_HASHES_FIELD, blobHashes);
     if (fields !== fieldCount) throw new RlpDecodeError(subject, `expected ${fieldCount} fields, got ${fields}`);
-    if (type === 3) blobs += countItems(encoding, blobHashes, `${subject} blobVersionedHashes`);
+    if (type === 3) blobs += countItems(encoding, blobHashes, BLOB_HASHES_SUBJECT);
     values.push(encoding);
   }
   return { values, blobs };
@@ -149,8 +152,10 @@ function fail(subject: string, detail: string): never {
  * (the OR of all receipt blooms, built as it goes), checking each log's shape `[address(20), [topic(32)…], data]`.
  * Walks with three reused spans: a block has hundreds of logs and thousands of topics.
  */
-function addLogsToBloom(bloom: Uint8Array, blockBloom: Uint8Array, bytes: Uint8Array, logs: RlpSpan, subject: string): void {
-  const where = `${subject} log`;
+const RECEIPT_LOG = `${RECEIPT} log`;
+
+function addLogsToBloom(bloom: Uint8Array, blockBloom: Uint8Array, bytes: Uint8Array, logs: RlpSpan): void {
+  const where = RECEIPT_LOG;
   for (let offset = logs.payload; offset < logs.end; offset = log.end) {
     readRlpSpan(log, bytes, offset, logs.end, where);
     if (!log.list) fail(where, 'expected [address, topics, data]');
@@ -181,6 +186,7 @@ const receiptType = emptySpan();
 const status = emptySpan();
 const cumulative = emptySpan();
 const logs = emptySpan();
+const RECEIPT_SPANS = [receiptType, status, cumulative, logs];
 
 /**
  * Reads and checks one eth/69 receipt item (`item`) into the spans above; returns its type. The item must hold
@@ -188,11 +194,10 @@ const logs = emptySpan();
  */
 function readReceipt(bytes: Uint8Array, receipt: RlpSpan): number {
   if (!receipt.list) throw new RlpDecodeError(RECEIPT, 'expected [type, status, cumulativeGasUsed, logs]');
-  const spans = [receiptType, status, cumulative, logs];
   let offset = receipt.payload;
-  for (const span of spans) {
+  for (let i = 0; i < 4; i++) {
     if (offset >= receipt.end) throw new RlpDecodeError(RECEIPT, `expected 4 fields, got ${countItems(bytes, receipt, RECEIPT)}`);
-    offset = readRlpSpan(span, bytes, offset, receipt.end, RECEIPT).end;
+    offset = readRlpSpan(RECEIPT_SPANS[i]!, bytes, offset, receipt.end, RECEIPT).end;
   }
   if (offset !== receipt.end) throw new RlpDecodeError(RECEIPT, `expected 4 fields, got ${countItems(bytes, receipt, RECEIPT)}`);
   const type = Number(rlpUint(bytes, receiptType, RECEIPT, 'type', 1));
@@ -230,13 +235,13 @@ function writeConsensusReceipt(out: Uint8Array, at: number, bytes: Uint8Array, t
   let offset = at;
   if (type !== 0) out[offset++] = type;
   offset = writeListPrefix(out, offset, payloadLength);
-  out.set(bytes.subarray(status.offset, cumulative.end), offset); // status and cumulativeGasUsed are adjacent
-  offset += cumulative.end - status.offset;
+  // status and cumulativeGasUsed are adjacent, and short (at most 33 + 9 bytes): copied without a view
+  for (let i = status.offset; i < cumulative.end; i++) out[offset++] = bytes[i]!;
   out.set(BLOOM_ITEM_PREFIX, offset);
   const bloom = out.subarray(offset + BLOOM_ITEM_PREFIX.length, offset + BLOOM_ITEM_BYTES);
   bloom.fill(0);
   offset += BLOOM_ITEM_BYTES;
-  addLogsToBloom(bloom, blockBloom, bytes, logs, RECEIPT);
+  addLogsToBloom(bloom, blockBloom, bytes, logs);
   out.set(bytes.subarray(logs.offset, logs.end), offset);
   return offset + (logs.end - logs.offset);
 }
