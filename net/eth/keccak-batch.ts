@@ -65,6 +65,8 @@ function chooseImplementation(): string {
 }
 
 let implementation = chooseImplementation();
+/** The addon's index of `implementation` (its list is `KECCAK_IMPLEMENTATIONS` without `wasm`). */
+let addonIndex = KECCAK_IMPLEMENTATIONS.indexOf(implementation) - 1;
 
 /** The implementation batches run on now (`wasm`, `scalar`, `avx2x4`, `avx512x4` or `avx512x8`). */
 export function keccakImplementation(): string {
@@ -80,6 +82,7 @@ export function keccakAddonProblem(): string | undefined {
 export function useKeccakImplementation(name: string): void {
   if (!KECCAK_IMPLEMENTATIONS.includes(name)) throw new Error(`keccak implementation ${name} is not available here; expected one of ${KECCAK_IMPLEMENTATIONS.join(', ')}`);
   implementation = name;
+  addonIndex = KECCAK_IMPLEMENTATIONS.indexOf(name) - 1;
 }
 
 function hashJobsWasm(arena: Uint8Array, jobs: Uint32Array, count: number): void {
@@ -106,7 +109,7 @@ function hashJobsWasm(arena: Uint8Array, jobs: Uint32Array, count: number): void
 export function hashJobs(arena: Uint8Array, jobs: Uint32Array, count: number): void {
   if (count === 0) return;
   if (implementation === 'wasm') hashJobsWasm(arena, jobs, count);
-  else loaded.addon!.hashJobs(arena, jobs, count, KECCAK_IMPLEMENTATIONS.indexOf(implementation) - 1);
+  else loaded.addon!.hashJobs(arena, jobs, count, addonIndex);
 }
 
 const INITIAL_ARENA_BYTES = 1 << 18;
