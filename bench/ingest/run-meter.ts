@@ -15,6 +15,8 @@ export interface MemorySample {
 export interface IngestRun {
   blocks: number;
   seconds: number;
+  /** CPU time of the whole process over the pass (every thread: main, pool workers, LMDB, the collector), user + system. */
+  cpuSeconds: number;
   totals: StageTotals;
   memory: { start: MemorySample; middle: MemorySample; end: MemorySample };
 }
@@ -37,6 +39,7 @@ const NOT_SAMPLED: MemorySample = { rssMiB: NaN, anonymousMiB: NaN };
 export class RunMeter {
   readonly totals = emptyStageTotals();
   private readonly started = performance.now();
+  private readonly cpuStarted = process.cpuUsage();
   private readonly start = sample();
   private middle = NOT_SAMPLED;
   private blocks = 0;
@@ -54,6 +57,7 @@ export class RunMeter {
     return {
       blocks: this.blocks,
       seconds: (performance.now() - this.started) / 1000,
+      cpuSeconds: ((cpu) => (cpu.user + cpu.system) / 1e6)(process.cpuUsage(this.cpuStarted)),
       totals: this.totals,
       memory: { start: this.start, middle: this.middle, end: sample() },
     };

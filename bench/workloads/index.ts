@@ -13,10 +13,12 @@ import { runtimeWorkload } from './runtime.js';
 import { sseWorkload } from './sse.js';
 import { snapshotWorkload } from './snapshot.js';
 import { p2pWorkload } from './p2p.js';
+import { verifyWorkload } from './verify.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
   ingestWorkload,
+  verifyWorkload,
   queryWorkload,
   sseWorkload,
   consumerWorkload,

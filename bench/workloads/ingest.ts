@@ -72,6 +72,9 @@ function configurationFigures(configuration: Configuration, runs: readonly Inges
   return [
     figure(`${label}: verified ingest`, 'blocks/s', runs.map((run) => run.blocks / run.seconds)),
     figure(`${label}: wall time`, 'ms/block', perBlock((run) => run.seconds * 1000)),
+    // Load-independent: what a block costs the whole process (every thread), so a run on a shared machine still says
+    // what the two cores could do alone (2,000 / this = a CPU-bound ceiling in blocks/s).
+    figure(`${label}: CPU, all threads`, 'ms/block', perBlock((run) => run.cpuSeconds * 1000)),
     ...INGEST_STAGES.map((stage) => figure(`${label}: ${stage}`, stage === 'commit' ? 'ms/block' : stageUnit, perBlock((run) => run.totals[stage]))),
     ...MEMORY_POINTS.map((point) => figure(`${label}: RSS ${point}`, 'MiB', runs.map((run) => run.memory[point].rssMiB))),
     ...MEMORY_POINTS.map((point) => figure(`${label}: RSS anonymous ${point}`, 'MiB', runs.map((run) => run.memory[point].anonymousMiB))),

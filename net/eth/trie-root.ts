@@ -4,10 +4,12 @@
  * async for their callers; the work inside is synchronous (about a millisecond for a few hundred items).
  */
 import { bytesToHex, type Hash } from './hex.js';
-import { sortedPathsRoot, toNibbles } from './ordered-trie.js';
+import { HashPlan } from './keccak-batch.js';
+import { toNibbles } from './ordered-trie.js';
 import { encodeReceipt, type Receipt } from './receipt.js';
 import { encodeRlp } from './rlp.js';
 import { encodeTransaction } from './transaction-encode.js';
+import { planSortedPaths } from './trie-plan.js';
 import type { Transaction } from './transaction-types.js';
 import { encodeWithdrawal, type Withdrawal } from './withdrawal.js';
 
@@ -23,6 +25,24 @@ function indexesInKeyOrder(count: number): number[] {
   return order;
 }
 
+/**
+ * The key order and nibble paths of a trie of `count` items, kept for recent counts (blocks repeat their transaction
+ * counts; a few hundred counts of a few hundred entries each at most, then the cache starts over).
+ */
+const keyOrders = new Map<number, { order: number[]; paths: Uint8Array[] }>();
+const KEY_ORDER_COUNTS = 256;
+
+function keyOrder(count: number): { order: number[]; paths: Uint8Array[] } {
+  let entry = keyOrders.get(count);
+  if (entry === undefined) {
+    const order = indexesInKeyOrder(count);
+    entry = { order, paths: order.map(indexPath) };
+    if (keyOrders.size >= KEY_ORDER_COUNTS) keyOrders.clear();
+    keyOrders.set(count, entry);
+  }
+  return entry;
+}
+
 /** The nibble path of `rlp(i)` for every index seen so far, kept (a few bytes each; as many as the largest block has items). */
 const indexPaths: Uint8Array[] = [];
 
@@ -31,17 +51,37 @@ function indexPath(index: number): Uint8Array {
   return indexPaths[index]!;
 }
 
-/** Root of a trie mapping `rlp(i)` to `values[i]`. */
-export function orderedTrieRootSync(values: readonly Uint8Array[]): Hash {
-  if (values.length === 0) return EMPTY_TRIE_ROOT;
-  const order = indexesInKeyOrder(values.length);
-  const paths = order.map(indexPath);
+/**
+ * Plans the root of a trie mapping `rlp(i)` to `values[i]` into `plan` (`trie-plan.ts`); returns the arena offset
+ * where `plan.run()` puts it. Several tries planned into one plan are hashed together, level by level.
+ */
+export function planOrderedTrie(plan: HashPlan, values: readonly Uint8Array[]): number {
+  const { order, paths } = keyOrder(values.length);
   const ordered = order.map((index) => {
     const value = values[index]!;
     if (value.length === 0) throw new RangeError(`trie value ${index} is empty; an ordered trie holds no empty value`);
     return value;
   });
-  return bytesToHex(sortedPathsRoot(paths, ordered));
+  return planSortedPaths(plan, paths, ordered);
+}
+
+const plan = new HashPlan();
+
+/** Root of a trie mapping `rlp(i)` to `values[i]`. */
+export function orderedTrieRootSync(values: readonly Uint8Array[]): Hash {
+  if (values.length === 0) return EMPTY_TRIE_ROOT;
+  plan.reset();
+  const root = planOrderedTrie(plan, values);
+  plan.run();
+  return bytesToHex(plan.hashAt(root));
+}
+
+/** Roots of several ordered tries (`orderedTrieRootSync` of each), hashed in one batch. */
+export function orderedTrieRootsSync(valueLists: readonly (readonly Uint8Array[])[]): Hash[] {
+  plan.reset();
+  const roots = valueLists.map((values) => planOrderedTrie(plan, values));
+  plan.run();
+  return roots.map((root) => bytesToHex(plan.hashAt(root)));
 }
 
 export async function orderedTrieRoot(values: readonly Uint8Array[]): Promise<Hash> {

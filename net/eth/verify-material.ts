@@ -16,14 +16,14 @@
  *   bloom, logs])` is framed around slices of the eth/69 item: status, cumulativeGasUsed and the logs list are
  *   encoded identically in both forms. The header bloom must be the OR of the receipt blooms.
  */
-import { addBytesToBloom, BLOOM_BYTES } from './bloom.js';
+import { addBytesToBloomPlanned, BLOOM_BYTES, PlannedBloomBits } from './bloom.js';
 import { BlockVerificationError, RlpDecodeError, UnsupportedTransactionTypeError, type BlockVerificationField } from './errors.js';
 import { GAS_PER_BLOB } from './blob-fee.js';
 import { decodeHeader, type BlockHeader } from './header.js';
 import { bytesToHex, equalBytes, hexToBytes, type Hash } from './hex.js';
-import { keccak256Hex } from './keccak.js';
+import { HashPlan } from './keccak-batch.js';
 import { emptySpan, listPrefixLength, readRlpSpan, rlpChildren, rlpCount, rlpFields, rlpUint, rlpWhole, writeListPrefix, type MutableRlpSpan, type RlpSpan } from './rlp-walk.js';
-import { EMPTY_TRIE_ROOT, orderedTrieRootSync } from './trie-root.js';
+import { EMPTY_TRIE_ROOT, planOrderedTrie } from './trie-root.js';
 
 export interface BlockMaterialBytes {
   readonly header: Uint8Array;
@@ -51,6 +51,9 @@ const RECEIPT = 'eth/69 receipt';
 /** Field counts of typed transaction payloads, by type byte. */
 const TYPED_FIELD_COUNTS: readonly (number | undefined)[] = [undefined, 11, 12, 14, 13];
 const LEGACY_FIELD_COUNT = 9;
+/** Error subjects per transaction type, made once (a block has hundreds of transactions). */
+const TYPED_SUBJECTS = TYPED_FIELD_COUNTS.map((_, type) => `type ${type} transaction`);
+const BLOB_HASHES_SUBJECT = 'type 3 transaction blobVersionedHashes';
 const BLOB_HASHES_FIELD = 10;
 /** An RLP string prefix for 256 bytes: 0xb9 0x01 0x00. */
 const BLOOM_ITEM_PREFIX = Uint8Array.of(0xb9, 0x01, 0x00);
@@ -111,12 +114,12 @@ function transactionsOf(body: Uint8Array, list: RlpSpan): Transactions {
     if (type > 0x7f) throw new RlpDecodeError(TX, `first byte 0x${type.toString(16)} is neither a type nor a list`);
     const fieldCount = TYPED_FIELD_COUNTS[type];
     if (fieldCount === undefined) throw new UnsupportedTransactionTypeError(type);
-    const subject = `type ${type} transaction`;
+    const subject = TYPED_SUBJECTS[type]!;
     readRlpSpan(payloadSpan, encoding, 1, encoding.length, subject);
     if (payloadSpan.end !== encoding.length) throw new RlpDecodeError(subject, `${encoding.length - payloadSpan.end} bytes after the payload`);
     const fields = countItems(encoding, payloadSpan, subject, BLOB_HASHES_FIELD, blobHashes);
     if (fields !== fieldCount) throw new RlpDecodeError(subject, `expected ${fieldCount} fields, got ${fields}`);
-    if (type === 3) blobs += countItems(encoding, blobHashes, `${subject} blobVersionedHashes`);
+    if (type === 3) blobs += countItems(encoding, blobHashes, BLOB_HASHES_SUBJECT);
     values.push(encoding);
   }
   return { values, blobs };
@@ -149,20 +152,22 @@ function fail(subject: string, detail: string): never {
  * (the OR of all receipt blooms, built as it goes), checking each log's shape `[address(20), [topic(32)…], data]`.
  * Walks with three reused spans: a block has hundreds of logs and thousands of topics.
  */
-function addLogsToBloom(bloom: Uint8Array, blockBloom: Uint8Array, bytes: Uint8Array, logs: RlpSpan, subject: string): void {
-  const where = `${subject} log`;
+const RECEIPT_LOG = `${RECEIPT} log`;
+
+function addLogsToBloom(bloom: Uint8Array, blockBloom: Uint8Array, bytes: Uint8Array, logs: RlpSpan): void {
+  const where = RECEIPT_LOG;
   for (let offset = logs.payload; offset < logs.end; offset = log.end) {
     readRlpSpan(log, bytes, offset, logs.end, where);
     if (!log.list) fail(where, 'expected [address, topics, data]');
     readRlpSpan(logField, bytes, log.payload, log.end, where);
     if (logField.list || logField.end - logField.payload !== 20) fail(where, 'field address: expected 20 bytes');
-    addBytesToBloom(bloom, bytes, logField.payload, logField.end, blockBloom);
+    addBytesToBloomPlanned(plan, plannedBlooms, bloom, bytes, logField.payload, logField.end, blockBloom);
     readRlpSpan(logField, bytes, logField.end, log.end, where);
     if (!logField.list) fail(where, 'field topics: expected a list');
     for (let at = logField.payload; at < logField.end; at = topic.end) {
       readRlpSpan(topic, bytes, at, logField.end, where);
       if (topic.list || topic.end - topic.payload !== 32) fail(where, 'field topics[]: expected 32 bytes');
-      addBytesToBloom(bloom, bytes, topic.payload, topic.end, blockBloom);
+      addBytesToBloomPlanned(plan, plannedBlooms, bloom, bytes, topic.payload, topic.end, blockBloom);
     }
     readRlpSpan(logField, bytes, logField.end, log.end, where);
     if (logField.list) fail(where, 'field data: expected a byte string');
@@ -181,6 +186,7 @@ const receiptType = emptySpan();
 const status = emptySpan();
 const cumulative = emptySpan();
 const logs = emptySpan();
+const RECEIPT_SPANS = [receiptType, status, cumulative, logs];
 
 /**
  * Reads and checks one eth/69 receipt item (`item`) into the spans above; returns its type. The item must hold
@@ -188,11 +194,10 @@ const logs = emptySpan();
  */
 function readReceipt(bytes: Uint8Array, receipt: RlpSpan): number {
   if (!receipt.list) throw new RlpDecodeError(RECEIPT, 'expected [type, status, cumulativeGasUsed, logs]');
-  const spans = [receiptType, status, cumulative, logs];
   let offset = receipt.payload;
-  for (const span of spans) {
+  for (let i = 0; i < 4; i++) {
     if (offset >= receipt.end) throw new RlpDecodeError(RECEIPT, `expected 4 fields, got ${countItems(bytes, receipt, RECEIPT)}`);
-    offset = readRlpSpan(span, bytes, offset, receipt.end, RECEIPT).end;
+    offset = readRlpSpan(RECEIPT_SPANS[i]!, bytes, offset, receipt.end, RECEIPT).end;
   }
   if (offset !== receipt.end) throw new RlpDecodeError(RECEIPT, `expected 4 fields, got ${countItems(bytes, receipt, RECEIPT)}`);
   const type = Number(rlpUint(bytes, receiptType, RECEIPT, 'type', 1));
@@ -230,13 +235,13 @@ function writeConsensusReceipt(out: Uint8Array, at: number, bytes: Uint8Array, t
   let offset = at;
   if (type !== 0) out[offset++] = type;
   offset = writeListPrefix(out, offset, payloadLength);
-  out.set(bytes.subarray(status.offset, cumulative.end), offset); // status and cumulativeGasUsed are adjacent
-  offset += cumulative.end - status.offset;
+  // status and cumulativeGasUsed are adjacent, and short (at most 33 + 9 bytes): copied without a view
+  for (let i = status.offset; i < cumulative.end; i++) out[offset++] = bytes[i]!;
   out.set(BLOOM_ITEM_PREFIX, offset);
   const bloom = out.subarray(offset + BLOOM_ITEM_PREFIX.length, offset + BLOOM_ITEM_BYTES);
   bloom.fill(0);
   offset += BLOOM_ITEM_BYTES;
-  addLogsToBloom(bloom, blockBloom, bytes, logs, RECEIPT);
+  addLogsToBloom(bloom, blockBloom, bytes, logs);
   out.set(bytes.subarray(logs.offset, logs.end), offset);
   return offset + (logs.end - logs.offset);
 }
@@ -266,36 +271,87 @@ function receiptsOf(bytes: Uint8Array): Receipts {
   return { encodings, bloom, cumulativeGasUsed };
 }
 
+/**
+ * One plan for all of a block's hashing (header, uncles, the transactions and withdrawals tries, new bloom values;
+ * then the receipts trie, whose leaves hold the blooms), run in two batches (`keccak-batch.ts`). Per thread; a call
+ * finishes with it before returning.
+ */
+const plan = new HashPlan();
+const plannedBlooms = new PlannedBloomBits();
+
+/** The parse steps of `verifyBlockMaterialBytes`, in the order their errors were thrown before hashing was batched. */
+const enum Step { Body = 1, Transactions, Withdrawals, Receipts }
+
 /** Verifies a block's material against its header; throws `BlockVerificationError` naming the first mismatch. */
 export function verifyBlockMaterialBytes(input: BlockMaterialBytes): VerifiedMaterial {
   const header = decodeHeader(input.header);
-  const hash = keccak256Hex(input.header);
+  plan.reset();
+  try {
+    return verifyPlanned(input, header);
+  } finally {
+    plannedBlooms.abandon(); // only left over when a step threw before its plan ran
+  }
+}
+
+function verifyPlanned(input: BlockMaterialBytes, header: BlockHeader): VerifiedMaterial {
+  const hashAt = plan.hashOf(input.header);
+  const body = input.body;
+  // Everything is parsed and planned first, then hashed in one batch, then checked in the order of the checks. A
+  // parse error is held back until the checks before its step have passed, so the same error surfaces as when each
+  // step was hashed and checked in turn.
+  let failedAt = 0;
+  let failure: unknown;
+  let step = Step.Body;
+  let unclesAt = -1;
+  let transactions: Transactions | undefined;
+  let transactionsAt = -1;
+  let withdrawalsAt = -1;
+  let receipts: Receipts | undefined;
+  try {
+    const fields = rlpFields(body, rlpWhole(body, BODY), BODY, [2, 3]);
+    const [transactionList, uncleList, withdrawalList] = fields as [RlpSpan, RlpSpan, RlpSpan | undefined];
+    if (!uncleList.list) throw new RlpDecodeError(BODY, 'field uncles: expected a list');
+    unclesAt = plan.hashOf(body.subarray(uncleList.offset, uncleList.end));
+    step = Step.Transactions;
+    transactions = transactionsOf(body, transactionList);
+    transactionsAt = planOrderedTrie(plan, transactions.values);
+    step = Step.Withdrawals;
+    if (withdrawalList !== undefined) withdrawalsAt = planOrderedTrie(plan, withdrawalsOf(body, withdrawalList));
+    step = Step.Receipts;
+    if (input.receipts) receipts = receiptsOf(input.receipts);
+  } catch (error) {
+    failedAt = step;
+    failure = error;
+  }
+  plan.run();
+  plannedBlooms.resolve(plan.arena);
+
+  const hash = bytesToHex(plan.hashAt(hashAt));
   const check: Check = (field, expected, actual) => {
     if (expected !== actual) throw new BlockVerificationError(field, expected, actual, header.number, hash);
   };
+  const root = (at: number) => bytesToHex(plan.hashAt(at));
   if (input.expectedHash !== undefined) check('hash', input.expectedHash.toLowerCase(), hash);
-
-  const body = input.body;
-  const fields = rlpFields(body, rlpWhole(body, BODY), BODY, [2, 3]);
-  const [transactionList, uncleList, withdrawalList] = fields as [RlpSpan, RlpSpan, RlpSpan | undefined];
-  if (!uncleList.list) throw new RlpDecodeError(BODY, 'field uncles: expected a list');
-  check('sha3Uncles', header.sha3Uncles, keccak256Hex(body.subarray(uncleList.offset, uncleList.end)));
-
-  const transactions = transactionsOf(body, transactionList);
-  check('transactionsRoot', header.transactionsRoot, orderedTrieRootSync(transactions.values));
-  const withdrawalsRoot = withdrawalList === undefined ? undefined : orderedTrieRootSync(withdrawalsOf(body, withdrawalList));
+  if (failedAt === Step.Body) throw failure;
+  check('sha3Uncles', header.sha3Uncles, root(unclesAt));
+  if (failedAt === Step.Transactions) throw failure;
+  check('transactionsRoot', header.transactionsRoot, root(transactionsAt));
+  if (failedAt === Step.Withdrawals) throw failure;
+  const withdrawalsRoot = withdrawalsAt < 0 ? undefined : root(withdrawalsAt);
   if (header.withdrawalsRoot !== undefined) check('withdrawalsRoot', header.withdrawalsRoot, withdrawalsRoot ?? ABSENT);
   else if (withdrawalsRoot !== undefined && withdrawalsRoot !== EMPTY_TRIE_ROOT) check('withdrawalsRoot', ABSENT, withdrawalsRoot);
-  check('blobGasUsed', String(header.blobGasUsed ?? 0n), String(BigInt(transactions.blobs) * GAS_PER_BLOB));
+  check('blobGasUsed', String(header.blobGasUsed ?? 0n), String(BigInt(transactions!.blobs) * GAS_PER_BLOB));
+  if (failedAt === Step.Receipts) throw failure;
 
   let cumulativeGasUsed: bigint[] | null = null;
-  if (input.receipts) {
-    const receipts = receiptsOf(input.receipts);
-    check('receiptCount', String(transactions.values.length), String(receipts.encodings.length));
-    check('receiptsRoot', header.receiptsRoot, orderedTrieRootSync(receipts.encodings));
+  if (receipts !== undefined) {
+    check('receiptCount', String(transactions!.values.length), String(receipts.encodings.length));
+    const receiptsAt = planOrderedTrie(plan, receipts.encodings);
+    plan.run();
+    check('receiptsRoot', header.receiptsRoot, root(receiptsAt));
     if (!equalBytes(hexToBytes(header.logsBloom, BLOOM_BYTES), receipts.bloom)) check('logsBloom', header.logsBloom, bytesToHex(receipts.bloom));
     check('gasUsed', String(header.gasUsed), String(receipts.cumulativeGasUsed.at(-1) ?? 0n));
     cumulativeGasUsed = receipts.cumulativeGasUsed;
   }
-  return { hash, header, transactions: transactions.values, cumulativeGasUsed };
+  return { hash, header, transactions: transactions!.values, cumulativeGasUsed };
 }

@@ -100,6 +100,16 @@ describe('bench --smoke', () => {
     assert.equal(byName(run, 'pool threads (runtime.pool_threads)').median, 2, 'the pool takes the config default');
   });
 
+  it('verify measures every keccak implementation here beside the WebAssembly fallback, on the mainnet fixtures and the devnet chain', () => {
+    const run = runOf(result, 'verify');
+    for (const set of ['mainnet fixtures', 'devnet chain']) {
+      const figures = run.figures.filter((f) => f.name.startsWith(set));
+      assert.ok(figures.some((f) => / \(in use\)/.test(f.name)), `${set}: the implementation in use is named`);
+      assert.ok(figures.some((f) => f.name.includes('verify, wasm (fallback')), `${set}: the fallback is measured`);
+      assert.ok(figures.filter((f) => f.baseline).every((f) => f.baseline!.name === 'wasm fallback' && f.ratio!.min > 0), set);
+    }
+  });
+
   it('query serves the typed routes and the entity pages from the node and the baseline, with no errors, each figure beside its baseline', () => {
     const run = runOf(result, 'query');
     assert.equal(byName(run, 'runs with errors, timeouts or non-2xx').max, 0);

@@ -1,0 +1,152 @@
+// Node-API entry points of the batch Keccak-256 addon.
+//
+//   implementations(): string[]   the implementations this CPU runs, slowest first: "scalar", then "avx2x4",
+//                                 "avx512x4", "avx512x8" when the CPU (and the OS, for the wider registers) has them
+//   hashJobs(arena: Uint8Array, jobs: Uint32Array, count: number, implementation: number): void
+//       job k is jobs[4k … 4k+3] = [start, length, dest, level]: keccak256(arena[start, start+length)) is written
+//       to arena[dest, dest+32). Jobs run level by level, lowest first, so a job may hash bytes that jobs of lower
+//       levels write (a trie node holding its children's hashes); within one level no job's dest may overlap
+//       another's input. Every range is checked against the arena before anything runs (RangeError).
+#include <node_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "job.h"
+
+namespace {
+
+using Runner = void (*)(const KeccakJob*, size_t);
+
+struct Implementation {
+  const char* name;
+  Runner run;
+  int lanes;
+};
+
+std::vector<Implementation> available() {
+  std::vector<Implementation> out{{"scalar", keccak_run_scalar, 1}};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) out.push_back({"avx2x4", keccak_run_avx2x4, 4});
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) {
+    out.push_back({"avx512x4", keccak_run_avx512x4, 4});
+    out.push_back({"avx512x8", keccak_run_avx512x8, 8});
+  }
+#endif
+  return out;
+}
+
+const std::vector<Implementation>& implementations() {
+  static const std::vector<Implementation> list = available();
+  return list;
+}
+
+napi_value Throw(napi_env env, const char* message, bool range = false) {
+  if (range) napi_throw_range_error(env, nullptr, message);
+  else napi_throw_type_error(env, nullptr, message);
+  return nullptr;
+}
+
+bool TypedArray(napi_env env, napi_value value, napi_typedarray_type want, void** data, size_t* length) {
+  bool is = false;
+  if (napi_is_typedarray(env, value, &is) != napi_ok || !is) return false;
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t offset;
+  if (napi_get_typedarray_info(env, value, &type, length, data, &buffer, &offset) != napi_ok) return false;
+  return type == want;
+}
+
+napi_value Implementations(napi_env env, napi_callback_info) {
+  const auto& list = implementations();
+  napi_value array;
+  napi_create_array_with_length(env, list.size(), &array);
+  for (size_t i = 0; i < list.size(); i++) {
+    napi_value name;
+    napi_create_string_utf8(env, list[i].name, NAPI_AUTO_LENGTH, &name);
+    napi_set_element(env, array, static_cast<uint32_t>(i), name);
+  }
+  return array;
+}
+
+constexpr uint32_t kMaxLevel = 255;
+
+struct Scratch {
+  std::vector<KeccakJob> jobs;
+  std::vector<uint32_t> levelCounts;
+};
+
+napi_value HashJobs(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  if (argc < 4) return Throw(env, "hashJobs(arena, jobs, count, implementation)");
+  void* arenaData;
+  size_t arenaLength;
+  if (!TypedArray(env, argv[0], napi_uint8_array, &arenaData, &arenaLength)) return Throw(env, "arena must be a Uint8Array");
+  void* jobsData;
+  size_t jobsLength;
+  if (!TypedArray(env, argv[1], napi_uint32_array, &jobsData, &jobsLength)) return Throw(env, "jobs must be a Uint32Array");
+  uint32_t count, which;
+  if (napi_get_value_uint32(env, argv[2], &count) != napi_ok) return Throw(env, "count must be a number");
+  if (napi_get_value_uint32(env, argv[3], &which) != napi_ok) return Throw(env, "implementation must be a number");
+  const auto& list = implementations();
+  if (which >= list.size()) return Throw(env, "no such implementation on this CPU", true);
+  if (static_cast<uint64_t>(count) * 4 > jobsLength) return Throw(env, "jobs holds fewer than count jobs", true);
+  if (count == 0) return nullptr;
+
+  uint8_t* arena = static_cast<uint8_t*>(arenaData);
+  const uint32_t* raw = static_cast<const uint32_t*>(jobsData);
+  static thread_local Scratch scratch;  // one per worker thread: calls on a thread never overlap
+  auto& counts = scratch.levelCounts;
+  counts.assign(kMaxLevel + 2, 0);
+  uint32_t top = 0;
+  for (uint32_t k = 0; k < count; k++) {
+    const uint64_t start = raw[4 * k], length = raw[4 * k + 1], dest = raw[4 * k + 2], level = raw[4 * k + 3];
+    if (start + length > arenaLength || dest + 32 > arenaLength) return Throw(env, "a job's range lies outside the arena", true);
+    if (level > kMaxLevel) return Throw(env, "a job's level is above 255", true);
+    counts[level + 1]++;
+    if (level > top) top = static_cast<uint32_t>(level);
+  }
+  for (uint32_t level = 1; level <= top + 1; level++) counts[level] += counts[level - 1];
+  auto& jobs = scratch.jobs;
+  jobs.resize(count);
+  // counts[level] is now where that level's jobs start; place them (a counting sort by level).
+  std::vector<uint32_t> cursor(counts.begin(), counts.begin() + top + 2);
+  for (uint32_t k = 0; k < count; k++) {
+    const uint32_t level = raw[4 * k + 3];
+    jobs[cursor[level]++] = KeccakJob{arena + raw[4 * k], raw[4 * k + 1], arena + raw[4 * k + 2]};
+  }
+  const Implementation& impl = list[which];
+  for (uint32_t level = 0; level <= top; level++) {
+    KeccakJob* first = jobs.data() + counts[level];
+    const size_t n = counts[level + 1] - counts[level];
+    if (n == 0) continue;
+    if (n == 1 || impl.lanes == 1) {
+      keccak_run_scalar(first, n);
+      continue;
+    }
+    // Longest first, so lanes finish together (a lane refills as soon as its input is done).
+    if (n > static_cast<size_t>(impl.lanes)) {
+      std::stable_sort(first, first + n, [](const KeccakJob& a, const KeccakJob& b) { return a.len / 136 > b.len / 136; });
+    }
+    impl.run(first, n);
+  }
+  return nullptr;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  napi_property_descriptor properties[] = {
+      {"implementations", nullptr, Implementations, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"hashJobs", nullptr, HashJobs, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE_INIT() { return Init(env, exports); }
