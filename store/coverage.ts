@@ -106,6 +106,7 @@ export interface ProcessorCoverage {
   readonly state: CoverageState;
   /** Ordered-state instances only. */
   readonly reduceCursor?: { readonly number: number; readonly hash: `0x${string}` } | null;
+  /** The highest block the node has accepted for this instance that its reduce has not folded in yet (null: nothing pending). */
   readonly pendingThrough?: number | null;
   readonly seededFromCheckpoint?: boolean;
 }
@@ -120,6 +121,8 @@ export function describeCoverage(input: {
   ranges: readonly BlockRange[];
   progress: ProcessorProgress;
   liveHeadBlock: number | null;
+  /** The hash of the live head block (ordered-state `pendingThrough`: a reduce cursor at the head's height on another branch is behind). */
+  liveHeadHash?: string | null;
   requested?: { fromBlock: number; toBlock: number };
   /** An ordered-state instance: coverage also carries reduceCursor, pendingThrough and seededFromCheckpoint (spec §2.1). */
   orderedState?: boolean;
@@ -150,9 +153,22 @@ export function describeCoverage(input: {
     finalizedThrough,
     complete: processedThrough !== null,
     state: progress.state,
-    // Map and reduce run in one commit per block: nothing is mapped beyond the reduce cursor.
-    ...(input.orderedState ? { reduceCursor: progress.reduceCursor, pendingThrough: progress.reduceCursor?.number ?? null, seededFromCheckpoint: progress.seededFromCheckpoint } : {}),
+    ...(input.orderedState ? { reduceCursor: progress.reduceCursor, pendingThrough: pendingThrough(progress, configuredStartBlock, input.liveHeadBlock, input.liveHeadHash ?? null), seededFromCheckpoint: progress.seededFromCheckpoint } : {}),
   };
+}
+
+/**
+ * Ordered-state `pendingThrough` (spec §2.1): the chain lane has accepted blocks through the live
+ * head; those past the reduce cursor (or the head itself, when the cursor sits on another branch at
+ * its height) are pending for this instance until its reduce folds them in. Null when the state
+ * reflects the head, or when the head is below the configured start (nothing to reduce yet).
+ */
+export function pendingThrough(progress: ProcessorProgress, configuredStartBlock: number, headNumber: number | null, headHash: string | null): number | null {
+  if (headNumber === null || headNumber < configuredStartBlock) return null;
+  const cursor = progress.reduceCursor;
+  if (cursor === null || cursor.number < headNumber) return headNumber;
+  if (cursor.number === headNumber && headHash !== null && cursor.hash !== headHash) return headNumber;
+  return null;
 }
 
 /** True when every block of [from, to] is covered. */
