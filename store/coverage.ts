@@ -31,6 +31,33 @@ export interface ProcessorProgress {
   readonly reduceCursor: { readonly number: number; readonly hash: `0x${string}` } | null;
   /** True when the private state was seeded from a checkpoint rather than reduced from the configured start. */
   readonly seededFromCheckpoint: boolean;
+  /** The savepoint the state was seeded from (absent: none). */
+  readonly seed?: ProcessorSeed;
+}
+
+/** Where a seeded instance's state came from: a savepoint's state as of a finalized block. */
+export interface ProcessorSeed {
+  readonly savepoint: string;
+  /** sha256 of the archive, hex. */
+  readonly digest: string;
+  readonly blockNumber: number;
+  readonly blockHash: `0x${string}`;
+  /** The seed's state reflects every block from here through `blockNumber` (null: not gap-free). */
+  readonly stateFrom: number | null;
+}
+
+/**
+ * The first block of the gap-free run of blocks the state reflects, through the newest covered one:
+ * the single covered range's start, or — for a seeded instance whose coverage continues right after
+ * its seed — the seed's own `stateFrom`. Null when the coverage has gaps (or a seed's history does).
+ */
+export function stateOrigin(ranges: readonly BlockRange[], progress: ProcessorProgress): number | null {
+  const seed = progress.seed;
+  if (seed) {
+    if (ranges.length === 0) return seed.stateFrom;
+    return ranges.length === 1 && ranges[0]!.from === seed.blockNumber + 1 ? seed.stateFrom : null;
+  }
+  return ranges.length === 1 ? ranges[0]!.from : null;
 }
 
 export const INITIAL_PROGRESS: ProcessorProgress = {

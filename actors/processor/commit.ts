@@ -83,7 +83,8 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         coverBlock(ctx.tables, move.number);
         current = { ...current, reduceCursor: { number: move.number, hash } };
         if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
-      } else if (move.op === 'undo') {
+      } else if (move.op === 'undo' && (current.finalizedNumber === null || move.number > current.finalizedNumber)) {
+        // (A finalized block is never undone: an undo at or below finality is an old fork's, read by an instance seeded past it.)
         const changes = ctx.kind.undo(ctx.kindContext, move.number, hash, current.finalizedNumber);
         if (changes.length > 0) {
           const block = envelopeBlock(ctx.store, move.number, hash);
