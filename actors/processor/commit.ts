@@ -75,6 +75,11 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     for (const { sequence, move } of moves) {
       const hash = bytesToHex(move.hash) as Hex;
       const inRange = ctx.startBlock === null || move.number >= ctx.startBlock;
+      // A finalized block is never undone: an undo at or below finality is an old fork's, read by an instance seeded past it.
+      if (move.op === 'undo' && current.finalizedNumber !== null && move.number <= current.finalizedNumber) {
+        current = { ...current, journalSequence: sequence };
+        continue;
+      }
       if (move.op === 'apply' && inRange) {
         const finality: Finality = current.finalizedNumber !== null && move.number <= current.finalizedNumber ? 'finalized' : 'included';
         const input = readBlockInput(ctx.store, move.number, hash, ctx.needs);
@@ -83,8 +88,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         coverBlock(ctx.tables, move.number);
         current = { ...current, reduceCursor: { number: move.number, hash } };
         if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
-      } else if (move.op === 'undo' && (current.finalizedNumber === null || move.number > current.finalizedNumber)) {
-        // (A finalized block is never undone: an undo at or below finality is an old fork's, read by an instance seeded past it.)
+      } else if (move.op === 'undo') {
         const changes = ctx.kind.undo(ctx.kindContext, move.number, hash, current.finalizedNumber);
         if (changes.length > 0) {
           const block = envelopeBlock(ctx.store, move.number, hash);

@@ -130,7 +130,22 @@ export function renderChanges(outputs: readonly KindOutput[], render: ((change: 
   });
 }
 
-function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): BoundKind {
+/** A bound kind whose changes may still be raw (`bind` renders them). */
+type UnrenderedKind = Omit<BoundKind, 'apply' | 'undo'> & {
+  apply(...args: Parameters<BoundKind['apply']>): KindOutput[];
+  undo(...args: Parameters<BoundKind['undo']>): KindOutput[];
+};
+
+/** The bound kind with every change rendered (raw ones through `render`, or as hex). */
+function rendered(bound: UnrenderedKind, render: ((change: RawChange) => unknown) | undefined): BoundKind {
+  return {
+    ...bound,
+    apply: (ctx, block, finality) => renderChanges(bound.apply(ctx, block, finality), render),
+    undo: (ctx, number, hash, finalizedThrough) => renderChanges(bound.undo(ctx, number, hash, finalizedThrough), render),
+  };
+}
+
+function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): UnrenderedKind {
   const remark = definition.finalizedValue;
   /** The value re-marked for blocks final through `through` (as is when the kind has no remark or it is unchanged). */
   const marked = (value: Buffer, through: number | null): Buffer => (remark && through !== null ? remark(value, through) ?? value : value);
@@ -140,12 +155,12 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O)
     apply(ctx, block, finality) {
       const deltas = definition.map(block, options);
       const state = recordingState(ctx.tables.entities, ctx.tables.undo, block.number, finality !== 'finalized');
-      return renderChanges(definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options), definition.render);
+      return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options);
     },
     undo(ctx, number, _hash, finalizedThrough) {
       // An inverse was recorded before later finality: the restored value gets the marks it has missed since.
-      return renderChanges(undoBlock(ctx.tables.entities, ctx.tables.undo, number, (value) => marked(value, finalizedThrough))
-        .map((inverse) => definition.changeOf(inverse.key, inverse.previous)), definition.render);
+      return undoBlock(ctx.tables.entities, ctx.tables.undo, number, (value) => marked(value, finalizedThrough))
+        .map((inverse) => definition.changeOf(inverse.key, inverse.previous));
     },
     finalize(ctx, _from, to) {
       const keys = dropInverses(ctx.tables.undo, to);
@@ -159,11 +174,11 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O)
   };
 }
 
-function bindBlockLocal<O>(definition: BlockLocalDefinition<O>, options: O): BoundKind {
+function bindBlockLocal<O>(definition: BlockLocalDefinition<O>, options: O): UnrenderedKind {
   return {
     finalizedKind: definition.finalizedKind,
-    apply: (ctx, block, finality) => renderChanges(definition.apply(ctx, block, finality, options), definition.render),
-    undo: (ctx, number, hash) => renderChanges(definition.undo(ctx, number, hash, options), definition.render),
+    apply: (ctx, block, finality) => definition.apply(ctx, block, finality, options),
+    undo: (ctx, number, hash) => definition.undo(ctx, number, hash, options),
     finalize: (ctx, from, to) => definition.finalize(ctx, from, to, options),
   };
 }
@@ -191,7 +206,7 @@ export function defineProcessorKind<O = KindOptions, D = unknown>(definition: Pr
     queryExtensions: definition.queryExtensions ?? [],
     bind(raw) {
       const options = parseOptions(raw);
-      return definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options);
+      return rendered(definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options), definition.render);
     },
   };
 }
