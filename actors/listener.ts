@@ -14,7 +14,7 @@
  * `listening {listener, address, port}`. Asks `outbox` for every change to a consumer record
  * (actors/outbox/messages.ts); reads records and change bytes itself.
  */
-import { defineActor } from '../runtime/actor.js';
+import { defineActor, type ActorContext } from '../runtime/actor.js';
 import { errorFields } from '../runtime/log.js';
 import { openStore, type Store } from '../store/env.js';
 import { epochToHex } from '../store/meta.js';
@@ -75,6 +75,14 @@ interface State {
   readonly socket: uWS.us_listen_socket;
 }
 
+/** A write a listener asks of a processor lane: its coded errors answer as they are; a lane that does not answer is `not_ready`. */
+function askProcessor(ctx: ActorContext<ListenerArgs>, processorId: string, message: { type: string; id: string }): Promise<unknown> {
+  return ctx.ask(`processor.${processorId}`, message, 60_000).catch((error: unknown) => {
+    if (error instanceof CodedError) throw error;
+    throw new HttpError('not_ready', `processor lane '${processorId}' did not answer: ${(error as Error).message}`);
+  });
+}
+
 export default defineActor<State, ListenerArgs>({
   async init(ctx) {
     const args = ctx.args;
@@ -94,6 +102,10 @@ export default defineActor<State, ListenerArgs>({
           if (error instanceof CodedError) throw error;
           throw new HttpError('not_ready', `processor lane '${processorId}' did not answer: ${(error as Error).message}`);
         }),
+      },
+      savepoints: {
+        create: (processorId, id) => askProcessor(ctx, processorId, { type: 'savepoint.create', id }),
+        remove: (processorId, id) => askProcessor(ctx, processorId, { type: 'savepoint.delete', id }),
       },
     };
     const routes = [

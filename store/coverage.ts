@@ -31,6 +31,33 @@ export interface ProcessorProgress {
   readonly reduceCursor: { readonly number: number; readonly hash: `0x${string}` } | null;
   /** True when the private state was seeded from a checkpoint rather than reduced from the configured start. */
   readonly seededFromCheckpoint: boolean;
+  /** The savepoint the state was seeded from (absent: none). */
+  readonly seed?: ProcessorSeed;
+}
+
+/** Where a seeded instance's state came from: a savepoint's state as of a finalized block. */
+export interface ProcessorSeed {
+  readonly savepoint: string;
+  /** sha256 of the archive, hex. */
+  readonly digest: string;
+  readonly blockNumber: number;
+  readonly blockHash: `0x${string}`;
+  /** The seed's state reflects every block from here through `blockNumber` (null: not gap-free). */
+  readonly stateFrom: number | null;
+}
+
+/**
+ * The first block of the gap-free run of blocks the state reflects, through the newest covered one:
+ * the single covered range's start, or — for a seeded instance whose coverage continues right after
+ * its seed — the seed's own `stateFrom`. Null when the coverage has gaps (or a seed's history does).
+ */
+export function stateOrigin(ranges: readonly BlockRange[], progress: ProcessorProgress): number | null {
+  const seed = progress.seed;
+  if (seed) {
+    if (ranges.length === 0) return seed.stateFrom;
+    return ranges.length === 1 && ranges[0]!.from === seed.blockNumber + 1 ? seed.stateFrom : null;
+  }
+  return ranges.length === 1 ? ranges[0]!.from : null;
 }
 
 export const INITIAL_PROGRESS: ProcessorProgress = {
@@ -106,6 +133,7 @@ export interface ProcessorCoverage {
   readonly state: CoverageState;
   /** Ordered-state instances only. */
   readonly reduceCursor?: { readonly number: number; readonly hash: `0x${string}` } | null;
+  /** The highest block the node has accepted for this instance that its reduce has not folded in yet (null: nothing pending). */
   readonly pendingThrough?: number | null;
   readonly seededFromCheckpoint?: boolean;
 }
@@ -120,6 +148,8 @@ export function describeCoverage(input: {
   ranges: readonly BlockRange[];
   progress: ProcessorProgress;
   liveHeadBlock: number | null;
+  /** The hash of the live head block (ordered-state `pendingThrough`: a reduce cursor at the head's height on another branch is behind). */
+  liveHeadHash?: string | null;
   requested?: { fromBlock: number; toBlock: number };
   /** An ordered-state instance: coverage also carries reduceCursor, pendingThrough and seededFromCheckpoint (spec §2.1). */
   orderedState?: boolean;
@@ -150,9 +180,22 @@ export function describeCoverage(input: {
     finalizedThrough,
     complete: processedThrough !== null,
     state: progress.state,
-    // Map and reduce run in one commit per block: nothing is mapped beyond the reduce cursor.
-    ...(input.orderedState ? { reduceCursor: progress.reduceCursor, pendingThrough: progress.reduceCursor?.number ?? null, seededFromCheckpoint: progress.seededFromCheckpoint } : {}),
+    ...(input.orderedState ? { reduceCursor: progress.reduceCursor, pendingThrough: pendingThrough(progress, configuredStartBlock, input.liveHeadBlock, input.liveHeadHash ?? null), seededFromCheckpoint: progress.seededFromCheckpoint } : {}),
   };
+}
+
+/**
+ * Ordered-state `pendingThrough` (spec §2.1): the chain lane has accepted blocks through the live
+ * head; those past the reduce cursor (or the head itself, when the cursor sits on another branch at
+ * its height) are pending for this instance until its reduce folds them in. Null when the state
+ * reflects the head, or when the head is below the configured start (nothing to reduce yet).
+ */
+export function pendingThrough(progress: ProcessorProgress, configuredStartBlock: number, headNumber: number | null, headHash: string | null): number | null {
+  if (headNumber === null || headNumber < configuredStartBlock) return null;
+  const cursor = progress.reduceCursor;
+  if (cursor === null || cursor.number < headNumber) return headNumber;
+  if (cursor.number === headNumber && headHash !== null && cursor.hash !== headHash) return headNumber;
+  return null;
 }
 
 /** True when every block of [from, to] is covered. */

@@ -55,6 +55,8 @@ const processorConfig = z.strictObject({
   checkpoint_every_blocks: z.number().int().min(0).default(1000),
   /** How many automatic checkpoints to keep (the newest). */
   checkpoints_retained: z.number().int().min(1).max(1000).default(3),
+  /** Ordered-state kinds: a savepoint archive (GET …/savepoints/{id}), relative to the config file, that seeds this instance when it has no state yet. */
+  seed_savepoint: z.string().min(1).optional(),
   /** kind = "erc20": "*" or token addresses (each "0x…" or {address, deployed_at}). */
   tokens: TOKENS_OPTION.optional(),
   /** kind = "amm": "*" or pool addresses. */
@@ -66,6 +68,8 @@ const processorConfig = z.strictObject({
   if (processor.kind === 'amm' && processor.pools === undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: 'expected pool addresses or "*" for kind = "amm"' });
   if (processor.kind !== 'amm' && processor.pools !== undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: `expected no pools for kind = "${processor.kind}" (only amm processors take pools)` });
   if (processor.kind === 'erc20' && processor.tokens === undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: 'expected token addresses or "*" for kind = "erc20"' });
+  if (processor.seed_savepoint !== undefined && processor.kind === 'blobs') ctx.addIssue({ code: 'custom', path: ['seed_savepoint'], message: 'expected no seed_savepoint for the block-local kind "blobs" (savepoints hold ordered-state private state)' });
+  if (processor.seed_savepoint !== undefined && processor.start_block !== undefined) ctx.addIssue({ code: 'custom', path: ['start_block'], message: 'expected no start_block with seed_savepoint (a seeded instance starts after its savepoint\'s block)' });
   if (processor.kind !== 'erc20' && processor.tokens !== undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: `expected no tokens for kind = "${processor.kind}" (only erc20 processors take tokens)` });
 });
 

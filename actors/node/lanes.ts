@@ -104,7 +104,8 @@ function rpcLimits(config: NodeConfig): RpcServedLimits {
 }
 
 /** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
-export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map()): LaneSpec[] {
+/** `seeds`: each seeded processor's `seed_savepoint` as an absolute path (by processor id). */
+export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map(), seeds: ReadonlyMap<string, string> = new Map()): LaneSpec[] {
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
   const listeners = actorNames('listener', config.actors.listener);
   const rpcActors = actorNames('rpc', config.actors.rpc);
@@ -167,7 +168,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {
-        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), listeners, batchMoves: 256,
+        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}), listeners, batchMoves: 256,
         chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
       };
       const lane = processorLane(p.id);

@@ -26,6 +26,7 @@ import { resolveChainSpec } from './chain-spec.js';
 import { laneTroubles } from './lane-troubles.js';
 import { finalityArgs } from '../finality/config.js';
 import { describeCustomKinds } from '../processors/kind-catalog.js';
+import { resolveSeeds } from './seeds.js';
 
 export interface RunningNode {
   readonly system: ActorSystem;
@@ -47,6 +48,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   const { config, dataDir } = loaded;
   const spec = await resolveChainSpec(config, loaded.configDir);
   finalityArgs(config, spec); // refuses a finality setting this chain cannot use before the store opens
+  const seeds = resolveSeeds(config, loaded.configDir, spec); // refuses a savepoint that cannot seed its processor
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireDataDirLock(dataDir, 'node');
   let store;
@@ -109,7 +111,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   for (const [id, described] of custom) {
     if (described.error) log.error('custom processor kind does not load; its lane will fail', { processor: id, module: described.module, reason: described.error });
   }
-  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom), ...(options.extraLanes ?? [])]) system.startLane(lane);
+  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom, seeds), ...(options.extraLanes ?? [])]) system.startLane(lane);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => { resolveStopped = resolve; });

@@ -3,7 +3,7 @@
  * position and commits each batch of moves in one transaction (see commit.ts); then tells every
  * listener that its change log grew. Restarting at any moment resumes from the committed position.
  *
- * Accepts: JournalNotice (from `chain`), ask `status`.
+ * Accepts: JournalNotice (from `chain`), ask `status`, asks `checkpoint.restore`, `savepoint.create`, `savepoint.delete` (from listeners).
  * Sends: ChangesNotice to every listener actor.
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
@@ -17,6 +17,7 @@ import { kindContext } from './kinds.js';
 import { resolveKind } from '../processors/kind-catalog.js';
 import type { KindOptions } from './kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
+import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -36,11 +37,14 @@ export interface ProcessorArgs {
   readonly module?: string;
   /** `checkpoint_every_blocks` (0: none) and `checkpoints_retained`. */
   readonly checkpoints: CheckpointPolicy;
+  /** `seed_savepoint`: a savepoint archive (absolute path) that seeds this instance when it has no state yet. */
+  readonly seedSavepoint?: string;
   /** Schedule and genesis of the served chain (see kinds.ts). */
   readonly chain: Parameters<typeof kindContext>[1];
 }
 
 interface State {
+  readonly identity: SavepointIdentity;
   readonly store: Store;
   readonly tables: ProcessorTables;
   readonly commit: CommitContext;
@@ -102,11 +106,23 @@ export default defineActor<State, ProcessorArgs>({
     const tables = store.processor(ctx.args.instance);
     // A module that does not load fails this lane's start: the supervisor restarts it and, past its intensity, marks it failed with this reason.
     const kind = await resolveKind({ kind: ctx.args.kind, module: ctx.args.module }, ctx.args.dataDir);
+    const identity: SavepointIdentity = {
+      chainId: ctx.args.chainId, genesisHash: ctx.args.chain.genesis.hash,
+      processor: { id: ctx.args.id, instance: ctx.args.instance, kind: kind.name, version: kind.version, changeSchema: kind.changeSchema, options: ctx.args.options },
+    };
+    // A savepoint seeds only a new instance; one that does not fit fails this lane's start with the reason.
+    if (ctx.args.seedSavepoint !== undefined) {
+      if (kind.ordering !== 'ordered_state') throw new Error(`processor '${ctx.args.id}' is block-local: only ordered-state instances are seeded from savepoints`);
+      await seedFromSavepoint({ store, tables }, ctx.args.seedSavepoint, identity);
+    }
+    const seed = readProgress(tables.state).seed;
     const commit: CommitContext = {
-      store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, ordering: kind.ordering, checkpoints: ctx.args.checkpoints, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId, startBlock: ctx.args.startBlock,
+      store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, ordering: kind.ordering, checkpoints: ctx.args.checkpoints, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId,
+      // A seeded instance starts after its savepoint's block.
+      startBlock: seed ? Math.max(ctx.args.startBlock ?? 0, seed.blockNumber + 1) : ctx.args.startBlock,
     };
     const state: State = {
-      store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
+      identity, store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
       moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
       commitSeconds: new Histogram({ name: 'chain_node_processor_commit_seconds', help: 'Time of one processor commit (a batch of moves)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [ctx.metrics] }),
     };
@@ -121,7 +137,11 @@ export default defineActor<State, ProcessorArgs>({
         state.target = Math.max(state.target, (message as JournalNotice).sequence);
         return run(ctx, state);
       case 'checkpoint.restore':
-        return restoreCheckpoint(state.store, state.tables, String(message.checkpoint));
+        return restoreCheckpoint(state.commit, String(message.checkpoint));
+      case 'savepoint.create':
+        return createSavepoint(state.commit, state.identity, String(message.id), new Date().toISOString());
+      case 'savepoint.delete':
+        return deleteSavepoint(state.commit, String(message.id));
       case 'status':
         return { ...state.progress, changeSequence: state.progress.changeSequence.toString(), target: state.target };
       default:

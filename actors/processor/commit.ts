@@ -75,6 +75,11 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     for (const { sequence, move } of moves) {
       const hash = bytesToHex(move.hash) as Hex;
       const inRange = ctx.startBlock === null || move.number >= ctx.startBlock;
+      // A finalized block is never undone: an undo at or below finality is an old fork's, read by an instance seeded past it.
+      if (move.op === 'undo' && current.finalizedNumber !== null && move.number <= current.finalizedNumber) {
+        current = { ...current, journalSequence: sequence };
+        continue;
+      }
       if (move.op === 'apply' && inRange) {
         const finality: Finality = current.finalizedNumber !== null && move.number <= current.finalizedNumber ? 'finalized' : 'included';
         const input = readBlockInput(ctx.store, move.number, hash, ctx.needs);

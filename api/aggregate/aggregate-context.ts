@@ -7,6 +7,7 @@ import type { RpcServedLimits } from './rpc-method-capabilities.js';
 import type { SnapshotService } from './entities/snapshot-service.js';
 import type { KindSurfaces } from './kind-surface.js';
 import type { CheckpointService } from './checkpoint-routes.js';
+import type { SavepointService } from './savepoint-routes.js';
 
 export interface AggregateContext {
   readonly store: Store;
@@ -25,4 +26,6 @@ export interface AggregateContext {
   readonly kinds?: KindSurfaces;
   /** Asks a processor lane to restore a checkpoint; absent where no processor lane is reachable. */
   readonly checkpoints?: CheckpointService;
+  /** Asks a processor lane to create or delete a savepoint; absent where no processor lane is reachable. */
+  readonly savepoints?: SavepointService;
 }

@@ -3,6 +3,7 @@ import type { Route } from '../routes.js';
 import type { AggregateContext } from './aggregate-context.js';
 import { capabilitiesRoutes } from './capabilities.js';
 import { checkpointRoutes } from './checkpoint-routes.js';
+import { savepointRoutes } from './savepoint-routes.js';
 import { changesRoutes } from './changes-routes.js';
 import { entitiesRoutes } from './entities/entities-routes.js';
 import { queryAndFollowRoutes, readSnapshotPage } from './entities/query-and-follow-routes.js';
@@ -11,5 +12,5 @@ import { statusRoutes } from './status-routes.js';
 import { openApiRoutes } from '../openapi-route.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context)];
+  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context), ...savepointRoutes(context)];
 }

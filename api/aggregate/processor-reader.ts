@@ -77,11 +77,13 @@ export function progressOf(processor: ConfiguredProcessor, tables: ProcessorTabl
 /** ProcessorCoverage (spec §2.1) of one instance, with `requested` when the caller names a range. */
 export function readCoverage(store: Store, chainId: number, processor: ConfiguredProcessor, requested?: BlockInterval): ProcessorCoverage {
   const tables = processorTables(store, processor.instance);
+  const head = liveHead(store);
   return describeCoverage({
     chainId,
     ranges: coveredRanges(tables),
     progress: progressOf(processor, tables),
-    liveHeadBlock: liveHead(store)?.number ?? null,
+    liveHeadBlock: head?.number ?? null,
+    liveHeadHash: head?.hash ?? null,
     ...(requested ? { requested } : {}),
     orderedState: processor.info.ordering === 'ordered_state',
   });

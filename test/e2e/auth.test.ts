@@ -19,7 +19,7 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
 test('with auth.token_file set, every native route needs the API bearer and the operational routes stay open', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-auth-'));
   writeFileSync(join(dir, 'api.env'), `CHAIN_NODE_API_TOKEN=${TOKEN}\n`, { mode: 0o600 });
-  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n', sets: ['devnet.block_time_ms=200'] });
+  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n[[processors]]\nid = "blobs"\nkind = "blobs"\n[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n', sets: ['devnet.block_time_ms=200'] });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const base = node.baseUrl;
   const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -62,6 +62,27 @@ test('with auth.token_file set, every native route needs the API bearer and the 
     assert.equal(wrong.body.error.code, 'forbidden');
     // Spec §5.3: the administrative bearer alone also works on consumer-scoped calls.
     assert.equal((await admin.lease('app', undefined)).status, 200);
+  });
+
+  await t.test('checkpoint and savepoint routes (reads and operator writes) need the bearer', async () => {
+    const calls: Array<{ method: string; path: string; body?: string }> = [
+      { method: 'GET', path: '/v1/processors/erc20/checkpoints' },
+      { method: 'POST', path: '/v1/processors/erc20/checkpoints/4/restore' },
+      { method: 'GET', path: '/v1/processors/erc20/savepoints' },
+      { method: 'POST', path: '/v1/processors/erc20/savepoints', body: '{"id":"sp"}' },
+      { method: 'GET', path: '/v1/processors/erc20/savepoints/sp' },
+      { method: 'DELETE', path: '/v1/processors/erc20/savepoints/sp' },
+    ];
+    for (const { method, path, body } of calls) {
+      const send = (headers: Record<string, string>) => fetch(`${base}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
+      const missing = await send({});
+      assert.equal(missing.status, 401, `${method} ${path} without a bearer`);
+      assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'unauthorized');
+      assert.equal((await send({ authorization: `Bearer ${TOKEN}x` })).status, 403, `${method} ${path} with a wrong bearer`);
+      const allowed = await send(bearer);
+      assert.ok(![401, 403].includes(allowed.status), `${method} ${path} with the bearer: ${allowed.status}`);
+      await allowed.body?.cancel();
+    }
   });
 
   await t.test('the token never appears in the node log', () => {

@@ -23,6 +23,20 @@ const THROWING = `export default {
 };
 `;
 
+/** A kind without a renderer: its changes carry raw bytes (the block number, 8 bytes big-endian), published as `{encoding: "hex", value}`. */
+const RAW = `export default {
+  name: 'raw_numbers', version: '1.0.0', sdk: '^1.0.0', ordering: 'block_local', needs: { bodies: false, receipts: false },
+  changeSchema: 'raw.v1', finalizedKind: 'raw.finalized',
+  apply: (ctx, block) => {
+    const value = Buffer.alloc(8);
+    value.writeBigUInt64BE(BigInt(block.number));
+    return [{ kind: 'raw.put', key: value.toString('hex'), value }];
+  },
+  undo: (ctx, number) => [{ kind: 'raw.delete', key: null, value: Buffer.from([number & 0xff]) }],
+  finalize: () => {},
+};
+`;
+
 interface Lane { lane: string; state: string; failedReason: string | null; lastError: string | null }
 
 test('custom kinds: the TypeScript example is served; a throwing kind and a missing module fail only their own lanes, saying which module and why, with no half-committed block', async (t) => {
@@ -30,11 +44,13 @@ test('custom kinds: the TypeScript example is served; a throwing kind and a miss
   const dir = mkdtempSync(join(tmpdir(), 'cdn-e2e-'));
   mkdirSync(join(dir, 'kinds'), { recursive: true });
   writeFileSync(join(dir, 'kinds', 'throws.mjs'), THROWING);
+  writeFileSync(join(dir, 'kinds', 'raw.mjs'), RAW);
   const toml = [
     '[[processors]]', 'id = "blobs"', 'kind = "blobs"',
     '[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(EXAMPLE)}`, 'options = { congested_bps = 100 }',
     '[[processors]]', 'id = "bad"', 'kind = "custom"', 'module = "./kinds/throws.mjs"',
-    '[[processors]]', 'id = "absent"', 'kind = "custom"', 'module = "./kinds/absent.ts"', '',
+    '[[processors]]', 'id = "absent"', 'kind = "custom"', 'module = "./kinds/absent.ts"',
+    '[[processors]]', 'id = "raw"', 'kind = "custom"', 'module = "./kinds/raw.mjs"', '',
   ].join('\n');
   const running = await startNodeProcess({ toml, sets: FAST, dir, readyTimeoutMs: 120_000 });
   t.after(async () => { await running.stop(); removeDir(dir); });
@@ -66,4 +82,11 @@ test('custom kinds: the TypeScript example is served; a throwing kind and a miss
   const page = await (await fetch(`${running.baseUrl}/v1/processors/gas/collections/blocks/entities?fromBlock=1&toBlock=3`)).json() as { data: Array<{ data: { blockNumber: number; congested: boolean; utilizationBps: number; burnedWei: string } }> };
   assert.deepEqual(page.data.map((e) => e.data.blockNumber), [1, 2, 3]);
   for (const { data } of page.data) assert.equal(data.congested, data.utilizationBps >= 100);
+
+  // A kind without a renderer publishes its raw bytes as {encoding: "hex", value}, labelled by its schema (spec §2.3).
+  const raw = await (await fetch(`${running.baseUrl}/v1/processors/raw/changes?limit=5`)).json() as { data: Array<{ kind: string; schema: string; key: string; block: { number: number }; data: unknown }> };
+  const put = raw.data.find((e) => e.kind === 'raw.put');
+  assert.ok(put, JSON.stringify(raw));
+  assert.equal(put.schema, 'raw.v1');
+  assert.deepEqual(put.data, { encoding: 'hex', value: `0x${put.block.number.toString(16).padStart(16, '0')}` });
 });

@@ -6,7 +6,7 @@ export const AMM_CHANGE_SCHEMA = 'amm.v1';
 
 function rowOf(key: Buffer, value: Buffer): CollectionRow {
   const row = parsePool(value);
-  return { key, value, position: key, meta: { blockNumber: row.lastChange.blockNumber, blockHash: row.lastChange.blockHash as `0x${string}`, timestamp: null, finality: row.finality } };
+  return { key, value, position: key, meta: { blockNumber: row.lastChange.blockNumber, blockHash: row.lastChange.blockHash as `0x${string}`, timestamp: row.lastChange.timestamp ?? null, finality: row.finality } };
 }
 
 const RANGE = { start: Buffer.of(POOL_KEY_PREFIX), end: Buffer.of(POOL_KEY_PREFIX + 1) };

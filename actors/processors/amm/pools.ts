@@ -27,7 +27,8 @@ export interface PoolRow {
   readonly swapCount: string;
   readonly volume0: string;
   readonly volume1: string;
-  readonly lastChange: { readonly blockNumber: number; readonly blockHash: string };
+  /** The block of the last change, with its timestamp (the entity API's row timestamp). */
+  readonly lastChange: { readonly blockNumber: number; readonly blockHash: string; readonly timestamp: number };
   readonly finality: Finality;
 }
 
@@ -56,7 +57,7 @@ export function parsePool(bytes: Buffer): PoolRow {
 function fresh(pool: string, protocol: PoolRow['protocol'], block: ReduceBlock): PoolRow {
   return {
     pool, protocol, reserve0: null, reserve1: null, sqrtPriceX96: null, tick: null, liquidity: null, swapCount: '0', volume0: '0', volume1: '0',
-    lastChange: { blockNumber: block.number, blockHash: block.hash }, finality: block.finality,
+    lastChange: { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp }, finality: block.finality,
   };
 }
 
@@ -110,7 +111,7 @@ export function reducePools(state: StateApi, events: readonly PoolEvent[], block
   const changes: KindChange[] = [];
   for (const [pool, row] of touched) {
     const key = poolKey(pool);
-    const rendered = renderPool({ ...row, lastChange: { blockNumber: block.number, blockHash: block.hash }, finality: block.finality });
+    const rendered = renderPool({ ...row, lastChange: { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp }, finality: block.finality });
     state.put(key, rendered);
     changes.push(poolChange(key, rendered));
   }

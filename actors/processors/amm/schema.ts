@@ -25,7 +25,7 @@ export const AMM_SCHEMA = {
         swapCount: { type: 'string', pattern: '^[0-9]+$', description: 'Swaps seen since the instance\'s first block.' },
         volume0: { type: 'string', pattern: '^[0-9]+$', description: 'token0 base units moved by those swaps (in plus out).' },
         volume1: { type: 'string', pattern: '^[0-9]+$', description: 'token1 base units moved by those swaps (in plus out).' },
-        lastChange: { type: 'object', properties: { blockNumber: { type: 'integer' }, blockHash: { type: 'string' } } },
+        lastChange: { type: 'object', properties: { blockNumber: { type: 'integer' }, blockHash: { type: 'string' }, timestamp: { type: 'integer', description: 'The block\'s timestamp (seconds).' } } },
         finality: { enum: ['included', 'finalized'] },
       },
     },

@@ -1,7 +1,7 @@
 /**
  * The erc20 kind's state: one row per (token, holder) with a non-zero balance, key
  * `0x01 ‖ token (20) ‖ holder (20)`, value the rendered row JSON (what the entity API and the change
- * payload serve): `{token, address, balance, lastChange: {blockNumber, blockHash}, finality}`.
+ * payload serve): `{token, address, balance, lastChange: {blockNumber, blockHash, timestamp}, finality}`.
  * `balance` is a signed decimal string: the net change since the instance's first block, which is
  * the balance when coverage is exact (see query.ts).
  */
@@ -18,7 +18,8 @@ export interface BalanceRow {
   readonly token: string;
   readonly address: string;
   readonly balance: string;
-  readonly lastChange: { readonly blockNumber: number; readonly blockHash: string };
+  /** The block of the last change, with its timestamp (the entity API's row timestamp). */
+  readonly lastChange: { readonly blockNumber: number; readonly blockHash: string; readonly timestamp: number };
   readonly finality: Finality;
 }
 
@@ -59,7 +60,7 @@ export function deleteChange(key: Buffer, lastChange: BalanceRow['lastChange'] |
 /** `reduce`: folds a block's net deltas into the balances and returns one change per holder touched. */
 export function reduceBalances(state: StateApi, deltas: BalanceDeltas, block: ReduceBlock): KindChange[] {
   const changes: KindChange[] = [];
-  const lastChange = { blockNumber: block.number, blockHash: block.hash };
+  const lastChange = { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp };
   for (const [text, delta] of deltas) {
     const token = text.slice(0, 42);
     const address = `0x${text.slice(42)}`;

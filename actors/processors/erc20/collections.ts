@@ -7,7 +7,7 @@ export const ERC20_CHANGE_SCHEMA = 'erc20.v1';
 
 function metaOf(value: Buffer): CollectionRowMeta {
   const row = parseRow(value);
-  return { blockNumber: row.lastChange.blockNumber, blockHash: row.lastChange.blockHash as `0x${string}`, timestamp: null, finality: row.finality };
+  return { blockNumber: row.lastChange.blockNumber, blockHash: row.lastChange.blockHash as `0x${string}`, timestamp: row.lastChange.timestamp ?? null, finality: row.finality };
 }
 
 function inBounds(meta: CollectionRowMeta, fromBlock: number | null, toBlock: number | null): boolean {

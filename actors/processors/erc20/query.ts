@@ -2,8 +2,9 @@
  * The erc20 kind's typed query extension (spec §4.4): `GET …/erc20/balances/{token}/{address}` →
  * `{token, address, balance, exact, lastChange, finality, coverage}`.
  *
- * `exact` is true only when the instance's coverage is gap-free from genesis (block 1: genesis has no
- * transactions) or from at or before the token's configured `deployed_at`. Otherwise the stored value
+ * `exact` is true only when the state reflects every block gap-free from genesis (block 1: genesis has
+ * no transactions) or from at or before the token's configured `deployed_at` — by the instance's own
+ * coverage, or by the savepoint it was seeded from continued gap-free. Otherwise the stored value
  * is the net change since the instance's first block: `balance` is null and `netChange` carries it.
  * A holder of a served token without a row is `"0"`; an unconfigured token is 404; a malformed
  * address 400.
@@ -15,8 +16,8 @@ import type { ConfiguredProcessor } from '../../../api/aggregate/configured-proc
 import { jsonBytesReply } from '../../../api/aggregate/json-body.js';
 import type { QueryExtension, TargetResolver } from '../../../api/aggregate/kind-surface.js';
 import { retainedOutput } from '../../../api/aggregate/query-extensions.js';
-import { readCoverage } from '../../../api/aggregate/processor-reader.js';
-import type { BlockRange } from '../../../store/coverage.js';
+import { processorTables, progressOf, readCoverage } from '../../../api/aggregate/processor-reader.js';
+import { stateOrigin, type BlockRange, type ProcessorProgress } from '../../../store/coverage.js';
 import { balanceKey, parseRow } from './balances.js';
 import { erc20Options, type Erc20Options } from './options.js';
 
@@ -38,10 +39,10 @@ function optionsOf(processor: ConfiguredProcessor): Erc20Options {
   return options;
 }
 
-/** Gap-free coverage from genesis, or from at or before the token's deployment block. */
-export function isExact(ranges: readonly BlockRange[], deployedAt: number | null): boolean {
-  if (ranges.length !== 1) return false;
-  return ranges[0]!.from <= Math.max(1, deployedAt ?? 0);
+/** The state reflects every block gap-free from genesis, or from at or before the token's deployment block (see store/coverage.ts stateOrigin). */
+export function isExact(ranges: readonly BlockRange[], progress: ProcessorProgress, deployedAt: number | null): boolean {
+  const origin = stateOrigin(ranges, progress);
+  return origin !== null && origin <= Math.max(1, deployedAt ?? 0);
 }
 
 function balanceHandler(context: AggregateContext, target: TargetResolver): Handler {
@@ -55,7 +56,7 @@ function balanceHandler(context: AggregateContext, target: TargetResolver): Hand
     const output = retainedOutput(context, processor);
     const stored = output.entities?.get(balanceKey(token, address));
     const row = stored ? parseRow(stored) : null;
-    const exact = isExact(output.ranges, configured.deployedAt);
+    const exact = isExact(output.ranges, progressOf(processor, processorTables(context.store, processor.instance)), configured.deployedAt);
     const value = row?.balance ?? '0';
     return jsonBytesReply(Buffer.from(JSON.stringify({
       token,

@@ -4,7 +4,7 @@ import { ERC20_CHANGE_SCHEMA } from './collections.js';
 const address = { type: 'string', pattern: '^0x[0-9a-f]{40}$' } as const;
 const lastChange = {
   type: 'object',
-  properties: { blockNumber: { type: 'integer', minimum: 0 }, blockHash: { type: 'string', pattern: '^0x[0-9a-f]{64}$' } },
+  properties: { blockNumber: { type: 'integer', minimum: 0 }, blockHash: { type: 'string', pattern: '^0x[0-9a-f]{64}$' }, timestamp: { type: 'integer', minimum: 0, description: 'The block\'s timestamp (seconds).' } },
 } as const;
 
 export const ERC20_SCHEMA = {
@@ -21,7 +21,7 @@ export const ERC20_SCHEMA = {
       properties: {
         token: address,
         address,
-        balance: { type: 'string', pattern: '^-?[0-9]+$', description: 'Lossless decimal: the balance when coverage is exact (see the balances route), else the net change since the instance\'s first block.' },
+        balance: { type: 'string', pattern: '^-?[0-9]+$', description: 'Lossless decimal: the balance when coverage is exact (see the balances route), else the net change since the instance\'s first block (then it may be negative). The zero address is no holder: mints credit the recipient and burns debit the sender only.' },
         lastChange,
         finality: { enum: ['included', 'safe', 'finalized'] },
       },

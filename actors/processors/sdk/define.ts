@@ -8,6 +8,10 @@
  *   `undo` restores the state exactly (never by re-running a reorged block); `changeOf` renders the
  *   change a restored key publishes; `finalized` re-marks keys whose last change became final.
  *
+ * A change is either rendered JSON (`dataJson`) or raw bytes (`value`): raw bytes go through the
+ * kind's `render` when it has one (typed JSON), else publish as `{encoding: "hex", value: "0x…"}`
+ * labelled by the change schema (spec §2.3).
+ *
  * The identity is checked at definition: a semantic `version`, an `sdk` range this SDK satisfies.
  */
 import type { Hex } from '../../../net/eth/hex.js';
@@ -17,6 +21,16 @@ import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
 import type { BlockInput, BoundKind, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
 import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
 import { dropInverses, recordingState, undoBlock, type StateApi } from './state.js';
+
+/** A change as a kind returns it: rendered JSON, or raw bytes the SDK renders (see `render`). */
+export type KindOutput = KindChange | RawChange;
+
+/** A change published from its raw bytes: through the kind's `render`, or as `{encoding: "hex", value}`. */
+export interface RawChange {
+  readonly kind: string;
+  readonly key: string | null;
+  readonly value: Uint8Array;
+}
 
 interface KindIdentity<O> {
   readonly name: string;
@@ -32,12 +46,14 @@ interface KindIdentity<O> {
   readonly finalizedKind: string;
   /** Validates the instance's options; throw an Error naming the key and what was expected. */
   readonly options?: (raw: KindOptions) => O;
+  /** The public renderer of raw changes (typed JSON); without one they publish as `{encoding: "hex", value}`. */
+  readonly render?: (change: RawChange) => unknown;
 }
 
 export interface BlockLocalDefinition<O> extends KindIdentity<O> {
   readonly ordering: 'block_local';
-  apply(ctx: KindContext, block: BlockInput, finality: Finality, options: O): KindChange[];
-  undo(ctx: KindContext, number: number, hash: Hex, options: O): KindChange[];
+  apply(ctx: KindContext, block: BlockInput, finality: Finality, options: O): KindOutput[];
+  undo(ctx: KindContext, number: number, hash: Hex, options: O): KindOutput[];
   finalize(ctx: KindContext, from: number, to: number, options: O): void;
 }
 
@@ -54,9 +70,9 @@ export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
   /** Pure: the block's deltas (no state, no clock). */
   map(block: BlockInput, options: O): D;
   /** Ordered: folds the deltas into the state and returns the changes to publish. */
-  reduce(state: StateApi, deltas: D, block: ReduceBlock, options: O): KindChange[];
+  reduce(state: StateApi, deltas: D, block: ReduceBlock, options: O): KindOutput[];
   /** The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or undefined when it is gone). */
-  changeOf(key: Buffer, value: Buffer | undefined): KindChange;
+  changeOf(key: Buffer, value: Buffer | undefined): KindOutput;
   /**
    * A stored value once blocks through `through` are final: the kind may re-mark it (e.g. `finality`);
    * null leaves it as is. Applied to the rows a finality move touches, and to values an undo restores
@@ -78,6 +94,7 @@ function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void
   const name = typeof definition.name === 'string' ? definition.name : '(unnamed)';
   const ordering: unknown = definition.ordering;
   if (ordering !== 'block_local' && ordering !== 'ordered_state') throw new KindDefinitionError(`kind '${name}': ordering must be 'block_local' or 'ordered_state'`);
+  if (definition.render !== undefined && typeof definition.render !== 'function') throw new KindDefinitionError(`kind '${name}': render must be a function`);
   for (const field of ['name', 'version', 'sdk', 'changeSchema', 'finalizedKind'] as const) {
     if (typeof definition[field] !== 'string') throw new KindDefinitionError(`kind '${name}': '${field}' must be a string`);
   }
@@ -102,7 +119,33 @@ function checkIdentity(definition: KindIdentity<unknown>): void {
   if (!ok) throw new KindDefinitionError(`kind '${definition.name}' was written for SDK ${definition.sdk}; this node's processor SDK is ${SDK_VERSION}`);
 }
 
-function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): BoundKind {
+/** Rendered changes: raw ones through the kind's `render`, else as `{encoding: "hex", value}` (spec §2.3). */
+export function renderChanges(outputs: readonly KindOutput[], render: ((change: RawChange) => unknown) | undefined): KindChange[] {
+  // Built-in kinds return rendered changes only: pass the array through untouched.
+  if (outputs.every((output) => 'dataJson' in output)) return outputs as KindChange[];
+  return outputs.map((output) => {
+    if ('dataJson' in output) return output;
+    const data = render ? render(output) : { encoding: 'hex', value: `0x${Buffer.from(output.value.buffer, output.value.byteOffset, output.value.byteLength).toString('hex')}` };
+    return { kind: output.kind, key: output.key, dataJson: JSON.stringify(data) };
+  });
+}
+
+/** A bound kind whose changes may still be raw (`bind` renders them). */
+type UnrenderedKind = Omit<BoundKind, 'apply' | 'undo'> & {
+  apply(...args: Parameters<BoundKind['apply']>): KindOutput[];
+  undo(...args: Parameters<BoundKind['undo']>): KindOutput[];
+};
+
+/** The bound kind with every change rendered (raw ones through `render`, or as hex). */
+function rendered(bound: UnrenderedKind, render: ((change: RawChange) => unknown) | undefined): BoundKind {
+  return {
+    ...bound,
+    apply: (ctx, block, finality) => renderChanges(bound.apply(ctx, block, finality), render),
+    undo: (ctx, number, hash, finalizedThrough) => renderChanges(bound.undo(ctx, number, hash, finalizedThrough), render),
+  };
+}
+
+function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): UnrenderedKind {
   const remark = definition.finalizedValue;
   /** The value re-marked for blocks final through `through` (as is when the kind has no remark or it is unchanged). */
   const marked = (value: Buffer, through: number | null): Buffer => (remark && through !== null ? remark(value, through) ?? value : value);
@@ -131,7 +174,7 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O)
   };
 }
 
-function bindBlockLocal<O>(definition: BlockLocalDefinition<O>, options: O): BoundKind {
+function bindBlockLocal<O>(definition: BlockLocalDefinition<O>, options: O): UnrenderedKind {
   return {
     finalizedKind: definition.finalizedKind,
     apply: (ctx, block, finality) => definition.apply(ctx, block, finality, options),
@@ -163,7 +206,7 @@ export function defineProcessorKind<O = KindOptions, D = unknown>(definition: Pr
     queryExtensions: definition.queryExtensions ?? [],
     bind(raw) {
       const options = parseOptions(raw);
-      return definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options);
+      return rendered(definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options), definition.render);
     },
   };
 }

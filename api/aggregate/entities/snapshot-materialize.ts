@@ -50,7 +50,8 @@ export function materializeSnapshot(store: Store, chainId: number, processor: Co
     const retained = { ranges, windowStart: progress.configuredStartBlock };
     const filter = resolveFilter(params, retained, limits.maxBlockRange);
     const requested = filter.explicit && filter.fromBlock !== null && filter.toBlock !== null ? { fromBlock: filter.fromBlock, toBlock: filter.toBlock } : undefined;
-    const coverage = describeCoverage({ chainId, ranges, progress, liveHeadBlock: liveHead(store)?.number ?? null, ...(requested ? { requested } : {}), orderedState: processor.info.ordering === 'ordered_state' });
+    const head = liveHead(store);
+    const coverage = describeCoverage({ chainId, ranges, progress, liveHeadBlock: head?.number ?? null, liveHeadHash: head?.hash ?? null, ...(requested ? { requested } : {}), orderedState: processor.info.ordering === 'ordered_state' });
     checkRetained(processor, filter, retained, () => coverage);
     let rowCount = 0;
     let valueBytes = 0;

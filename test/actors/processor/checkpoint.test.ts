@@ -4,7 +4,13 @@ import erc20 from '../../../actors/processors/erc20/index.js';
 import { checkpointDue, restoreCheckpoint, takeCheckpoint } from '../../../actors/processor/checkpoint.js';
 import type { BlockInput, KindContext } from '../../../actors/processor/kind.js';
 import { getCheckpoint, listCheckpoints, putCheckpoint } from '../../../store/checkpoints.js';
-import { readProgress, writeProgress } from '../../../store/coverage.js';
+import { readProgress } from '../../../store/coverage.js';
+import { commitMoves, readMoves, type CommitContext } from '../../../actors/processor/commit.js';
+import { commitFinalized } from '../../../actors/chain/journal-writer.js';
+import { decodeHeader } from '../../../net/eth/header.js';
+import { hexToBytes } from '../../../net/eth/hex.js';
+import { getHeaderBytes } from '../../../store/chain-material.js';
+import { devnetStore, type DevnetStore } from '../../api/rpc/devnet-store.js';
 import type { ProcessorTables } from '../../../store/env.js';
 import { CodedError } from '../../../runtime/errors.js';
 import { closeTempStore, createTempStore } from '../../api/aggregate/store-fixture.js';
@@ -19,7 +25,7 @@ async function devnetInputs(count: number): Promise<BlockInput[]> {
   return chain.blocks.slice(0, count).map((b) => ({ number: b.block.header.number, hash: b.hash, header: b.block.header, transactions: [], receipts: b.receipts, sizeBytes: 0, parentTimestamp: null }));
 }
 
-const rowsOf = (tables: ProcessorTables) => [...tables.entities.getRange({})].map(({ key, value }) => [Buffer.from(key).toString('hex'), Buffer.from(value).toString('hex')]);
+const rowsOf = (tables: ProcessorTables): string[][] => [...tables.entities.getRange({})].map(({ key, value }) => [Buffer.from(key).toString('hex'), Buffer.from(value).toString('hex')]);
 
 test('a checkpoint is due each time finality crosses a multiple of the interval', () => {
   const policy = { everyBlocks: 10, retained: 2 };
@@ -27,7 +33,7 @@ test('a checkpoint is due each time finality crosses a multiple of the interval'
   assert.equal(checkpointDue({ everyBlocks: 0, retained: 2 }, 0, 100), false);
 });
 
-test('a checkpoint taken with later blocks applied holds the state as of its block; the newest are retained; restore is accepted only at the exact reduce cursor', async (t) => {
+test('a checkpoint taken with later blocks applied holds the state as of its block; the newest are retained', async (t) => {
   const temp = createTempStore('cdn-checkpoint-');
   t.after(() => closeTempStore(temp));
   const live = temp.store.processor('erc20@live');
@@ -48,26 +54,92 @@ test('a checkpoint taken with later blocks applied holds the state as of its blo
   await temp.store.write(() => { for (const block of blocks.slice(0, 8)) kind.apply(context(reference), block, 'finalized'); });
   const checkpoint = getCheckpoint(live.checkpoints, 8)!;
   assert.deepEqual(checkpoint.rows.map(([k, v]) => [Buffer.from(k).toString('hex'), Buffer.from(v).toString('hex')]), rowsOf(reference));
+});
 
-  // The live state is at block 12: restoring checkpoint 8 is refused and changes nothing.
-  await temp.store.write(() => writeProgress(live.state, { ...readProgress(live.state), reduceCursor: { number: 12, hash: blocks[11]!.hash } }));
-  const before = rowsOf(live);
-  await assert.rejects(restoreCheckpoint(temp.store, live, '8'), (error: Error) => error instanceof CodedError && error.code === 'conflict' && /exact current cursor/.test(error.message));
-  await assert.rejects(restoreCheckpoint(temp.store, live, '7'), (error: Error) => error instanceof CodedError && error.code === 'not_found');
-  assert.deepEqual(rowsOf(live), before);
+/** A devnet chain with reorgs recorded the way the node records it (material, journal), finality moved in steps. */
+async function journalled(t: { after: (fn: () => Promise<void>) => void }): Promise<DevnetStore> {
+  const d = await devnetStore({ seed: 'checkpoint-restore', reorgEvery: 5, reorgDepth: 2, finalityLag: 4 }, 40, { finalize: false });
+  t.after(() => d.close());
+  const trail = d.run.finalizedTrail.filter((b, i, all) => b.number > 0 && (i === 0 || all[i - 1]!.number !== b.number));
+  for (const step of [trail[Math.floor(trail.length / 3)]!, trail[Math.floor((2 * trail.length) / 3)]!, trail.at(-1)!]) await commitFinalized(d.store, d.chain, step);
+  return d;
+}
 
-  // Reorged back to block 8 (undo 12..9) with a damaged state: the restore at the exact cursor repairs it.
-  await temp.store.write(() => { for (let n = 12; n > 8; n -= 1) kind.undo(context(live), n, blocks[n - 1]!.hash, 8); });
-  await temp.store.write(() => {
-    writeProgress(live.state, { ...readProgress(live.state), reduceCursor: { number: 8, hash: blocks[7]!.hash } });
-    live.entities.put(Buffer.from('01ff', 'hex'), Buffer.from('damage'));
+function commitContext(d: DevnetStore, instance: string, checkpoints: { everyBlocks: number; retained: number }): CommitContext {
+  const tables = d.store.processor(instance);
+  return {
+    store: d.store, tables, kind: erc20.bind({ tokens: '*' }), changeSchema: erc20.changeSchema, needs: erc20.needs, ordering: erc20.ordering, checkpoints,
+    kindContext: { tables, network: 'devnet', schedule: { forks: [] } as unknown as KindContext['schedule'], genesis: { hash: `0x${'00'.repeat(32)}`, timestamp: 0 } },
+    instance, chainId: 1337, startBlock: null,
+  };
+}
+
+async function processJournal(ctx: CommitContext): Promise<void> {
+  for (;;) {
+    const moves = readMoves(ctx.store, readProgress(ctx.tables.state).journalSequence, 16);
+    if (moves.length === 0) return;
+    await commitMoves(ctx, moves, '2026-01-01T00:00:00.000Z');
+  }
+}
+
+test('restore of the current checkpoint with the chain past it: the checkpoint rows plus the retained blocks re-reduced to the exact reduce cursor, atomically, equal processing from scratch (a later reorg still undoes exactly); an older checkpoint is refused', async (t) => {
+  const d = await journalled(t);
+  const live = commitContext(d, 'erc20@live', { everyBlocks: 4, retained: 2 });
+  const reference = commitContext(d, 'erc20@reference', { everyBlocks: 0, retained: 1 });
+  await processJournal(live);
+  await processJournal(reference);
+  const checkpoints = listCheckpoints(live.tables.checkpoints);
+  assert.equal(checkpoints.length, 2, JSON.stringify(checkpoints));
+  const cursor = readProgress(live.tables.state).reduceCursor!;
+  assert.ok(cursor.number > checkpoints[0]!.blockNumber, 'the chain is past the newest checkpoint, as on any live chain');
+  assert.deepEqual(rowsOf(live.tables), rowsOf(reference.tables));
+
+  // Damage the private state: a stray row, a lost row, lost inverses.
+  await d.store.write(() => {
+    const [first] = [...live.tables.entities.getKeys({ limit: 1 })];
+    live.tables.entities.remove(first!);
+    live.tables.entities.put(Buffer.from('01ff', 'hex'), Buffer.from('damage'));
+    for (const key of [...live.tables.undo.getKeys({})]) live.tables.undo.remove(key);
   });
-  const restored = await restoreCheckpoint(temp.store, live, '8');
-  assert.equal(restored.rowCount, checkpoint.rowCount);
-  assert.deepEqual(rowsOf(live), rowsOf(reference));
+  const damaged = rowsOf(live.tables);
+  await assert.rejects(restoreCheckpoint(live, checkpoints[1]!.checkpoint), (error: Error) => error instanceof CodedError && error.code === 'conflict' && /older than the processor's current checkpoint/.test(error.message));
+  await assert.rejects(restoreCheckpoint(live, '3'), (error: Error) => error instanceof CodedError && error.code === 'not_found');
+  assert.deepEqual(rowsOf(live.tables), damaged, 'a refused restore changes nothing');
 
-  // A checkpoint whose rows do not match its digest is never restored.
-  await temp.store.write(() => putCheckpoint(live.checkpoints, { ...checkpoint, rows: checkpoint.rows.slice(1) }));
-  await assert.rejects(restoreCheckpoint(temp.store, live, '8'), (error: Error) => error instanceof CodedError && error.code === 'internal');
-  assert.deepEqual(rowsOf(live), rowsOf(reference));
+  const restored = await restoreCheckpoint(live, checkpoints[0]!.checkpoint);
+  assert.deepEqual(restored.reduceCursor, cursor);
+  assert.deepEqual(restored.replayed, { fromBlock: checkpoints[0]!.blockNumber + 1, toBlock: cursor.number, blocks: cursor.number - checkpoints[0]!.blockNumber });
+  assert.deepEqual(rowsOf(live.tables), rowsOf(reference.tables), 'the repaired state equals processing from scratch');
+  assert.deepEqual(readProgress(live.tables.state).reduceCursor, cursor, 'the cursor is unchanged');
+
+  // The inverses of the unfinalized blocks were recorded again: undoing them on both gives equal states.
+  const finalized = readProgress(live.tables.state).finalizedNumber!;
+  assert.ok(cursor.number > finalized, 'unfinalized blocks above the finalized one');
+  for (const ctx of [live, reference]) {
+    await d.store.write(() => {
+      let hash = readProgress(ctx.tables.state).reduceCursor!.hash;
+      for (let n = cursor.number; n > finalized; n -= 1) {
+        ctx.kind.undo(ctx.kindContext, n, hash, finalized);
+        hash = decodeHeader(getHeaderBytes(d.store, hexToBytes(hash))!).parentHash;
+      }
+    });
+  }
+  assert.deepEqual(rowsOf(live.tables), rowsOf(reference.tables), 'undo after the restore restores the same states');
+});
+
+test('a restore refuses a checkpoint that does not match its digest, and one whose blocks to the cursor are no longer retained; neither changes the state', async (t) => {
+  const d = await journalled(t);
+  const live = commitContext(d, 'erc20@live', { everyBlocks: 4, retained: 2 });
+  await processJournal(live);
+  const [newest] = listCheckpoints(live.tables.checkpoints);
+  const record = getCheckpoint(live.tables.checkpoints, newest!.blockNumber)!;
+  const before = rowsOf(live.tables);
+  await d.store.write(() => putCheckpoint(live.tables.checkpoints, { ...record, rows: record.rows.slice(1) }));
+  await assert.rejects(restoreCheckpoint(live, newest!.checkpoint), (error: Error) => error instanceof CodedError && error.code === 'internal');
+  await d.store.write(() => putCheckpoint(live.tables.checkpoints, record));
+  // The block after the checkpoint loses its receipts (pruned material): the restore cannot reach the cursor.
+  const next = readMoves(d.store, 0, 100_000).map((m) => m.move).filter((m) => m.op === 'apply' && m.number === newest!.blockNumber + 1).at(-1)!;
+  await d.store.write(() => d.store.chain.receipts.remove(Buffer.from(next.hash)));
+  await assert.rejects(restoreCheckpoint(live, newest!.checkpoint), (error: Error) => error instanceof CodedError && error.code === 'conflict' && /no longer retained|not recorded/.test(error.message));
+  assert.deepEqual(rowsOf(live.tables), before);
 });

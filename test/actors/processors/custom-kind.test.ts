@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CustomKindError, loadKindModule } from '../../../actors/processors/custom-kind.js';
+import { renderChanges } from '../../../actors/processors/sdk/define.js';
 import { transformBlock } from '../../../actors/processors/blobs/index.js';
 import type { BlockInput, KindContext } from '../../../actors/processor/kind.js';
 import { closeTempStore, createTempStore } from '../../api/aggregate/store-fixture.js';
@@ -63,4 +64,13 @@ test('a kind written for another SDK range, a module that throws at import, a sy
   await assert.rejects(loadKindModule(write('empty.mjs', 'export const x = 1;'), dir), /empty\.mjs has no default export/);
   await assert.rejects(loadKindModule(write('shape.mjs', definition('^1.0.0').replace("map: () => [], ", '')), dir), /needs a 'map' function/);
   await assert.rejects(loadKindModule(join(dir, 'absent.ts'), dir), /absent\.ts cannot be read/);
+});
+
+test('a change given as raw bytes publishes through the kind\'s render, or as {encoding: "hex", value} without one (spec §2.3)', () => {
+  const raw = { kind: 'k.put', key: '01', value: Uint8Array.of(0xde, 0xad) };
+  const rendered = { kind: 'k.put', key: '02', dataJson: '{"typed":true}' };
+  assert.deepEqual(renderChanges([raw, rendered], undefined).map((c) => JSON.parse(c.dataJson)), [{ encoding: 'hex', value: '0xdead' }, { typed: true }]);
+  assert.deepEqual(renderChanges([raw], (change) => ({ length: change.value.length })).map((c) => [c.kind, c.key, JSON.parse(c.dataJson)]), [['k.put', '01', { length: 2 }]]);
+  const unchanged = [rendered];
+  assert.equal(renderChanges(unchanged, undefined), unchanged, 'rendered changes pass through untouched');
 });

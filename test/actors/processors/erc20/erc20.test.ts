@@ -13,7 +13,9 @@ import { defaultDevnetChain, mainnetFixtureBlocks, type FixtureBlock } from '../
 /** The Transfer signature, hashed here rather than taken from the kind. */
 const TRANSFER = `0x${Buffer.from(keccak_256(new TextEncoder().encode('Transfer(address,address,uint256)'))).toString('hex')}`;
 
-/** Independent reference: every Transfer log of the receipts, summed per token|holder (zeros dropped). */
+const ZERO = `0x${'00'.repeat(20)}`;
+
+/** Independent reference: every Transfer log of the receipts, summed per token|holder (zeros dropped); the zero address is no holder (mints credit, burns debit, one side only). */
 function referenceSums(blocks: readonly FixtureBlock[]): Map<string, bigint> {
   const sums = new Map<string, bigint>();
   const bump = (key: string, amount: bigint) => sums.set(key, (sums.get(key) ?? 0n) + amount);
@@ -26,8 +28,8 @@ function referenceSums(blocks: readonly FixtureBlock[]): Map<string, bigint> {
         const amount = BigInt(`0x${data.toString('hex') || '0'}`);
         const from = `0x${Buffer.from(log.topics[1]!.slice(2), 'hex').subarray(12).toString('hex')}`;
         const to = `0x${Buffer.from(log.topics[2]!.slice(2), 'hex').subarray(12).toString('hex')}`;
-        bump(`${log.address.toLowerCase()}|${from}`, -amount);
-        bump(`${log.address.toLowerCase()}|${to}`, amount);
+        if (from !== ZERO) bump(`${log.address.toLowerCase()}|${from}`, -amount);
+        if (to !== ZERO) bump(`${log.address.toLowerCase()}|${to}`, amount);
       }
     }
   }
@@ -148,7 +150,23 @@ test('the devnet chain: balances of its tokens equal the independent sum over it
   const reference = referenceSums(blocks);
   assert.ok(reference.size > 10, 'the devnet moves tokens');
   assert.deepEqual(storedBalances(tables), reference);
-  assert.ok(tables.entities.get(balanceKey([...reference.keys()][0]!.split('|')[0]!, `0x${'00'.repeat(20)}`)) !== undefined, 'the zero address holds the negative net of the mints');
+  for (const token of new Set([...reference.keys()].map((key) => key.split('|')[0]!))) {
+    assert.equal(tables.entities.get(balanceKey(token, ZERO)), undefined, `the zero address holds no ${token} balance (mints are not debited from it)`);
+  }
+  for (const [key, balance] of storedBalances(tables)) assert.ok(balance > 0n, `${key}: a balance computed from genesis is never negative (${balance})`);
+});
+
+test('mints credit only the recipient and burns debit only the sender: the zero address is never a holder', () => {
+  const token = `0x${'ab'.repeat(20)}`;
+  const topic = (address: string) => `0x${'00'.repeat(12)}${address.slice(2)}`;
+  const alice = `0x${'a1'.repeat(20)}`;
+  const transfer = (from: string, to: string, value: bigint) => ({ address: token, topics: [TRANSFER, topic(from), topic(to)], data: `0x${value.toString(16).padStart(64, '0')}` });
+  const block = {
+    number: 5, hash: `0x${'05'.repeat(32)}`, header: { timestamp: 1000 }, transactions: [], sizeBytes: 0, parentTimestamp: null,
+    receipts: [{ logs: [transfer(ZERO, alice, 100n), transfer(alice, ZERO, 30n)] }],
+  } as unknown as BlockInput;
+  const deltas = transferDeltas(block, erc20Options({ tokens: '*' }));
+  assert.deepEqual([...deltas], [[`${token}${alice.slice(2)}`, 70n]]);
 });
 
 test('options are validated: tokens required, addresses checked, unknown keys refused', () => {

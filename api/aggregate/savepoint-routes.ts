@@ -1,0 +1,107 @@
+/**
+ * Portable savepoints (spec §2.9, §4.3), ordered-state processors only:
+ *
+ *   GET    /v1/processors/{p}/savepoints               the kept savepoints (archives not included)
+ *   POST   /v1/processors/{p}/savepoints  {id}         creates one: the state as of the finalized block (201)
+ *   GET    /v1/processors/{p}/savepoints/{savepoint}   the archive, `application/vnd.node.savepoint`
+ *   DELETE /v1/processors/{p}/savepoints/{savepoint}   explicit deletion (204)
+ *
+ * Creation and deletion are the processor lane's writes, asked over its mailbox; reads come from the store.
+ * An archive seeds a new instance of the same kind and version through `seed_savepoint` in `[[processors]]`.
+ */
+import { z } from 'zod';
+import { HttpError } from '../errors.js';
+import { requireJsonType, type Request } from '../http.js';
+import type { Route } from '../routes.js';
+import { getSavepoint, isSavepointId, listSavepoints, SAVEPOINT_MEDIA_TYPE } from '../../store/savepoints.js';
+import type { AggregateContext } from './aggregate-context.js';
+import type { ConfiguredProcessor } from './configured-processors.js';
+import { jsonBytesReply } from './json-body.js';
+import { processorTables } from './processor-reader.js';
+
+/** What the listener asks of a processor lane. */
+export interface SavepointService {
+  create(processorId: string, id: string): Promise<unknown>;
+  remove(processorId: string, id: string): Promise<unknown>;
+}
+
+const ID_RULE = 'a savepoint id is 1-64 characters A-Z a-z 0-9 . _ - starting with a letter or digit';
+const BODY = z.strictObject({ id: z.string().refine(isSavepointId, ID_RULE) });
+
+function orderedProcessor(context: AggregateContext, request: Request): ConfiguredProcessor {
+  const processor = context.processors.byId(request.params[0] ?? '');
+  if (processor.info.ordering !== 'ordered_state') throw new HttpError('not_found', `processor '${processor.id}' is block-local: savepoints hold ordered-state private state`, { processor: processor.id });
+  return processor;
+}
+
+function savepointParam(request: Request): string {
+  const id = request.params[1] ?? '';
+  if (!isSavepointId(id)) throw new HttpError('invalid_request', ID_RULE, { parameter: 'savepoint', value: id.slice(0, 80) });
+  return id;
+}
+
+function parseBody(request: Request): { id: string } {
+  requireJsonType(request);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(request.body.toString('utf8'));
+  } catch (error) {
+    throw new HttpError('invalid_request', `the request body is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = BODY.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new HttpError('invalid_request', `body field '${issue.path.join('.') || '(body)'}': ${issue.message}`, { field: issue.path.join('.') });
+  }
+  return parsed.data;
+}
+
+function service(context: AggregateContext): SavepointService {
+  if (!context.savepoints) throw new HttpError('unsupported_capability', 'this listener cannot reach processor lanes to write savepoints');
+  return context.savepoints;
+}
+
+export function savepointRoutes(context: AggregateContext): Route[] {
+  return [
+    {
+      method: 'get', pattern: '/v1/processors/:processor/savepoints', open: false,
+      handler: (request) => {
+        const processor = orderedProcessor(context, request);
+        const tables = processorTables(context.store, processor.instance);
+        return jsonBytesReply(Buffer.from(JSON.stringify({ processor: processor.id, data: tables ? listSavepoints(tables.savepoints) : [] })));
+      },
+    },
+    {
+      method: 'post', pattern: '/v1/processors/:processor/savepoints', open: false,
+      handler: async (request) => {
+        const processor = orderedProcessor(context, request);
+        const { id } = parseBody(request);
+        const savepoint = await service(context).create(processor.id, id);
+        return { ...jsonBytesReply(Buffer.from(JSON.stringify({ processor: processor.id, savepoint }))), status: 201 };
+      },
+    },
+    {
+      method: 'get', pattern: '/v1/processors/:processor/savepoints/:savepoint', open: false,
+      handler: (request) => {
+        const processor = orderedProcessor(context, request);
+        const id = savepointParam(request);
+        const tables = processorTables(context.store, processor.instance);
+        const record = tables ? getSavepoint(tables.savepoints, id) : undefined;
+        if (!record) throw new HttpError('not_found', `no savepoint '${id}' is kept for processor '${processor.id}'`, { processor: processor.id, savepoint: id });
+        return {
+          body: Buffer.from(record.archive), contentType: SAVEPOINT_MEDIA_TYPE,
+          headers: { 'x-node-savepoint-digest': record.digest, 'content-disposition': `attachment; filename="${processor.id}-${id}.savepoint"` },
+        };
+      },
+    },
+    {
+      method: 'delete', pattern: '/v1/processors/:processor/savepoints/:savepoint', open: false,
+      handler: async (request) => {
+        const processor = orderedProcessor(context, request);
+        const id = savepointParam(request);
+        await service(context).remove(processor.id, id);
+        return { status: 204 };
+      },
+    },
+  ];
+}
