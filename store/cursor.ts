@@ -119,6 +119,16 @@ export function decodeCursor(token: string, expect: CursorExpectation): DecodedC
   return { ...decoded, block: { number: Number(blockNumber), hash: `0x${bytes.subarray(42, 74).toString('hex')}` } };
 }
 
+/**
+ * The block number of a cursor this node wrote (its own change log's), null when it names no block.
+ * No checks: a client's cursor goes through decodeCursor.
+ */
+export function cursorBlockNumber(cursor: string): number | null {
+  const bytes = Buffer.from(cursor, 'base64url');
+  if (bytes.length !== LENGTH_WITH_BLOCK || bytes[1] !== FLAG_BLOCK) return null;
+  return Number(bytes.readBigUInt64BE(34));
+}
+
 function checkBelongs(token: string, bytes: Buffer, expect: CursorExpectation): void {
   if (readU64(bytes, 2) !== expect.epoch) {
     throw resetRequired(token, 'cursor belongs to another store epoch (the store was recreated or restored)', 'store_epoch');
