@@ -18,7 +18,7 @@
  * detects corruption, not forgery. Every future format must keep the version in byte 0 and the
  * checksum in the last 4 bytes, so an old binary can tell "damaged" from "newer format".
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { CodedError } from '../runtime/errors.js';
 import { readU64 } from './keys.js';
 
@@ -174,7 +174,8 @@ function instanceId(instance: string): Buffer {
 const instanceIds = new Map<string, Buffer>();
 
 function checksum(body: Uint8Array): Buffer {
-  return createHash('sha256').update(body).digest().subarray(0, CHECKSUM_BYTES);
+  // One-shot digest: no Hash object per cursor (a lane encodes one per change).
+  return hash('sha256', body, 'buffer').subarray(0, CHECKSUM_BYTES);
 }
 
 /** Writes the 32-byte block hash at `offset`. */

@@ -155,8 +155,8 @@ export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number, 
 export class StateBatch {
   readonly #table: BinaryTable;
   readonly #undo: BinaryTable;
-  /** Written rows by key (latin1 of the key bytes); null: removed. */
-  readonly #rows = new Map<string, { readonly key: Buffer; value: Buffer | null }>();
+  /** Rows read or written in this batch by key (latin1 of the key bytes); value null: absent. Only dirty ones are written out. */
+  readonly #rows = new Map<string, { readonly key: Buffer; value: Buffer | null; dirty: boolean }>();
   /** Inverses of blocks applied in this batch, in write order, not yet stored. */
   readonly #inverses = new Map<number, Inverse[]>();
   #held = 0;
@@ -171,11 +171,21 @@ export class StateBatch {
     return this.#rows.size + this.#held;
   }
 
+  /** The row of `key`, read from the table once per batch. Its value is the batch's own: never handed out uncopied. */
+  #row(key: Buffer, id: string): { readonly key: Buffer; value: Buffer | null; dirty: boolean } {
+    let row = this.#rows.get(id);
+    if (row === undefined) {
+      // getBinary returns a copy of its own (lmdb-js), which the batch keeps.
+      const stored = this.#table.getBinary(key);
+      row = { key: Buffer.from(key), value: stored === undefined ? null : stored, dirty: false };
+      this.#rows.set(id, row);
+    }
+    return row;
+  }
+
   get(key: Buffer): Buffer | undefined {
-    const row = this.#rows.get(key.toString('latin1'));
-    if (row !== undefined) return row.value === null ? undefined : Buffer.from(row.value);
-    const stored = this.#table.getBinary(key);
-    return stored === undefined ? undefined : Buffer.from(stored);
+    const { value } = this.#row(key, key.toString('latin1'));
+    return value === null ? undefined : Buffer.from(value);
   }
 
   /** Writes (or, with null, removes) a row; records no inverse. */
@@ -183,8 +193,12 @@ export class StateBatch {
     const id = key.toString('latin1');
     const copy = value === null ? null : Buffer.from(value);
     const row = this.#rows.get(id);
-    if (row !== undefined) row.value = copy;
-    else this.#rows.set(id, { key: Buffer.from(key), value: copy });
+    if (row !== undefined) {
+      row.value = copy;
+      row.dirty = true;
+    } else {
+      this.#rows.set(id, { key: Buffer.from(key), value: copy, dirty: true });
+    }
   }
 
   /** The state API for one block being applied (see recordingState). */
@@ -200,7 +214,9 @@ export class StateBatch {
         inverses = this.#inverses.get(block);
         if (inverses === undefined) this.#inverses.set(block, (inverses = []));
       }
-      inverses.push({ key: Buffer.from(key), previous: this.get(key) });
+      // The batch's values are never changed in place (set stores a copy): the inverse may share it.
+      const row = this.#row(key, id);
+      inverses.push({ key: row.key, previous: row.value ?? undefined });
       this.#held += 1;
     };
     return {
@@ -231,7 +247,9 @@ export class StateBatch {
     }
     const restored: Inverse[] = [];
     for (let i = recorded.length - 1; i >= 0; i -= 1) {
-      const inverse = recorded[i]!.previous === undefined ? recorded[i]! : { key: recorded[i]!.key, previous: restore(recorded[i]!.previous!) };
+      // Recorded inverses share the batch's buffers: the kind's functions get copies.
+      const { key, previous } = recorded[i]!;
+      const inverse = { key: Buffer.from(key), previous: previous === undefined ? undefined : restore(Buffer.from(previous)) };
       this.set(inverse.key, inverse.previous ?? null);
       restored.push(inverse);
     }
@@ -253,7 +271,8 @@ export class StateBatch {
 
   /** Writes what the batch holds into the tables (inside the write transaction) and empties it. */
   flush(): void {
-    for (const { key, value } of this.#rows.values()) {
+    for (const { key, value, dirty } of this.#rows.values()) {
+      if (!dirty) continue;
       if (value === null) this.#table.remove(key);
       else this.#table.put(key, value);
     }
