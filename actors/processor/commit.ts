@@ -20,7 +20,7 @@ import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoi
 import { StateBatch } from '../processors/sdk/state.js';
 
 /** Rows and inverses an ordered-state batch holds in memory before it writes them out mid-commit. */
-const BATCH_HELD_LIMIT = 200_000;
+const BATCH_HELD_LIMIT = 100_000;
 
 export interface CommitContext {
   readonly store: Store;

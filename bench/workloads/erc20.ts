@@ -7,6 +7,9 @@
  * dropped, rows re-marked). Reports Transfer events/s (per wall second and per CPU second of the process:
  * the machine is shared), blocks/s, RSS and anonymous RSS over the range.
  *
+ * `CDN_BENCH_ERC20_BATCH_MOVES` changes the moves per commit (default 256, the node's): fewer moves hold
+ * fewer LMDB dirty pages (lower anonymous RSS) at more CPU per event.
+ *
  * What it does not include: the chain lane's verification of the material (the ingest workload
  * measures that), and Ponder side by side (not run here).
  */
