@@ -21,12 +21,14 @@ export interface StoredChange {
 }
 
 export function encodeChangeValue(operation: ChangeOperation, cursor: string, json: Buffer | string): Buffer {
-  const body = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
-  const value = Buffer.allocUnsafe(3 + cursor.length + body.length);
+  const bodyLength = typeof json === 'string' ? Buffer.byteLength(json, 'utf8') : json.length;
+  const value = Buffer.allocUnsafe(3 + cursor.length + bodyLength);
   value[0] = OPERATIONS.indexOf(operation);
   value.writeUInt16BE(cursor.length, 1);
   value.write(cursor, 3, 'latin1');
-  body.copy(value, 3 + cursor.length);
+  // A string is written in place: no intermediate buffer per change (a block of an erc20 instance has hundreds).
+  if (typeof json === 'string') value.write(json, 3 + cursor.length, 'utf8');
+  else json.copy(value, 3 + cursor.length);
   return value;
 }
 

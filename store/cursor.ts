@@ -18,9 +18,9 @@
  * detects corruption, not forgery. Every future format must keep the version in byte 0 and the
  * checksum in the last 4 bytes, so an old binary can tell "damaged" from "newer format".
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { CodedError } from '../runtime/errors.js';
-import { readU64, u64Key } from './keys.js';
+import { readU64 } from './keys.js';
 
 export const CURSOR_FORMAT_VERSION = 1;
 
@@ -72,14 +72,14 @@ export function encodeCursor(fields: CursorFields): string {
   const bytes = Buffer.alloc(fields.block ? LENGTH_WITH_BLOCK : LENGTH_WITHOUT_BLOCK);
   bytes[0] = CURSOR_FORMAT_VERSION;
   bytes[1] = fields.block ? FLAG_BLOCK : 0;
-  u64Key(fields.epoch).copy(bytes, 2);
-  u64Key(fields.chainId).copy(bytes, 10);
+  bytes.writeBigUInt64BE(fields.epoch, 2);
+  bytes.writeBigUInt64BE(BigInt(fields.chainId), 10);
   instanceId(fields.instance).copy(bytes, 18);
-  u64Key(fields.sequence).copy(bytes, 26);
+  bytes.writeBigUInt64BE(fields.sequence, 26);
   if (fields.block) {
     assertSafeNonNegative('block.number', fields.block.number);
-    u64Key(fields.block.number).copy(bytes, 34);
-    blockHashBytes(fields.block.hash).copy(bytes, 42);
+    bytes.writeBigUInt64BE(BigInt(fields.block.number), 34);
+    writeBlockHash(fields.block.hash, bytes, 42);
   }
   checksum(bytes.subarray(0, bytes.length - CHECKSUM_BYTES)).copy(bytes, bytes.length - CHECKSUM_BYTES);
   return bytes.toString('base64url');
@@ -119,6 +119,16 @@ export function decodeCursor(token: string, expect: CursorExpectation): DecodedC
   return { ...decoded, block: { number: Number(blockNumber), hash: `0x${bytes.subarray(42, 74).toString('hex')}` } };
 }
 
+/**
+ * The block number of a cursor this node wrote (its own change log's), null when it names no block.
+ * No checks: a client's cursor goes through decodeCursor.
+ */
+export function cursorBlockNumber(cursor: string): number | null {
+  const bytes = Buffer.from(cursor, 'base64url');
+  if (bytes.length !== LENGTH_WITH_BLOCK || bytes[1] !== FLAG_BLOCK) return null;
+  return Number(bytes.readBigUInt64BE(34));
+}
+
 function checkBelongs(token: string, bytes: Buffer, expect: CursorExpectation): void {
   if (readU64(bytes, 2) !== expect.epoch) {
     throw resetRequired(token, 'cursor belongs to another store epoch (the store was recreated or restored)', 'store_epoch');
@@ -150,21 +160,36 @@ function tokenBytes(token: string): Buffer {
 
 /** 64-bit id of a processor instance: a cursor of any other instance fails to match (up to a 2^-64 collision). */
 function instanceId(instance: string): Buffer {
-  return createHash('sha256').update(instance, 'utf8').digest().subarray(0, 8);
+  let id = instanceIds.get(instance);
+  if (id === undefined) {
+    id = createHash('sha256').update(instance, 'utf8').digest().subarray(0, 8);
+    // Instances are the configured processors: a handful. The bound only guards against misuse.
+    if (instanceIds.size >= 1024) instanceIds.clear();
+    instanceIds.set(instance, id);
+  }
+  return id;
 }
+
+/** Instance ids by instance name: every change a lane commits encodes a cursor with the same one. */
+const instanceIds = new Map<string, Buffer>();
 
 function checksum(body: Uint8Array): Buffer {
-  return createHash('sha256').update(body).digest().subarray(0, CHECKSUM_BYTES);
+  // One-shot digest: no Hash object per cursor (a lane encodes one per change).
+  return hash('sha256', body, 'buffer').subarray(0, CHECKSUM_BYTES);
 }
 
-function blockHashBytes(hash: Uint8Array | string): Buffer {
+/** Writes the 32-byte block hash at `offset`. */
+function writeBlockHash(hash: Uint8Array | string, bytes: Buffer, offset: number): void {
   if (typeof hash === 'string') {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new RangeError('cursor block hash must be 0x followed by 64 hex digits');
-    return Buffer.from(hash.slice(2), 'hex');
+    if (hash.length !== 66 || !HASH_HEX.test(hash)) throw new RangeError('cursor block hash must be 0x followed by 64 hex digits');
+    bytes.write(hash.slice(2), offset, 32, 'hex');
+    return;
   }
   if (hash.length !== 32) throw new RangeError(`cursor block hash must be 32 bytes, got ${hash.length}`);
-  return Buffer.from(hash);
+  bytes.set(hash, offset);
 }
+
+const HASH_HEX = /^0x[0-9a-fA-F]{64}$/;
 
 function assertU64(name: string, value: bigint): void {
   if (value < 0n || value > U64_MAX) throw new RangeError(`cursor ${name} must fit in 64 bits, got ${value}`);

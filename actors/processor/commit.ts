@@ -17,6 +17,10 @@ import { readBlockInput } from './block-input.js';
 import { renderEnvelope, type EnvelopeBlock } from './envelope.js';
 import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
 import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
+import { StateBatch } from '../processors/sdk/state.js';
+
+/** Rows and inverses an ordered-state batch holds in memory before it writes them out mid-commit. */
+const BATCH_HELD_LIMIT = 100_000;
 
 export interface CommitContext {
   readonly store: Store;
@@ -60,6 +64,9 @@ function envelopeBlock(store: Store, number: number, hash: Hex): EnvelopeBlock {
 export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ sequence: number; move: JournalMove }>, emittedAt: string): Promise<CommitResult> {
   let written = 0;
   const progress = await ctx.store.write(() => {
+    // Ordered-state writes of the whole batch are held in memory and written once (see StateBatch).
+    const batch = ctx.ordering === 'ordered_state' ? new StateBatch(ctx.tables.entities, ctx.tables.undo) : null;
+    const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let current = readProgress(ctx.tables.state);
     let changeSequence = current.changeSequence;
     const publish = (operation: ChangeOperation, block: EnvelopeBlock, finality: Finality, change: Pick<KindChange, 'kind' | 'key'> & { dataJson: string | null }) => {
@@ -84,12 +91,12 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         const finality: Finality = current.finalizedNumber !== null && move.number <= current.finalizedNumber ? 'finalized' : 'included';
         const input = readBlockInput(ctx.store, move.number, hash, ctx.needs);
         const block = { number: move.number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
-        for (const change of ctx.kind.apply(ctx.kindContext, input, finality)) publish('apply', block, finality, change);
+        for (const change of ctx.kind.apply(kindContext, input, finality)) publish('apply', block, finality, change);
         coverBlock(ctx.tables, move.number);
         current = { ...current, reduceCursor: { number: move.number, hash } };
         if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
       } else if (move.op === 'undo') {
-        const changes = ctx.kind.undo(ctx.kindContext, move.number, hash, current.finalizedNumber);
+        const changes = ctx.kind.undo(kindContext, move.number, hash, current.finalizedNumber);
         if (changes.length > 0) {
           const block = envelopeBlock(ctx.store, move.number, hash);
           for (const change of changes) publish('undo', block, 'included', change);
@@ -105,8 +112,9 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         if (move.number > previous) {
           const ranges = readRanges(ctx.tables.coverage);
           const covered = ranges.some((r) => r.from <= move.number && r.to > previous);
-          ctx.kind.finalize(ctx.kindContext, previous + 1, move.number);
+          ctx.kind.finalize(kindContext, previous + 1, move.number);
           if (covered && ctx.ordering === 'ordered_state' && checkpointDue(ctx.checkpoints, current.finalizedNumber, move.number)) {
+            batch?.flush();
             takeCheckpoint(ctx.tables, ctx.checkpoints, { number: move.number, hash }, changeSequence, ctx.kind.finalizedValue);
           }
           current = { ...current, finalizedNumber: move.number };
@@ -114,7 +122,9 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         }
       }
       current = { ...current, journalSequence: sequence };
+      if (batch !== null && batch.size >= BATCH_HELD_LIMIT) batch.flush();
     }
+    batch?.flush();
     current = { ...current, changeSequence };
     writeProgress(ctx.tables.state, current);
     return current;

@@ -28,21 +28,26 @@ export interface EnvelopeInput {
   readonly emittedAt: string;
 }
 
+/**
+ * Renders the envelope by concatenation: the output is byte-identical to JSON.stringify of the fields
+ * in spec order (the test renders both), without an object and a full stringify per change. A block's
+ * JSON is rendered once for all its changes (the last block object is remembered by identity).
+ */
 export function renderEnvelope(input: EnvelopeInput): string {
-  const head = JSON.stringify({
-    apiVersion: '1',
-    sequence: input.sequence.toString(),
-    cursor: input.cursor,
-    operation: input.operation,
-    originKind: 'live',
-    originId: 'live',
-    publicationRevision: '1',
-    chainId: input.chainId,
-    block: input.block,
-    finality: input.finality,
-    kind: input.kind,
-    schema: input.schema,
-    key: input.key,
-  });
-  return `${head.slice(0, -1)},"data":${input.dataJson ?? 'null'},"emittedAt":${JSON.stringify(input.emittedAt)}}`;
+  return `{"apiVersion":"1","sequence":"${input.sequence}","cursor":${JSON.stringify(input.cursor)},"operation":"${input.operation}",`
+    + `"originKind":"live","originId":"live","publicationRevision":"1","chainId":${JSON.stringify(input.chainId)},"block":${blockJson(input.block)},`
+    + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},"key":${JSON.stringify(input.key)},`
+    + `"data":${input.dataJson ?? 'null'},"emittedAt":${JSON.stringify(input.emittedAt)}}`;
+}
+
+let lastBlock: EnvelopeBlock | null = null;
+let lastBlockJson = 'null';
+
+function blockJson(block: EnvelopeBlock | null): string {
+  if (block === null) return 'null';
+  if (block !== lastBlock) {
+    lastBlockJson = JSON.stringify(block);
+    lastBlock = block;
+  }
+  return lastBlockJson;
 }

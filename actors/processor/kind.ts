@@ -11,6 +11,7 @@ import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
 import type { BinaryTable, ProcessorTables } from '../../store/env.js';
 import type { Finality } from '../../store/coverage.js';
 import type { QueryExtension } from '../../api/aggregate/kind-surface.js';
+import type { StateBatch } from '../processors/sdk/state.js';
 
 export interface KindContext {
   readonly tables: ProcessorTables;
@@ -18,6 +19,12 @@ export interface KindContext {
   readonly schedule: ForkSchedule;
   readonly genesis: { readonly hash: Hex; readonly timestamp: number };
   readonly scheduleSource?: 'chain_spec' | 'eth_config';
+  /**
+   * Ordered-state kinds: the lane's commit batch (its writes held in memory and flushed once before the
+   * transaction commits). Absent, the state API writes through to the tables (a caller outside the
+   * lane's commit, such as a test, needs nothing more).
+   */
+  readonly stateBatch?: StateBatch;
 }
 
 export interface BlockInput {

@@ -1,7 +1,7 @@
 /**
  * Fan-out of one processor's change log to its SSE connections. Connections are grouped by position
  * (the last sequence they were handed); each distinct position reads the next `batchChanges` changes
- * ONCE, renders them into one Buffer of stored frames, and writes that same Buffer to every
+ * (completed to the end of the block they stop in: a block's burst goes out in one write) ONCE, renders them into one Buffer of stored frames, and writes that same Buffer to every
  * connection of the group, which then moves (and merges) to the new position. A full batch means more
  * may follow, so groups behind the head advance one batch per event-loop turn; new changes arrive
  * by `wake`. A group advances only while one of its connections is writable (a drain wakes it), so
@@ -13,6 +13,7 @@
  * long after the commit of the oldest change it hands them that stream got its frame.
  */
 import { sseFrame, type StoredChange } from '../../store/change-log.js';
+import { cursorBlockNumber } from '../../store/cursor.js';
 import type { SseConnection } from './sse-connection.js';
 
 export interface FanoutSource {
@@ -24,6 +25,8 @@ export interface FanoutSource {
 
 /** Every how many streams of a group a pass samples the commit → write time. */
 const WRITE_SAMPLE_EVERY = 16;
+/** The most changes one write hands a stream when it completes a block past `batchChanges`. */
+export const MAX_BURST_CHANGES = 16_384;
 /** Commit times kept: far more than the notices a pass can be behind by while live. */
 const COMMITS_KEPT = 256;
 
@@ -123,7 +126,7 @@ export class ChangeFanout {
       if (open && !writable) continue;
       this.groups.delete(position);
       if (!open) continue;
-      const changes = this.source.read(position, this.batchChanges);
+      const changes = this.readBurst(position);
       const first = changes[0];
       if (!first) {
         this.regroup(position, group);
@@ -138,10 +141,36 @@ export class ChangeFanout {
       const committedAt = this.timing.written ? this.commitTimeOf(first.sequence) : null;
       const written = this.write(group, next, frames, committedAt);
       delivered += written;
-      if (changes.length === this.batchChanges) behind = true;
+      if (changes.length >= this.batchChanges) behind = true;
     }
     if (delivered > 0) this.timing.sweep?.(delivered, (performance.now() - started) / 1000);
     if (behind) this.schedule();
+  }
+
+  /**
+   * The next changes after `position`: `batchChanges` of them, and when that ends inside a block (the
+   * next change has the same block number, read from its cursor), the rest of that block too — up to
+   * MAX_BURST_CHANGES — so a stream receives a block's changes (hundreds for a token-balances instance)
+   * in one write rather than split across passes. A block's changes are committed in one transaction,
+   * so a read that stops short of its limit has reached the head and the block is whole.
+   */
+  private readBurst(position: bigint): StoredChange[] {
+    const changes = this.source.read(position, this.batchChanges);
+    if (changes.length < this.batchChanges) return changes;
+    const block = cursorBlockNumber(changes[changes.length - 1]!.cursor);
+    if (block === null) return changes;
+    while (changes.length < MAX_BURST_CHANGES) {
+      const limit = Math.min(this.batchChanges, MAX_BURST_CHANGES - changes.length);
+      const more = this.source.read(changes[changes.length - 1]!.sequence, limit);
+      let taken = 0;
+      for (const change of more) {
+        if (cursorBlockNumber(change.cursor) !== block) break;
+        changes.push(change);
+        taken += 1;
+      }
+      if (taken < limit) break;
+    }
+    return changes;
   }
 
   /**

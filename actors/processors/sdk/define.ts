@@ -154,18 +154,27 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O)
     ...(remark ? { finalizedValue: (value: Buffer, through: number) => remark(value, through) } : {}),
     apply(ctx, block, finality) {
       const deltas = definition.map(block, options);
-      const state = recordingState(ctx.tables.entities, ctx.tables.undo, block.number, finality !== 'finalized');
+      const record = finality !== 'finalized';
+      const state = ctx.stateBatch ? ctx.stateBatch.recording(block.number, record) : recordingState(ctx.tables.entities, ctx.tables.undo, block.number, record);
       return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options);
     },
     undo(ctx, number, _hash, finalizedThrough) {
       // An inverse was recorded before later finality: the restored value gets the marks it has missed since.
-      return undoBlock(ctx.tables.entities, ctx.tables.undo, number, (value) => marked(value, finalizedThrough))
-        .map((inverse) => definition.changeOf(inverse.key, inverse.previous));
+      const restore = (value: Buffer) => marked(value, finalizedThrough);
+      const restored = ctx.stateBatch ? ctx.stateBatch.undoBlock(number, restore) : undoBlock(ctx.tables.entities, ctx.tables.undo, number, restore);
+      return restored.map((inverse) => definition.changeOf(inverse.key, inverse.previous));
     },
     finalize(ctx, _from, to) {
-      const keys = dropInverses(ctx.tables.undo, to);
+      const batch = ctx.stateBatch;
+      const keys = batch ? batch.dropInverses(to) : dropInverses(ctx.tables.undo, to);
       if (!remark) return;
       for (const key of keys) {
+        if (batch) {
+          const value = batch.get(key);
+          const remarked = value === undefined ? null : remark(value, to);
+          if (remarked !== null) batch.set(key, remarked);
+          continue;
+        }
         const value = ctx.tables.entities.getBinary(key);
         const remarked = value === undefined ? null : remark(Buffer.from(value), to);
         if (remarked !== null) ctx.tables.entities.put(key, remarked);

@@ -140,3 +140,147 @@ export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number, 
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
+
+/**
+ * The writes of one lane commit (a batch of journal moves, one LMDB write transaction) held in memory
+ * and written once at its end: a key written by many blocks of the batch is put once, and the inverses
+ * of blocks finalized within the batch are never written at all. Reads see the batch first, then the
+ * table; `undoBlock` and `dropInverses` see the inverses recorded in the batch and those stored by
+ * earlier commits. Values are copied in and out, so a kind may reuse or change its buffers.
+ *
+ * `flush` must run inside the same write transaction before it commits, and before anything reads the
+ * tables directly (a checkpoint's copy of the state). A batch is used by one commit and then dropped:
+ * when the transaction aborts, so does everything the batch held.
+ */
+export class StateBatch {
+  readonly #table: BinaryTable;
+  readonly #undo: BinaryTable;
+  /** Rows read or written in this batch by key (latin1 of the key bytes); value null: absent. Only dirty ones are written out. */
+  readonly #rows = new Map<string, { readonly key: Buffer; value: Buffer | null; dirty: boolean }>();
+  /** Inverses of blocks applied in this batch, in write order, not yet stored. */
+  readonly #inverses = new Map<number, Inverse[]>();
+  #held = 0;
+
+  constructor(table: BinaryTable, undo: BinaryTable) {
+    this.#table = table;
+    this.#undo = undo;
+  }
+
+  /** Rows and inverses held in memory (the lane flushes past a bound). */
+  get size(): number {
+    return this.#rows.size + this.#held;
+  }
+
+  /** The row of `key`, read from the table once per batch. Its value is the batch's own: never handed out uncopied. */
+  #row(key: Buffer, id: string): { readonly key: Buffer; value: Buffer | null; dirty: boolean } {
+    let row = this.#rows.get(id);
+    if (row === undefined) {
+      // getBinary returns a copy of its own (lmdb-js), which the batch keeps.
+      const stored = this.#table.getBinary(key);
+      row = { key: Buffer.from(key), value: stored === undefined ? null : stored, dirty: false };
+      this.#rows.set(id, row);
+    }
+    return row;
+  }
+
+  get(key: Buffer): Buffer | undefined {
+    const { value } = this.#row(key, key.toString('latin1'));
+    return value === null ? undefined : Buffer.from(value);
+  }
+
+  /** Writes (or, with null, removes) a row; records no inverse. */
+  set(key: Buffer, value: Buffer | null): void {
+    const id = key.toString('latin1');
+    const copy = value === null ? null : Buffer.from(value);
+    const row = this.#rows.get(id);
+    if (row !== undefined) {
+      row.value = copy;
+      row.dirty = true;
+    } else {
+      this.#rows.set(id, { key: Buffer.from(key), value: copy, dirty: true });
+    }
+  }
+
+  /** The state API for one block being applied (see recordingState). */
+  recording(block: number, recordInverses: boolean): StateApi {
+    const recorded = new Set<string>();
+    let inverses: Inverse[] | undefined;
+    const record = (key: Buffer) => {
+      if (!recordInverses) return;
+      const id = key.toString('latin1');
+      if (recorded.has(id)) return;
+      recorded.add(id);
+      if (inverses === undefined) {
+        inverses = this.#inverses.get(block);
+        if (inverses === undefined) this.#inverses.set(block, (inverses = []));
+      }
+      // The batch's values are never changed in place (set stores a copy): the inverse may share it.
+      const row = this.#row(key, id);
+      inverses.push({ key: row.key, previous: row.value ?? undefined });
+      this.#held += 1;
+    };
+    return {
+      get: (key) => this.get(key),
+      put: (key, value) => {
+        record(key);
+        this.set(key, value);
+      },
+      remove: (key) => {
+        record(key);
+        this.set(key, null);
+      },
+    };
+  }
+
+  /** As `undoBlock`, through the batch. */
+  undoBlock(block: number, restore: (value: Buffer) => Buffer = (value) => value): Inverse[] {
+    let recorded = this.#inverses.get(block);
+    if (recorded !== undefined) {
+      this.#inverses.delete(block);
+      this.#held -= recorded.length;
+    } else {
+      recorded = [];
+      for (const { key, value } of [...this.#undo.getRange({ start: u64Key(block), end: u64Key(block + 1) })]) {
+        recorded.push(decodeInverse(Buffer.from(value)));
+        this.#undo.remove(key);
+      }
+    }
+    const restored: Inverse[] = [];
+    for (let i = recorded.length - 1; i >= 0; i -= 1) {
+      // Recorded inverses share the batch's buffers: the kind's functions get copies.
+      const { key, previous } = recorded[i]!;
+      const inverse = { key: Buffer.from(key), previous: previous === undefined ? undefined : restore(Buffer.from(previous)) };
+      this.set(inverse.key, inverse.previous ?? null);
+      restored.push(inverse);
+    }
+    return restored;
+  }
+
+  /** As `dropInverses`, through the batch. */
+  dropInverses(through: number): Buffer[] {
+    const keys = new Map<string, Buffer>();
+    for (const key of dropInverses(this.#undo, through)) keys.set(key.toString('latin1'), key);
+    for (const [block, inverses] of this.#inverses) {
+      if (block > through) continue;
+      for (const inverse of inverses) keys.set(inverse.key.toString('latin1'), inverse.key);
+      this.#inverses.delete(block);
+      this.#held -= inverses.length;
+    }
+    return [...keys.values()];
+  }
+
+  /** Writes what the batch holds into the tables (inside the write transaction) and empties it. */
+  flush(): void {
+    for (const { key, value, dirty } of this.#rows.values()) {
+      if (!dirty) continue;
+      if (value === null) this.#table.remove(key);
+      else this.#table.put(key, value);
+    }
+    this.#rows.clear();
+    for (const [block, inverses] of this.#inverses) {
+      for (let i = 0; i < inverses.length; i += 1) this.#undo.put(undoKey(block, i), encodeInverse(inverses[i]!.key, inverses[i]!.previous));
+    }
+    this.#inverses.clear();
+    this.#held = 0;
+  }
+}
