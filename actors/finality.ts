@@ -13,13 +13,17 @@ import { defineActor, type ActorContext } from '../runtime/actor.js';
 import { errorFields } from '../runtime/log.js';
 import type { FinalizedNotice } from './chain-messages.js';
 import type { Hex } from '../net/eth/hex.js';
-import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality } from './finality/beacon-api.js';
+import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, } from './finality/beacon-api.js';
+import { openStore, type Store } from '../store/env.js';
+import { storePersistence } from './finality/persistence.js';
 
 export interface FinalityArgs {
   readonly kind: 'devnet' | 'rpc' | 'none' | 'beacon_api';
   readonly pollIntervalMs: number;
   /** kind = beacon_api only. */
   readonly beacon?: BeaconApiFinalityArgs;
+  /** Where the light-client store is kept across restarts (beacon_api with a checkpoint root). */
+  readonly dataDir?: string;
 }
 
 interface State {
@@ -30,6 +34,7 @@ interface State {
   /** The last degraded reason reported (a changed reason is reported again). */
   reason: string | null;
   beacon: BeaconFinality | null;
+  store: Store | null;
 }
 
 function degrade(ctx: ActorContext<FinalityArgs>, state: State, reason: string): void {
@@ -82,9 +87,10 @@ async function poll(ctx: ActorContext<FinalityArgs>, state: State): Promise<void
 
 export default defineActor<State, FinalityArgs>({
   init(ctx) {
-    const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon) : null;
+    const store = ctx.args.kind === 'beacon_api' && ctx.args.beacon?.lightClient && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;
+    const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon, store ? storePersistence(store, ctx.log) : undefined) : null;
     if (ctx.args.kind === 'beacon_api' && !beacon) throw new Error('finality kind beacon_api started without its endpoint settings');
-    const state: State = { timer: null, last: null, polling: false, healthy: null, reason: null, beacon };
+    const state: State = { timer: null, last: null, polling: false, healthy: null, reason: null, beacon, store };
     state.timer = setInterval(() => void poll(ctx, state), ctx.args.pollIntervalMs);
     void poll(ctx, state);
     return state;
@@ -96,5 +102,6 @@ export default defineActor<State, FinalityArgs>({
     if (state.timer) clearInterval(state.timer);
     state.beacon?.close();
     while (state.polling) await new Promise((resolve) => setTimeout(resolve, 10));
+    await state.store?.close();
   },
 });

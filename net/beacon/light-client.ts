@@ -43,6 +43,21 @@ export class BeaconLightClient {
     return this.store !== null;
   }
 
+  /** The store as it stands (null before bootstrap), to persist; see ./store-codec.ts. */
+  get current(): LightClientStore | null {
+    return this.store;
+  }
+
+  /** Continues from a store kept across a restart (restored by ./store-codec.ts) instead of bootstrapping. */
+  resume(store: LightClientStore): void {
+    this.store = store;
+  }
+
+  /** Forgets the store: the next round bootstraps from the checkpoint again. */
+  reset(): void {
+    this.store = null;
+  }
+
   /** Tries each endpoint's bootstrap until one verifies against the checkpoint root. */
   async bootstrap(): Promise<string[]> {
     const problems: string[] = [];
