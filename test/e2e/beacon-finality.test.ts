@@ -108,3 +108,43 @@ test('an endpoint whose finalized block contradicts the stored chain stops publi
   const response = await fetch(`${node.baseUrl}/health/ready`);
   assert.equal(response.status, 503);
 });
+
+test('a restarted node resumes its light client from the stored store: no second bootstrap request', async (t) => {
+  const counted: string[] = [];
+  let upstream = '';
+  const counter = createServer((request, response) => {
+    const path = request.url ?? '/';
+    fetch(`${upstream}${path}`).then(async (answer) => {
+      counted.push(`${answer.status} ${path}`);
+      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    }, () => response.writeHead(502).end());
+  });
+  await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => { counter.closeAllConnections(); counter.close(() => resolve()); }));
+  const url = `http://127.0.0.1:${(counter.address() as AddressInfo).port}`;
+  /** Bootstraps served (the devnet endpoint may not listen yet when the finality lane first asks). */
+  const bootstraps = () => counted.filter((p) => p.startsWith('200 /eth/v1/beacon/light_client/bootstrap/')).length;
+  const verified = (node: NodeProcess, from = 0) => node.output.slice(from).some((line) => line.includes('light-client verified slot'));
+
+  let port = await freePort();
+  upstream = `http://127.0.0.1:${port}`;
+  let node = await beaconNode(port, [url], [`finality.checkpoint_root=${DEVNET_CHECKPOINT}`]);
+  const dir = node.dir;
+  t.after(() => removeDir(dir));
+  await waitUntil(node, async () => verified(node), 60_000);
+  await node.stop();
+  assert.equal(bootstraps(), 1);
+
+  port = await freePort();
+  upstream = `http://127.0.0.1:${port}`;
+  const before = counted.length;
+  node = await startNodeProcess({
+    dir,
+    sets: [...FAST, `devnet.beacon_api=127.0.0.1:${port}`, 'finality.kind=beacon_api', `finality.urls=${JSON.stringify([url])}`, `finality.checkpoint_root=${DEVNET_CHECKPOINT}`],
+  });
+  t.after(() => node.stop());
+  await waitUntil(node, async () => verified(node), 60_000);
+  assert.ok(node.output.some((line) => line.includes('light client resumed from its stored store')), 'resumed from the store');
+  assert.equal(bootstraps(), 1, `no bootstrap after the restart: ${counted.slice(before).join(' ')}`);
+  assert.equal((await ready(node)).status, 'ready');
+});
