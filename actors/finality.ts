@@ -7,15 +7,20 @@
  * (actors/finality/beacon-api.ts). A disagreement between endpoints is fail-closed: nothing is
  * sent, and the lane reports degraded saying which endpoints disagree on what.
  *
+ * With `finality.event_stream`, the lane also subscribes to each endpoint's Beacon API event stream
+ * (`finalized_checkpoint`, `light_client_finality_update`) and runs a round as soon as an event
+ * arrives; the interval poll stays the fallback (an endpoint without the stream, or a reconnect).
+ *
  * Accepts: nothing. Asks `source`: `finalized` → {number, hash} | null. Sends: FinalizedNotice to `chain`.
  */
 import { defineActor, type ActorContext } from '../runtime/actor.js';
-import { errorFields } from '../runtime/log.js';
+import { errorFields, redactUrl } from '../runtime/log.js';
 import type { FinalizedNotice } from './chain-messages.js';
 import type { Hex } from '../net/eth/hex.js';
 import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, } from './finality/beacon-api.js';
 import { openStore, type Store } from '../store/env.js';
 import { storePersistence } from './finality/persistence.js';
+import { subscribeBeaconEvents, type BeaconEventStream } from '../net/beacon/event-stream.js';
 
 export interface FinalityArgs {
   readonly kind: 'devnet' | 'rpc' | 'none' | 'beacon_api';
@@ -30,6 +35,10 @@ interface State {
   timer: NodeJS.Timeout | null;
   last: { number: number; hash: Hex } | null;
   polling: boolean;
+  stopping: boolean;
+  /** An event arrived during a round: run another one right after it. */
+  again: boolean;
+  streams: BeaconEventStream[];
   healthy: boolean | null;
   /** The last degraded reason reported (a changed reason is reported again). */
   reason: string | null;
@@ -82,7 +91,36 @@ async function poll(ctx: ActorContext<FinalityArgs>, state: State): Promise<void
     degrade(ctx, state, `finality backend unavailable: ${(error as Error).message}`);
   } finally {
     state.polling = false;
+    if (state.again && !state.stopping) {
+      state.again = false;
+      setImmediate(() => void poll(ctx, state));
+    }
   }
+}
+
+/** An event from a beacon endpoint: finality may have moved, read it now. */
+function wake(ctx: ActorContext<FinalityArgs>, state: State): void {
+  if (state.stopping) return;
+  if (state.polling) state.again = true;
+  else void poll(ctx, state);
+}
+
+const EVENT_TOPICS = ['finalized_checkpoint', 'light_client_finality_update'];
+
+function subscribe(ctx: ActorContext<FinalityArgs>, state: State): BeaconEventStream[] {
+  const beacon = ctx.args.beacon;
+  if (ctx.args.kind !== 'beacon_api' || !beacon?.eventStream) return [];
+  return beacon.urls.map((url) => {
+    const endpoint = redactUrl(url);
+    return subscribeBeaconEvents({
+      url, topics: EVENT_TOPICS, backoffInitialMs: beacon.backoffInitialMs, backoffMaxMs: beacon.backoffMaxMs,
+      onEvent: () => wake(ctx, state),
+      onState: (change) => {
+        if (change.connected) ctx.log.info('beacon event stream connected', { endpoint, topics: EVENT_TOPICS.join(',') });
+        else ctx.log.warn('beacon event stream not connected; polling meanwhile', { endpoint, reason: change.reason, pollIntervalMs: ctx.args.pollIntervalMs });
+      },
+    });
+  });
 }
 
 export default defineActor<State, FinalityArgs>({
@@ -90,8 +128,9 @@ export default defineActor<State, FinalityArgs>({
     const store = ctx.args.kind === 'beacon_api' && ctx.args.beacon?.lightClient && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;
     const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon, store ? storePersistence(store, ctx.log) : undefined) : null;
     if (ctx.args.kind === 'beacon_api' && !beacon) throw new Error('finality kind beacon_api started without its endpoint settings');
-    const state: State = { timer: null, last: null, polling: false, healthy: null, reason: null, beacon, store };
+    const state: State = { timer: null, last: null, polling: false, stopping: false, again: false, streams: [], healthy: null, reason: null, beacon, store };
     state.timer = setInterval(() => void poll(ctx, state), ctx.args.pollIntervalMs);
+    state.streams = subscribe(ctx, state);
     void poll(ctx, state);
     return state;
   },
@@ -99,7 +138,9 @@ export default defineActor<State, FinalityArgs>({
     throw new Error(`finality does not accept '${message.type}'`);
   },
   async stop(state) {
+    state.stopping = true;
     if (state.timer) clearInterval(state.timer);
+    for (const stream of state.streams) stream.close();
     state.beacon?.close();
     while (state.polling) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store?.close();

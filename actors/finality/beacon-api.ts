@@ -22,6 +22,8 @@ export interface BeaconApiFinalityArgs {
   readonly maxRetries: number;
   readonly backoffInitialMs: number;
   readonly backoffMaxMs: number;
+  /** Subscribe to each endpoint's event stream (finalized_checkpoint, light_client_finality_update) to read finality at once. */
+  readonly eventStream?: boolean;
   /** Light-client mode: the weak-subjectivity checkpoint block root and the beacon chain it belongs to. */
   readonly lightClient: { readonly checkpointRoot: Hex; readonly chain: BeaconChainConfigData } | null;
 }

@@ -108,6 +108,7 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
     await announce(ctx, blocks[blocks.length - 1]!);
     const tip = blocks[blocks.length - 1]!;
     state.peer?.announce({ number: tip.block.header.number, hash: tip.hash });
+    state.beacon?.headChanged();
   } finally {
     state.producing = false;
   }
