@@ -31,6 +31,8 @@ const ready = async (node: NodeProcess) => (await (await fetch(`${node.baseUrl}/
 async function proxy(upstream: string, rewrite: (path: string, body: any) => any, route: (path: string) => string = (p) => p): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     const path = request.url ?? '/';
+    // No event stream through a proxy: the node falls back to polling it.
+    if (path.startsWith('/eth/v1/events')) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":404,"message":"no event stream"}');
     fetch(`${upstream}${route(path)}`).then(async (answer) => {
       const body = answer.status === 200 ? rewrite(path, await answer.json()) : await answer.text();
       response.writeHead(answer.status, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -114,6 +116,7 @@ test('a restarted node resumes its light client from the stored store: no second
   let upstream = '';
   const counter = createServer((request, response) => {
     const path = request.url ?? '/';
+    if (path.startsWith('/eth/v1/events')) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":404,"message":"no event stream"}');
     fetch(`${upstream}${path}`).then(async (answer) => {
       counted.push(`${answer.status} ${path}`);
       response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
@@ -147,4 +150,27 @@ test('a restarted node resumes its light client from the stored store: no second
   assert.ok(node.output.some((line) => line.includes('light client resumed from its stored store')), 'resumed from the store');
   assert.equal(bootstraps(), 1, `no bootstrap after the restart: ${counted.slice(before).join(' ')}`);
   assert.equal((await ready(node)).status, 'ready');
+});
+
+test('finality follows the endpoint event stream: finalized changes keep coming with polling all but off', async (t) => {
+  const port = await freePort();
+  // One poll at start (the endpoint may not listen yet), then none for ten minutes: only events can move finality.
+  const node = await beaconNode(port, [`http://127.0.0.1:${port}`], [`finality.checkpoint_root=${DEVNET_CHECKPOINT}`, 'finality.poll_interval_ms=600000', 'finality.backoff_max_ms=500'], false);
+  t.after(async () => { await node.stop(); removeDir(node.dir); });
+  const numbers = await new Promise<number[]>((resolve, reject) => {
+    const seen: number[] = [];
+    const source = new EventSource(`${node.baseUrl}/v1/processors/blobs/stream`);
+    const timer = setTimeout(() => { source.close(); reject(new Error(`finalized changes seen: ${seen.join(', ')}`)); }, 90_000);
+    source.addEventListener('finalized', (event) => {
+      const number = (JSON.parse(event.data) as { block: { number: number } | null }).block?.number;
+      if (number !== undefined && !seen.includes(number)) seen.push(number);
+      if (seen.length >= 3) {
+        clearTimeout(timer);
+        source.close();
+        resolve(seen);
+      }
+    });
+  });
+  assert.ok(numbers.length >= 3);
+  assert.ok(node.output.some((line) => line.includes('beacon event stream connected')), 'the stream was used');
 });
