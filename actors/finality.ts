@@ -8,8 +8,9 @@
  * sent, and the lane reports degraded saying which endpoints disagree on what.
  *
  * With `finality.event_stream`, the lane also subscribes to each endpoint's Beacon API event stream
- * (`finalized_checkpoint`, `light_client_finality_update`) and runs a round as soon as an event
- * arrives; the interval poll stays the fallback (an endpoint without the stream, or a reconnect).
+ * (`finalized_checkpoint` by agreement: a round at once; `light_client_finality_update` by proof:
+ * the event's own update is verified, a round only when the store cannot verify it as it stands);
+ * the interval poll stays the fallback (an endpoint without the stream, or a reconnect).
  *
  * Accepts: nothing. Asks `source`: `finalized` → {number, hash} | null. Sends: FinalizedNotice to `chain`.
  */
@@ -36,8 +37,9 @@ interface State {
   last: { number: number; hash: Hex } | null;
   polling: boolean;
   stopping: boolean;
-  /** An event arrived during a round: run another one right after it. */
+  /** An event arrived during a round: run another one right after it (with the newest such event). */
   again: boolean;
+  pending: { topic: string; data: string } | null;
   streams: BeaconEventStream[];
   healthy: boolean | null;
   /** The last degraded reason reported (a changed reason is reported again). */
@@ -71,8 +73,17 @@ async function pollSource(ctx: ActorContext<FinalityArgs>, state: State): Promis
   else await announce(ctx, state, finalized);
 }
 
-async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon: BeaconFinality): Promise<void> {
-  const round = await beacon.round();
+async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon: BeaconFinality, event?: { topic: string; data: string }): Promise<void> {
+  let offered = null;
+  if (event) {
+    try {
+      offered = await beacon.offer(event.topic, event.data);
+    } catch (error) {
+      // A pushed object that fails verification is not believed: a full round asks the endpoints again.
+      ctx.log.warn('a beacon event failed verification', { topic: event.topic, reason: (error as Error).message });
+    }
+  }
+  const round = offered ?? await beacon.round();
   if (round.kind === 'disagreement') return degrade(ctx, state, round.reason);
   if (round.kind === 'unavailable') return degrade(ctx, state, `beacon_api finality unavailable: ${round.reason}`);
   if (round.problems.length > 0) ctx.log.warn('some beacon endpoints failed', { problems: round.problems.join('; ') });
@@ -80,11 +91,11 @@ async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon:
   await announce(ctx, state, { number: round.number, hash: round.hash });
 }
 
-async function poll(ctx: ActorContext<FinalityArgs>, state: State): Promise<void> {
+async function poll(ctx: ActorContext<FinalityArgs>, state: State, event?: { topic: string; data: string }): Promise<void> {
   if (state.polling) return;
   state.polling = true;
   try {
-    if (state.beacon) await pollBeacon(ctx, state, state.beacon);
+    if (state.beacon) await pollBeacon(ctx, state, state.beacon, event);
     else await pollSource(ctx, state);
   } catch (error) {
     if (state.healthy !== false) ctx.log.warn('finality backend unavailable', errorFields(error));
@@ -92,29 +103,38 @@ async function poll(ctx: ActorContext<FinalityArgs>, state: State): Promise<void
   } finally {
     state.polling = false;
     if (state.again && !state.stopping) {
+      const event = state.pending ?? undefined;
       state.again = false;
-      setImmediate(() => void poll(ctx, state));
+      state.pending = null;
+      setImmediate(() => void poll(ctx, state, event));
     }
   }
 }
 
 /** An event from a beacon endpoint: finality may have moved, read it now. */
-function wake(ctx: ActorContext<FinalityArgs>, state: State): void {
+function wake(ctx: ActorContext<FinalityArgs>, state: State, event: { topic: string; data: string }): void {
   if (state.stopping) return;
-  if (state.polling) state.again = true;
-  else void poll(ctx, state);
+  if (state.polling) {
+    state.again = true;
+    state.pending = event;
+  } else void poll(ctx, state, event);
 }
 
-const EVENT_TOPICS = ['finalized_checkpoint', 'light_client_finality_update'];
+/**
+ * By agreement a `finalized_checkpoint` event says when to read the endpoints again; by proof the
+ * `light_client_finality_update` event carries the signed update itself (a checkpoint event proves nothing).
+ */
+const eventTopics = (beacon: NonNullable<FinalityArgs['beacon']>) => (beacon.lightClient ? ['light_client_finality_update'] : ['finalized_checkpoint']);
 
 function subscribe(ctx: ActorContext<FinalityArgs>, state: State): BeaconEventStream[] {
   const beacon = ctx.args.beacon;
   if (ctx.args.kind !== 'beacon_api' || !beacon?.eventStream) return [];
+  const EVENT_TOPICS = eventTopics(beacon);
   return beacon.urls.map((url) => {
     const endpoint = redactUrl(url);
     return subscribeBeaconEvents({
       url, topics: EVENT_TOPICS, backoffInitialMs: beacon.backoffInitialMs, backoffMaxMs: beacon.backoffMaxMs,
-      onEvent: () => wake(ctx, state),
+      onEvent: (topic, data) => wake(ctx, state, { topic, data }),
       onState: (change) => {
         if (change.connected) ctx.log.info('beacon event stream connected', { endpoint, topics: EVENT_TOPICS.join(',') });
         else ctx.log.warn('beacon event stream not connected; polling meanwhile', { endpoint, reason: change.reason, pollIntervalMs: ctx.args.pollIntervalMs });
@@ -128,7 +148,7 @@ export default defineActor<State, FinalityArgs>({
     const store = ctx.args.kind === 'beacon_api' && ctx.args.beacon?.lightClient && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;
     const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon, store ? storePersistence(store, ctx.log) : undefined) : null;
     if (ctx.args.kind === 'beacon_api' && !beacon) throw new Error('finality kind beacon_api started without its endpoint settings');
-    const state: State = { timer: null, last: null, polling: false, stopping: false, again: false, streams: [], healthy: null, reason: null, beacon, store };
+    const state: State = { timer: null, last: null, polling: false, stopping: false, again: false, pending: null, streams: [], healthy: null, reason: null, beacon, store };
     state.timer = setInterval(() => void poll(ctx, state), ctx.args.pollIntervalMs);
     state.streams = subscribe(ctx, state);
     void poll(ctx, state);

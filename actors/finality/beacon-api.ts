@@ -50,6 +50,11 @@ export interface LightClientPersistence {
 
 export interface BeaconFinality {
   round(): Promise<BeaconRound>;
+  /**
+   * An event from an endpoint's stream. Light-client mode verifies a `light_client_finality_update`
+   * event's own data (no request); null: nothing to conclude from the event alone, run a round.
+   */
+  offer(topic: string, data: string): Promise<BeaconRound | null>;
   close(): void;
 }
 
@@ -133,8 +138,23 @@ export function createBeaconFinality(args: BeaconApiFinalityArgs, persistence?: 
     return { kind: 'finalized', number: report.finalized.number, hash: report.finalized.hash, detail: `light-client verified slot ${report.finalized.slot}`, problems: report.problems };
   }
 
+  async function offer(topic: string, data: string): Promise<BeaconRound | null> {
+    if (!lightClient || topic !== 'light_client_finality_update' || !lightClient.bootstrapped) return null;
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      return null;
+    }
+    const finalized = lightClient.offerFinalityUpdate(json);
+    if (!finalized) return null;
+    await persist(lightClient);
+    return { kind: 'finalized', number: finalized.number, hash: finalized.hash, detail: `light-client verified slot ${finalized.slot} (event)`, problems: [] };
+  }
+
   return {
     round: () => (lightClient ? byProof(lightClient) : byAgreement()),
+    offer,
     close: () => shutdown.abort(new Error('the finality lane is stopping')),
   };
 }

@@ -101,6 +101,8 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
   state.producing = true;
   try {
     const step = await state.devnet.next();
+    // The Beacon API endpoint serves the new head from now on: its event stream says so at once.
+    state.beacon?.headChanged();
     const blocks = step.kind === 'block' ? [step] : step.blocks;
     await verifyAndRecord(ctx, state.store, blocks);
     await remember(state.store, state.devnet, blocks);
@@ -108,7 +110,6 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
     await announce(ctx, blocks[blocks.length - 1]!);
     const tip = blocks[blocks.length - 1]!;
     state.peer?.announce({ number: tip.block.header.number, hash: tip.hash });
-    state.beacon?.headChanged();
   } finally {
     state.producing = false;
   }

@@ -99,8 +99,17 @@ export function createDevnetBeaconApi(chain: DevnetBeaconChain, head: () => numb
     };
   }
 
+  /** The finality update of the newest head asked for (signing is the costly part: once per head). */
+  let lastUpdate: { key: string; update: ReturnType<typeof buildFinalityUpdate> } | null = null;
   function finalityUpdate() {
     const top = head();
+    // Keyed by the attested block too: a reorg replaces blocks at the same heights.
+    const key = top < 1 ? '' : `${top}:${bytesToHex(slotOrFail(top - 1).root)}`;
+    if (lastUpdate?.key !== key) lastUpdate = { key, update: buildFinalityUpdate(top) };
+    return lastUpdate.update;
+  }
+
+  function buildFinalityUpdate(top: number) {
     if (top < 1) throw new HttpError(404, 'no finality update before the first block');
     const { attested, finalizedJson, base } = signed(top - 1);
     return { version: VERSION, data: { attested_header: base.attested_header, finalized_header: finalizedJson, finality_branch: attested.stateTree.branch(FINALIZED_ROOT_GINDEX).map(bytesToHex), sync_aggregate: base.sync_aggregate, signature_slot: base.signature_slot } };

@@ -173,4 +173,5 @@ test('finality follows the endpoint event stream: finalized changes keep coming 
   });
   assert.ok(numbers.length >= 3);
   assert.ok(node.output.some((line) => line.includes('beacon event stream connected')), 'the stream was used');
+  assert.ok(node.output.some((line) => /light-client verified slot \d+ \(event\)/.test(line)), 'a finality update verified from the event\'s own data');
 });
