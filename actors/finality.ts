@@ -7,29 +7,45 @@
  * (actors/finality/beacon-api.ts). A disagreement between endpoints is fail-closed: nothing is
  * sent, and the lane reports degraded saying which endpoints disagree on what.
  *
+ * With `finality.event_stream`, the lane also subscribes to each endpoint's Beacon API event stream
+ * (`finalized_checkpoint` by agreement: a round at once; `light_client_finality_update` by proof:
+ * the event's own update is verified, a round only when the store cannot verify it as it stands);
+ * the interval poll stays the fallback (an endpoint without the stream, or a reconnect).
+ *
  * Accepts: nothing. Asks `source`: `finalized` → {number, hash} | null. Sends: FinalizedNotice to `chain`.
  */
 import { defineActor, type ActorContext } from '../runtime/actor.js';
-import { errorFields } from '../runtime/log.js';
+import { errorFields, redactUrl } from '../runtime/log.js';
 import type { FinalizedNotice } from './chain-messages.js';
 import type { Hex } from '../net/eth/hex.js';
-import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality } from './finality/beacon-api.js';
+import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, } from './finality/beacon-api.js';
+import { openStore, type Store } from '../store/env.js';
+import { storePersistence } from './finality/persistence.js';
+import { subscribeBeaconEvents, type BeaconEventStream } from '../net/beacon/event-stream.js';
 
 export interface FinalityArgs {
   readonly kind: 'devnet' | 'rpc' | 'none' | 'beacon_api';
   readonly pollIntervalMs: number;
   /** kind = beacon_api only. */
   readonly beacon?: BeaconApiFinalityArgs;
+  /** Where the light-client store is kept across restarts (beacon_api with a checkpoint root). */
+  readonly dataDir?: string;
 }
 
 interface State {
   timer: NodeJS.Timeout | null;
   last: { number: number; hash: Hex } | null;
   polling: boolean;
+  stopping: boolean;
+  /** An event arrived during a round: run another one right after it (with the newest such event). */
+  again: boolean;
+  pending: { topic: string; data: string } | null;
+  streams: BeaconEventStream[];
   healthy: boolean | null;
   /** The last degraded reason reported (a changed reason is reported again). */
   reason: string | null;
   beacon: BeaconFinality | null;
+  store: Store | null;
 }
 
 function degrade(ctx: ActorContext<FinalityArgs>, state: State, reason: string): void {
@@ -57,8 +73,17 @@ async function pollSource(ctx: ActorContext<FinalityArgs>, state: State): Promis
   else await announce(ctx, state, finalized);
 }
 
-async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon: BeaconFinality): Promise<void> {
-  const round = await beacon.round();
+async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon: BeaconFinality, event?: { topic: string; data: string }): Promise<void> {
+  let offered = null;
+  if (event) {
+    try {
+      offered = await beacon.offer(event.topic, event.data);
+    } catch (error) {
+      // A pushed object that fails verification is not believed: a full round asks the endpoints again.
+      ctx.log.warn('a beacon event failed verification', { topic: event.topic, reason: (error as Error).message });
+    }
+  }
+  const round = offered ?? await beacon.round();
   if (round.kind === 'disagreement') return degrade(ctx, state, round.reason);
   if (round.kind === 'unavailable') return degrade(ctx, state, `beacon_api finality unavailable: ${round.reason}`);
   if (round.problems.length > 0) ctx.log.warn('some beacon endpoints failed', { problems: round.problems.join('; ') });
@@ -66,26 +91,66 @@ async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon:
   await announce(ctx, state, { number: round.number, hash: round.hash });
 }
 
-async function poll(ctx: ActorContext<FinalityArgs>, state: State): Promise<void> {
+async function poll(ctx: ActorContext<FinalityArgs>, state: State, event?: { topic: string; data: string }): Promise<void> {
   if (state.polling) return;
   state.polling = true;
   try {
-    if (state.beacon) await pollBeacon(ctx, state, state.beacon);
+    if (state.beacon) await pollBeacon(ctx, state, state.beacon, event);
     else await pollSource(ctx, state);
   } catch (error) {
     if (state.healthy !== false) ctx.log.warn('finality backend unavailable', errorFields(error));
     degrade(ctx, state, `finality backend unavailable: ${(error as Error).message}`);
   } finally {
     state.polling = false;
+    if (state.again && !state.stopping) {
+      const event = state.pending ?? undefined;
+      state.again = false;
+      state.pending = null;
+      setImmediate(() => void poll(ctx, state, event));
+    }
   }
+}
+
+/** An event from a beacon endpoint: finality may have moved, read it now. */
+function wake(ctx: ActorContext<FinalityArgs>, state: State, event: { topic: string; data: string }): void {
+  if (state.stopping) return;
+  if (state.polling) {
+    state.again = true;
+    state.pending = event;
+  } else void poll(ctx, state, event);
+}
+
+/**
+ * By agreement a `finalized_checkpoint` event says when to read the endpoints again; by proof the
+ * `light_client_finality_update` event carries the signed update itself (a checkpoint event proves nothing).
+ */
+const eventTopics = (beacon: NonNullable<FinalityArgs['beacon']>) => (beacon.lightClient ? ['light_client_finality_update'] : ['finalized_checkpoint']);
+
+function subscribe(ctx: ActorContext<FinalityArgs>, state: State): BeaconEventStream[] {
+  const beacon = ctx.args.beacon;
+  if (ctx.args.kind !== 'beacon_api' || !beacon?.eventStream) return [];
+  const EVENT_TOPICS = eventTopics(beacon);
+  return beacon.urls.map((url) => {
+    const endpoint = redactUrl(url);
+    return subscribeBeaconEvents({
+      url, topics: EVENT_TOPICS, backoffInitialMs: beacon.backoffInitialMs, backoffMaxMs: beacon.backoffMaxMs,
+      onEvent: (topic, data) => wake(ctx, state, { topic, data }),
+      onState: (change) => {
+        if (change.connected) ctx.log.info('beacon event stream connected', { endpoint, topics: EVENT_TOPICS.join(',') });
+        else ctx.log.warn('beacon event stream not connected; polling meanwhile', { endpoint, reason: change.reason, pollIntervalMs: ctx.args.pollIntervalMs });
+      },
+    });
+  });
 }
 
 export default defineActor<State, FinalityArgs>({
   init(ctx) {
-    const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon) : null;
+    const store = ctx.args.kind === 'beacon_api' && ctx.args.beacon?.lightClient && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;
+    const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon, store ? storePersistence(store, ctx.log) : undefined) : null;
     if (ctx.args.kind === 'beacon_api' && !beacon) throw new Error('finality kind beacon_api started without its endpoint settings');
-    const state: State = { timer: null, last: null, polling: false, healthy: null, reason: null, beacon };
+    const state: State = { timer: null, last: null, polling: false, stopping: false, again: false, pending: null, streams: [], healthy: null, reason: null, beacon, store };
     state.timer = setInterval(() => void poll(ctx, state), ctx.args.pollIntervalMs);
+    state.streams = subscribe(ctx, state);
     void poll(ctx, state);
     return state;
   },
@@ -93,8 +158,11 @@ export default defineActor<State, FinalityArgs>({
     throw new Error(`finality does not accept '${message.type}'`);
   },
   async stop(state) {
+    state.stopping = true;
     if (state.timer) clearInterval(state.timer);
+    for (const stream of state.streams) stream.close();
     state.beacon?.close();
     while (state.polling) await new Promise((resolve) => setTimeout(resolve, 10));
+    await state.store?.close();
   },
 });

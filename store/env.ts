@@ -84,6 +84,8 @@ export interface Store {
   readonly jobs: StringKeyedRecordTable;
   /** The devnet source's blocks with their generator state (store/devnet-blocks.ts), created on first use. */
   devnetBlocks(): Database<unknown, Buffer>;
+  /** The finality lane's light-client store (store/light-client-store.ts), created on first use. */
+  finalityLightClient(): Database<unknown, string>;
   /** The tables of one processor instance, created on first use (read-only: must exist). */
   processor(instance: string): ProcessorTables;
   /** Instances that have tables in this store. */
@@ -143,6 +145,7 @@ function buildStore(
   };
   const processors = new Map<string, ProcessorTables>();
   let devnetBlocks: Database<unknown, Buffer> | undefined;
+  let finalityLightClient: Database<unknown, string> | undefined;
   const openProcessor = (instance: string): ProcessorTables => {
     const of = <V, K extends string | Buffer>(kind: ProcessorTableKind) => table<V, K>(processorTableSpec(instance, kind));
     return {
@@ -173,6 +176,7 @@ function buildStore(
     snapshotRows: table(SHARED_TABLES.snapshotRows),
     jobs: table(SHARED_TABLES.jobs),
     devnetBlocks: () => (devnetBlocks ??= table(OPTIONAL_TABLES.devnetBlocks)),
+    finalityLightClient: () => (finalityLightClient ??= table(OPTIONAL_TABLES.finalityLightClient)),
     processor(instance) {
       let tables = processors.get(instance);
       if (!tables) {

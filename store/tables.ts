@@ -19,6 +19,8 @@
  *   jobs                      string job id               → msgpack history-job record
  *   devnet.blocks             u64 (block number)          → msgpack devnet block with its generator state (only
  *                                                           with the devnet source: created on first use)
+ *   finality.lightClient      string name ("store")       → msgpack light-client store record (owned by the
+ *                                                           finality lane with a checkpoint root: created on first use)
  *
  * Per processor instance (opened on demand, owned by that instance's writer only):
  *
@@ -71,6 +73,7 @@ export const SHARED_TABLES = {
 /** Tables a lane creates on first use; a store without them is complete. */
 export const OPTIONAL_TABLES = {
   devnetBlocks: { name: 'devnet.blocks', keyEncoding: 'binary', valueEncoding: 'msgpack', keyWidth: 8, keyLayout: 'u64 block number' },
+  finalityLightClient: { name: 'finality.lightClient', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string name' },
 } as const satisfies Record<string, TableSpec>;
 
 /** Tables that exist in every store, created when the store is created. */

@@ -31,7 +31,7 @@ export function finalityArgs(config: NodeConfig, spec: ChainSpec): FinalityArgs 
     pollIntervalMs: f.poll_interval_ms,
     beacon: {
       urls: f.urls, minimumAgreement: f.minimum_agreement, requestTimeoutMs: f.request_timeout_ms, maxRetries: f.max_retries,
-      backoffInitialMs: f.backoff_initial_ms, backoffMaxMs: f.backoff_max_ms, lightClient,
+      backoffInitialMs: f.backoff_initial_ms, backoffMaxMs: f.backoff_max_ms, eventStream: f.event_stream, lightClient,
     },
   };
 }

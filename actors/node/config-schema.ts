@@ -204,6 +204,8 @@ export const configSchema = z.strictObject({
     max_retries: z.number().int().min(0).max(100).default(3),
     backoff_initial_ms: positiveInt.max(600_000).default(200),
     backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
+    /** kind = beacon_api: also subscribe to each endpoint's `/eth/v1/events` stream (finalized_checkpoint; light_client_finality_update with checkpoint_root) and read finality at once on an event; polling stays the fallback. */
+    event_stream: z.boolean().default(true),
   }).superRefine((finality, issues) => {
     if (finality.kind === 'consensus_p2p') {
       issues.addIssue({

@@ -101,6 +101,8 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
   state.producing = true;
   try {
     const step = await state.devnet.next();
+    // The Beacon API endpoint serves the new head from now on: its event stream says so at once.
+    state.beacon?.headChanged();
     const blocks = step.kind === 'block' ? [step] : step.blocks;
     await verifyAndRecord(ctx, state.store, blocks);
     await remember(state.store, state.devnet, blocks);

@@ -43,6 +43,21 @@ export class BeaconLightClient {
     return this.store !== null;
   }
 
+  /** The store as it stands (null before bootstrap), to persist; see ./store-codec.ts. */
+  get current(): LightClientStore | null {
+    return this.store;
+  }
+
+  /** Continues from a store kept across a restart (restored by ./store-codec.ts) instead of bootstrapping. */
+  resume(store: LightClientStore): void {
+    this.store = store;
+  }
+
+  /** Forgets the store: the next round bootstraps from the checkpoint again. */
+  reset(): void {
+    this.store = null;
+  }
+
   /** Tries each endpoint's bootstrap until one verifies against the checkpoint root. */
   async bootstrap(): Promise<string[]> {
     const problems: string[] = [];
@@ -61,6 +76,27 @@ export class BeaconLightClient {
       }
     }
     return problems;
+  }
+
+  /**
+   * A finality update pushed by an endpoint (its `light_client_finality_update` event): verified and
+   * applied like a fetched one when the store can verify it as it stands. Null when it cannot (not
+   * bootstrapped, the next committee unknown, a period gap): the caller runs a full round instead.
+   * A failed verification throws, naming the rule.
+   */
+  offerFinalityUpdate(json: unknown): VerifiedFinality | null {
+    const store = this.store;
+    if (!store) return null;
+    const update = parseFinalityUpdate(this.config, json, 'light_client_finality_update event');
+    const storePeriod = periodAtSlot(this.config, store.finalizedHeader.beacon.slot);
+    const signaturePeriod = periodAtSlot(this.config, update.signatureSlot);
+    if (signaturePeriod !== storePeriod && (store.nextSyncCommittee === null || signaturePeriod > storePeriod + 1)) return null;
+    try {
+      processFinalityUpdate(this.config, store, update, currentSlot(this.config, this.now()));
+    } catch (error) {
+      if (!(error instanceof LightClientError && error.code === 'irrelevant_update')) throw error;
+    }
+    return this.finalized();
   }
 
   finalized(): VerifiedFinality | null {

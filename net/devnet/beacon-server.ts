@@ -11,8 +11,11 @@
  *   GET /eth/v1/beacon/light_client/updates?start_period=&count=
  *   GET /eth/v1/beacon/light_client/finality_update
  *   GET /eth/v1/beacon/light_client/optimistic_update
+ *   GET /eth/v1/events?topics=finalized_checkpoint,light_client_finality_update,light_client_optimistic_update
+ *       (text/event-stream; an event when the head moves: finalized_checkpoint and the finality update when the
+ *       finalized checkpoint changes, the optimistic update on every head)
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { periodAtSlot } from '../beacon/config.js';
 import { BeaconBlockHeader, DenebExecutionPayloadHeader } from '../beacon/ssz.js';
@@ -34,8 +37,13 @@ class HttpError extends Error {
 
 export interface DevnetBeaconServer {
   readonly url: string;
+  /** The devnet's head moved: event-stream subscribers get what changed. */
+  headChanged(): void;
   close(): Promise<void>;
 }
+
+export const EVENT_TOPICS = ['finalized_checkpoint', 'light_client_finality_update', 'light_client_optimistic_update'] as const;
+export type EventTopic = (typeof EVENT_TOPICS)[number];
 
 export function createDevnetBeaconApi(chain: DevnetBeaconChain, head: () => number) {
   const zeroHeader = (): LightClientHeader => ({
@@ -91,8 +99,17 @@ export function createDevnetBeaconApi(chain: DevnetBeaconChain, head: () => numb
     };
   }
 
+  /** The finality update of the newest head asked for (signing is the costly part: once per head). */
+  let lastUpdate: { key: string; update: ReturnType<typeof buildFinalityUpdate> } | null = null;
   function finalityUpdate() {
     const top = head();
+    // Keyed by the attested block too: a reorg replaces blocks at the same heights.
+    const key = top < 1 ? '' : `${top}:${bytesToHex(slotOrFail(top - 1).root)}`;
+    if (lastUpdate?.key !== key) lastUpdate = { key, update: buildFinalityUpdate(top) };
+    return lastUpdate.update;
+  }
+
+  function buildFinalityUpdate(top: number) {
     if (top < 1) throw new HttpError(404, 'no finality update before the first block');
     const { attested, finalizedJson, base } = signed(top - 1);
     return { version: VERSION, data: { attested_header: base.attested_header, finalized_header: finalizedJson, finality_branch: attested.stateTree.branch(FINALIZED_ROOT_GINDEX).map(bytesToHex), sync_aggregate: base.sync_aggregate, signature_slot: base.signature_slot } };
@@ -126,7 +143,28 @@ export function createDevnetBeaconApi(chain: DevnetBeaconChain, head: () => numb
     return Number(text);
   }
 
-  return function route(path: string, params: URLSearchParams): unknown {
+  /** The Beacon API `finalized_checkpoint` event for the head (null before the first finalized epoch). */
+  function finalizedCheckpointEvent() {
+    const top = head();
+    const finalizedSlot = chain.finalizedSlotAt(Math.max(0, top - 1));
+    if (finalizedSlot === 0) return null;
+    const found = slotOrFail(finalizedSlot);
+    return { block: bytesToHex(found.root), state: bytesToHex(found.header.beacon.stateRoot), epoch: String(Math.floor(finalizedSlot / chain.config.slotsPerEpoch)), execution_optimistic: false };
+  }
+
+  function optimisticUpdate() {
+    const { data, version } = finalityUpdate();
+    return { version, data: { attested_header: data.attested_header, sync_aggregate: data.sync_aggregate, signature_slot: data.signature_slot } };
+  }
+
+  const events = {
+    finalizedSlot: () => chain.finalizedSlotAt(Math.max(0, head() - 1)),
+    finalizedCheckpoint: finalizedCheckpointEvent,
+    finalityUpdate,
+    optimisticUpdate,
+  };
+
+  function route(path: string, params: URLSearchParams): unknown {
     const parts = path.split('/').filter((p) => p !== '');
     const at = (i: number) => parts[i] ?? '';
     const joined = parts.join('/');
@@ -172,21 +210,46 @@ export function createDevnetBeaconApi(chain: DevnetBeaconChain, head: () => numb
       return updates;
     }
     if (joined === 'eth/v1/beacon/light_client/finality_update') return finalityUpdate();
-    if (joined === 'eth/v1/beacon/light_client/optimistic_update') {
-      const { data, version } = finalityUpdate();
-      return { version, data: { attested_header: data.attested_header, sync_aggregate: data.sync_aggregate, signature_slot: data.signature_slot } };
-    }
+    if (joined === 'eth/v1/beacon/light_client/optimistic_update') return optimisticUpdate();
     throw new HttpError(404, `no route ${path}`);
-  };
+  }
+  return Object.assign(route, { events });
+}
+
+/** The topics of an events request, or an HttpError naming the one this endpoint does not serve. */
+function eventTopics(params: URLSearchParams): Set<EventTopic> {
+  const topics = new Set<EventTopic>();
+  for (const topic of (params.getAll('topics').join(',')).split(',').map((t) => t.trim()).filter((t) => t !== '')) {
+    const known = EVENT_TOPICS.find((t) => t === topic);
+    if (!known) throw new HttpError(400, `unknown or unsupported event topic ${JSON.stringify(topic.slice(0, 64))}; served: ${EVENT_TOPICS.join(', ')}`);
+    topics.add(known);
+  }
+  if (topics.size === 0) throw new HttpError(400, 'query parameter topics: at least one topic');
+  return topics;
 }
 
 /** Serves the devnet's Beacon API on `host:port` (port 0: a free one). */
 export async function startDevnetBeaconServer(address: string, chain: DevnetBeaconChain, head: () => number): Promise<DevnetBeaconServer> {
   const route = createDevnetBeaconApi(chain, head);
+  const subscribers = new Set<{ response: ServerResponse; topics: Set<EventTopic> }>();
+  let lastFinalizedSlot = -1;
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://devnet');
     let status = 200;
     let body: unknown;
+    if (request.method === 'GET' && url.pathname.replace(/\/+$/, '') === '/eth/v1/events') {
+      try {
+        const subscriber = { response, topics: eventTopics(url.searchParams) };
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        response.write(': devnet beacon events\n\n');
+        subscribers.add(subscriber);
+        response.on('close', () => subscribers.delete(subscriber));
+      } catch (error) {
+        const code = error instanceof HttpError ? error.status : 500;
+        response.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify({ code, message: (error as Error).message }));
+      }
+      return;
+    }
     if (request.method !== 'GET') {
       status = 405;
       body = { code: 405, message: 'only GET is served' };
@@ -208,8 +271,31 @@ export async function startDevnetBeaconServer(address: string, chain: DevnetBeac
     server.listen(port, host, () => resolve());
   });
   const bound = server.address() as AddressInfo;
+  const send = (topic: EventTopic, data: () => unknown) => {
+    let frame: string | null = null;
+    for (const subscriber of subscribers) {
+      if (!subscriber.topics.has(topic)) continue;
+      frame ??= `event: ${topic}\ndata: ${JSON.stringify(data())}\n\n`;
+      subscriber.response.write(frame);
+    }
+  };
   return {
     url: `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`,
+    headChanged() {
+      if (subscribers.size === 0 || head() < 1) return;
+      try {
+        const finalizedSlot = route.events.finalizedSlot();
+        if (finalizedSlot !== lastFinalizedSlot) {
+          lastFinalizedSlot = finalizedSlot;
+          const checkpoint = route.events.finalizedCheckpoint();
+          if (checkpoint) send('finalized_checkpoint', () => checkpoint);
+          send('light_client_finality_update', route.events.finalityUpdate);
+        }
+        send('light_client_optimistic_update', route.events.optimisticUpdate);
+      } catch {
+        // A block the endpoint cannot serve yet (a head that is being replaced): the next head says it again.
+      }
+    },
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

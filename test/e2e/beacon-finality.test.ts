@@ -31,6 +31,8 @@ const ready = async (node: NodeProcess) => (await (await fetch(`${node.baseUrl}/
 async function proxy(upstream: string, rewrite: (path: string, body: any) => any, route: (path: string) => string = (p) => p): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     const path = request.url ?? '/';
+    // No event stream through a proxy: the node falls back to polling it.
+    if (path.startsWith('/eth/v1/events')) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":404,"message":"no event stream"}');
     fetch(`${upstream}${route(path)}`).then(async (answer) => {
       const body = answer.status === 200 ? rewrite(path, await answer.json()) : await answer.text();
       response.writeHead(answer.status, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -107,4 +109,69 @@ test('an endpoint whose finalized block contradicts the stored chain stops publi
   await waitUntil(node, async () => (await ready(node)).reasons.some((r) => /contradicts the canonical/.test(r)), 60_000);
   const response = await fetch(`${node.baseUrl}/health/ready`);
   assert.equal(response.status, 503);
+});
+
+test('a restarted node resumes its light client from the stored store: no second bootstrap request', async (t) => {
+  const counted: string[] = [];
+  let upstream = '';
+  const counter = createServer((request, response) => {
+    const path = request.url ?? '/';
+    if (path.startsWith('/eth/v1/events')) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":404,"message":"no event stream"}');
+    fetch(`${upstream}${path}`).then(async (answer) => {
+      counted.push(`${answer.status} ${path}`);
+      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    }, () => response.writeHead(502).end());
+  });
+  await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => { counter.closeAllConnections(); counter.close(() => resolve()); }));
+  const url = `http://127.0.0.1:${(counter.address() as AddressInfo).port}`;
+  /** Bootstraps served (the devnet endpoint may not listen yet when the finality lane first asks). */
+  const bootstraps = () => counted.filter((p) => p.startsWith('200 /eth/v1/beacon/light_client/bootstrap/')).length;
+  const verified = (node: NodeProcess, from = 0) => node.output.slice(from).some((line) => line.includes('light-client verified slot'));
+
+  let port = await freePort();
+  upstream = `http://127.0.0.1:${port}`;
+  let node = await beaconNode(port, [url], [`finality.checkpoint_root=${DEVNET_CHECKPOINT}`]);
+  const dir = node.dir;
+  t.after(() => removeDir(dir));
+  await waitUntil(node, async () => verified(node), 60_000);
+  await node.stop();
+  assert.equal(bootstraps(), 1);
+
+  port = await freePort();
+  upstream = `http://127.0.0.1:${port}`;
+  const before = counted.length;
+  node = await startNodeProcess({
+    dir,
+    sets: [...FAST, `devnet.beacon_api=127.0.0.1:${port}`, 'finality.kind=beacon_api', `finality.urls=${JSON.stringify([url])}`, `finality.checkpoint_root=${DEVNET_CHECKPOINT}`],
+  });
+  t.after(() => node.stop());
+  await waitUntil(node, async () => verified(node), 60_000);
+  assert.ok(node.output.some((line) => line.includes('light client resumed from its stored store')), 'resumed from the store');
+  assert.equal(bootstraps(), 1, `no bootstrap after the restart: ${counted.slice(before).join(' ')}`);
+  assert.equal((await ready(node)).status, 'ready');
+});
+
+test('finality follows the endpoint event stream: finalized changes keep coming with polling all but off', async (t) => {
+  const port = await freePort();
+  // One poll at start (the endpoint may not listen yet), then none for ten minutes: only events can move finality.
+  const node = await beaconNode(port, [`http://127.0.0.1:${port}`], [`finality.checkpoint_root=${DEVNET_CHECKPOINT}`, 'finality.poll_interval_ms=600000', 'finality.backoff_max_ms=500'], false);
+  t.after(async () => { await node.stop(); removeDir(node.dir); });
+  const numbers = await new Promise<number[]>((resolve, reject) => {
+    const seen: number[] = [];
+    const source = new EventSource(`${node.baseUrl}/v1/processors/blobs/stream`);
+    const timer = setTimeout(() => { source.close(); reject(new Error(`finalized changes seen: ${seen.join(', ')}`)); }, 90_000);
+    source.addEventListener('finalized', (event) => {
+      const number = (JSON.parse(event.data) as { block: { number: number } | null }).block?.number;
+      if (number !== undefined && !seen.includes(number)) seen.push(number);
+      if (seen.length >= 3) {
+        clearTimeout(timer);
+        source.close();
+        resolve(seen);
+      }
+    });
+  });
+  assert.ok(numbers.length >= 3);
+  assert.ok(node.output.some((line) => line.includes('beacon event stream connected')), 'the stream was used');
+  assert.ok(node.output.some((line) => /light-client verified slot \d+ \(event\)/.test(line)), 'a finality update verified from the event\'s own data');
 });

@@ -143,6 +143,11 @@ describe('beacon_api finality by light-client proof (recorded mainnet objects)',
     const honest = await serve(lightClientRoutes(finalityUpdate));
     const finality = createBeaconFinality(args([liar.url, honest.url], 1, { lightClient: { checkpointRoot: CHECKPOINT, chain: chainConfigToData(MAINNET) } }));
     const round = await finality.round();
+    // Pushed by an event stream: verified from the event's own data; a tampered one is refused for its reason.
+    await assert.rejects(finality.offer('light_client_finality_update', JSON.stringify(tampered)), /execution_branch/);
+    const pushed = await finality.offer('light_client_finality_update', JSON.stringify(finalityUpdate));
+    assert.ok(pushed?.kind === 'finalized' && pushed.number === Number(finalityUpdate.data.finalized_header.execution.block_number) && /\(event\)/.test(pushed.detail), JSON.stringify(pushed));
+    assert.equal(await finality.offer('finalized_checkpoint', '{}'), null, 'a checkpoint event alone proves nothing: a round follows');
     finality.close();
     assert.ok(round.kind === 'finalized', JSON.stringify(round));
     assert.equal(round.number, Number(finalityUpdate.data.finalized_header.execution.block_number));

@@ -14,6 +14,9 @@ import { createDevnet, type Devnet } from '../../../net/devnet/index.js';
 import { devnetBeaconConfig } from '../../../net/devnet/beacon-chain.js';
 import { DevnetBeaconChain } from '../../../net/devnet/beacon-objects.js';
 import { startDevnetBeaconServer, type DevnetBeaconServer } from '../../../net/devnet/beacon-server.js';
+import { subscribeBeaconEvents } from '../../../net/beacon/event-stream.js';
+import { parseFinalityUpdate } from '../../../net/beacon/json.js';
+import { validateFinalityUpdate } from '../../../net/beacon/sync-protocol.js';
 
 const HEAD = 150; // two full sync-committee periods of 64 slots and part of the third
 const LAG = 8;
@@ -71,5 +74,58 @@ describe('devnet Beacon API endpoint', () => {
     assert.equal(response.status, 404);
     const bad = await fetch(`${server.url}/eth/v1/beacon/light_client/updates?start_period=x&count=1`);
     assert.equal(bad.status, 400);
+  });
+
+  test('the event stream sends finalized_checkpoint and a verifiable light_client_finality_update when the finalized epoch moves', async () => {
+    const events: Array<{ topic: string; data: any }> = [];
+    let primed = false;
+    let connected!: () => void;
+    const open = new Promise<void>((resolve) => { connected = resolve; });
+    let got!: () => void;
+    const both = new Promise<void>((resolve) => { got = resolve; });
+    const stream = subscribeBeaconEvents({
+      url: server.url, topics: ['finalized_checkpoint', 'light_client_finality_update'], backoffInitialMs: 10, backoffMaxMs: 50,
+      onEvent: (topic, data) => {
+        events.push({ topic, data: JSON.parse(data) });
+        if (events.length >= 2 && primed) got();
+      },
+      onState: (state) => { if (state.connected) connected(); },
+    });
+    try {
+      await open;
+      // What the endpoint says first is the current checkpoint; the test is about the next one.
+      server.headChanged();
+      while (events.length < 2) await new Promise((resolve) => setImmediate(resolve));
+      events.length = 0;
+      primed = true;
+      // Heads until the finalized epoch moves (the devnet source calls headChanged after each block).
+      const startEpoch = Math.floor((devnet.head().number - 1 - LAG) / 8);
+      while (Math.floor((devnet.head().number - 1 - LAG) / 8) === startEpoch) {
+        await devnet.advanceTo(devnet.head().number + 1);
+        server.headChanged();
+      }
+      await both;
+    } finally {
+      stream.close();
+    }
+    assert.deepEqual(events.map((e) => e.topic), ['finalized_checkpoint', 'light_client_finality_update']);
+    const finalizedSlot = Math.floor((devnet.head().number - 1 - LAG) / 8) * 8;
+    const header = (await client().get(`/eth/v1/beacon/headers/${finalizedSlot}`)) as { data: { root: string } };
+    assert.equal(events[0]!.data.block, header.data.root);
+    assert.equal(events[0]!.data.epoch, String(finalizedSlot / 8));
+    // The event's finality update is the route's and verifies against a synced light client's store.
+    const config = devnetBeaconConfig(devnet.config);
+    const update = parseFinalityUpdate(config, events[1]!.data);
+    assert.equal(update.finalizedHeader.beacon.slot, finalizedSlot);
+    const genesis = (await client().get('/eth/v1/beacon/headers/0')) as { data: { root: string } };
+    const light = new BeaconLightClient(config, hexToBytes(genesis.data.root, 32), [client()]);
+    await light.sync();
+    validateFinalityUpdate(config, light.current!, update, Number.MAX_SAFE_INTEGER);
+  });
+
+  test('the event stream refuses an unknown topic with 400 naming it', async () => {
+    const response = await fetch(`${server.url}/eth/v1/events?topics=head,finalized_checkpoint`);
+    assert.equal(response.status, 400);
+    assert.match(((await response.json()) as { message: string }).message, /"head"/);
   });
 });
