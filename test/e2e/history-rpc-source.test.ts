@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { removeDir, waitUntil } from '../support/node-process.js';
+import { removeDir, runCli, waitUntil } from '../support/node-process.js';
 import {
   admin, appliesPerBlock, assertOncePerBlock, assertSameRows, coverage, createJob, historyToml, JOBS, missingIn, nodeWithHistory, waitForJob,
 } from './history-support.js';
@@ -116,4 +116,8 @@ test('rpc history source: a block with tampered receipts fails its chunk (never 
   assert.deepEqual(missingIn(await coverage(node, 'od'), 0, start), []);
   assertOncePerBlock(await appliesPerBlock(node, 'od'), 0, start - 1);
   await assertSameRows(node, 0, start - 1);
+
+  assert.equal(await node.stop('SIGTERM'), 0);
+  const verify = await runCli(['db', 'verify', '--data-dir', node.dataDir]);
+  assert.equal(verify.code, 0, `db verify after history jobs:\n${verify.stdout}${verify.stderr}`);
 });

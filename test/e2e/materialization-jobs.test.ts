@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
+import { removeDir, runCli, startNodeProcess, waitUntil } from '../support/node-process.js';
 import {
   admin, appliesPerBlock, assertOncePerBlock, assertSameRows, coverage, createJob, FAST, historyToml, job, JOBS, missingIn, nodeWithHistory, waitForJob,
 } from './history-support.js';
@@ -117,4 +117,7 @@ test('kill -9 during materialization jobs, several trials: each job resumes afte
   }
   t.diagnostic(`${interrupted} of ${TRIALS} jobs were killed mid-way`);
   assert.ok(interrupted >= 1, 'at least one job was interrupted by kill -9');
+  assert.equal(await node.stop('SIGTERM'), 0);
+  const verify = await runCli(['db', 'verify', '--data-dir', node.dataDir]);
+  assert.equal(verify.code, 0, `db verify after the kill -9 trials:\n${verify.stdout}${verify.stderr}`);
 });
