@@ -40,6 +40,8 @@ export interface MaterializationJob {
   readonly lastError: JobError | null;
   /** Set when a cancel was asked while the job ran; the job stops after its chunk in flight. */
   readonly cancelRequested: boolean;
+  /** The lowest block this job committed, with its verified hash: the trusted link for the chunk below it. */
+  readonly anchor?: { readonly number: number; readonly hash: `0x${string}` } | null;
 }
 
 const jobKey = (id: string) => `job:${id}`;

@@ -1,8 +1,9 @@
 /**
  * Lane `history`: materialization jobs (spec §3.3, §4.6) and history-source probes. The one writer of job records
  * (store/history-jobs.ts). Jobs run one at a time, oldest first, in the background: each chunk of at most
- * `chunkBlocks` missing finalized blocks is fetched from the job's history source, verified block by block (and as a
- * hash chain linked to the canonical neighbours the store knows), recorded in the chain tables, and handed to the
+ * `chunkBlocks` missing finalized blocks, from the top of the range down, is fetched from the job's history source,
+ * verified block by block and as a hash chain linked to the trusted block above it (canonical, or the lowest block
+ * the job committed) and to the canonical block below when known, recorded in the chain tables, and handed to the
  * processor lane (`history.apply`), which commits it with its coverage in one transaction. Progress is re-derived
  * from coverage after every chunk, so a restart (even kill -9) resumes exactly where committed chunks end.
  *
@@ -23,11 +24,11 @@ import {
   createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type MaterializationJob,
 } from '../../store/history-jobs.js';
 import { decodeHeader } from '../../net/eth/header.js';
-import { bytesToHex, type Hash } from '../../net/eth/hex.js';
+import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
-import { missingCount, nextMissing } from './job-ranges.js';
+import { missingCount, previousMissing } from './job-ranges.js';
 import type { HistoryApplyMessage } from '../processor/history-apply.js';
 
 export interface HistoryProcessorArgs {
@@ -271,8 +272,9 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   if (started?.state !== 'running') return;
   state.meter = { job: id, startedMs: performance.now(), doneAtStart: progressOf() };
   ctx.log.info('materialization job running', { job: id, processor: initial.processor, source: initial.source, fromBlock: initial.fromBlock, toBlock: initial.toBlock });
-  let cursor = initial.fromBlock;
-  let previous: { number: number; hash: Hash } | null = null;
+  // Chunks go from the top of the range down, each linked to the block above it: a trusted hash (the canonical
+  // chain, or the lowest block this job committed, kept in the job record), as the live rpc source walks back.
+  let cursor = initial.toBlock;
   for (;;) {
     if (state.stopping) return;
     const job = readJob(state.store, id);
@@ -282,7 +284,7 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       ctx.log.info('materialization job cancelled', { job: id });
       return;
     }
-    const chunk = nextMissing(readRanges(tables.coverage), cursor, job.toBlock, ctx.args.chunkBlocks);
+    const chunk = cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
     if (chunk === null) {
       await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: job.currentChunk });
       ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
@@ -291,16 +293,14 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
     await updateJob(state.store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
     try {
       const blocks = await source.fetchRange(chunk.from, chunk.to);
-      const below = previous?.number === chunk.from - 1 ? previous.hash : canonicalHash(state.store, chunk.from - 1);
-      checkHashChain(blocks, chunk.from, below, canonicalParentOf(state.store, chunk.to + 1));
+      checkHashChain(blocks, chunk.from, canonicalHash(state.store, chunk.from - 1), trustedParentOf(state.store, chunk.to + 1, job.anchor ?? null));
       if (state.stopping) return;
       if (source.recordsNeeded) await recordBlocks(state.store, blocks.map((block) => block.material));
       const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks: blocks.map((block) => ({ number: block.number, hash: block.hash })) };
       await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
-      const last = blocks.at(-1)!;
-      previous = { number: last.number, hash: last.hash };
-      cursor = chunk.to + 1;
-      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf() }));
+      const lowest = blocks[0]!;
+      cursor = chunk.from - 1;
+      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: { number: lowest.number, hash: lowest.hash } }));
     } catch (error) {
       if (state.stopping) return;
       const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
@@ -318,9 +318,23 @@ function canonicalHash(store: Store, number: number): Hash | null {
   return hash ? (bytesToHex(hash) as Hash) : null;
 }
 
-/** The parent hash the canonical block at `number` names, when the store has it. */
-function canonicalParentOf(store: Store, number: number): Hash | null {
-  const hash = getCanonicalHash(store, number);
+/**
+ * The parent hash block `number` names, when its hash is trusted: the canonical block there, or — below the lowest
+ * block this job committed (`anchor`) — reached from the anchor down through recorded, verified headers. A crash
+ * between a chunk's commit and the record's anchor update leaves the anchor one chunk high; the walk covers it.
+ */
+function trustedParentOf(store: Store, number: number, anchor: { readonly number: number; readonly hash: Hash } | null): Hash | null {
+  let hash: Uint8Array | undefined = getCanonicalHash(store, number);
+  if (!hash && anchor !== null && anchor.number >= number) {
+    let at = anchor.number;
+    let current: Hash | null = anchor.hash;
+    while (at > number && current !== null) {
+      const header = getHeaderBytes(store, hexToBytes(current));
+      current = header ? decodeHeader(header).parentHash : null;
+      at -= 1;
+    }
+    if (current !== null) hash = hexToBytes(current);
+  }
   const header = hash ? getHeaderBytes(store, hash) : undefined;
   return header ? decodeHeader(header).parentHash : null;
 }

@@ -25,3 +25,19 @@ export function nextMissing(ranges: readonly BlockRange[], from: number, to: num
   const end = Math.min(to, start + limit - 1, nextCovered ? nextCovered.from - 1 : Number.MAX_SAFE_INTEGER);
   return { from: start, to: end };
 }
+
+/** The last uncovered run at or below `to` within [from, to], cut to its top `limit` blocks; null when none. */
+export function previousMissing(ranges: readonly BlockRange[], from: number, to: number, limit: number): BlockRange | null {
+  let end = to;
+  for (let i = ranges.length - 1; i >= 0; i -= 1) {
+    const r = ranges[i]!;
+    if (r.from > end) continue;
+    if (r.to < end) break;
+    end = r.from - 1;
+  }
+  if (end < from) return null;
+  let lowestCovered = -1;
+  for (const r of ranges) if (r.to < end && r.to > lowestCovered) lowestCovered = r.to;
+  const start = Math.max(from, end - limit + 1, lowestCovered + 1);
+  return { from: start, to: end };
+}

@@ -89,7 +89,8 @@ test('rpc history source: a block with tampered receipts fails its chunk (never 
   assert.equal(failed.lastError!.blockNumber, 22);
   assert.match(failed.lastError!.message, /block 22: verification failed: receiptsRoot mismatch/);
   assert.deepEqual(failed.progress.currentChunk, { fromBlock: 16, toBlock: 23 });
-  assert.deepEqual(missingIn(await coverage(node, 'od'), 0, 39), Array.from({ length: 24 }, (_, i) => 16 + i), 'the chunks before are covered; the failed chunk and after are not');
+  // Chunks run from the top down (each linked to the verified block above): 32-39 and 24-31 committed, 16-23 failed.
+  assert.deepEqual(missingIn(await coverage(node, 'od'), 0, 39), Array.from({ length: 24 }, (_, i) => i), 'the chunks above are covered; the failed chunk and those below are not');
   // A failed job is terminal: it is not retried, and the same request answers the same failed job until DELETE.
   assert.equal((await createJob(node, { processor: 'od', fromBlock: 0, toBlock: 39, idempotencyKey: 'archive' }, 200)).state, 'failed');
 
@@ -106,11 +107,11 @@ test('rpc history source: a block with tampered receipts fails its chunk (never 
   upstream.release();
   const cancelled = await waitForJob(node, held.id, ['cancelled', 'completed', 'failed']);
   assert.equal(cancelled.state, 'cancelled');
-  assert.deepEqual(missingIn(await coverage(node, 'od'), 0, 39), Array.from({ length: 16 }, (_, i) => 24 + i), 'the chunk in flight committed whole; nothing after it');
+  assert.deepEqual(missingIn(await coverage(node, 'od'), 0, 39), Array.from({ length: 16 }, (_, i) => i), 'the chunk in flight (16-23) committed whole; nothing below it');
 
   // A clean job over everything before the live start: exactly the missing blocks, once each, rows equal to live.
   const all = await createJob(node, { processor: 'od', fromBlock: 0, toBlock: start - 1, idempotencyKey: 'all' });
-  assert.equal(all.progress.blocksTotal, start - 24);
+  assert.equal(all.progress.blocksTotal, 16 + (start - 40));
   const done = await waitForJob(node, all.id, ['completed', 'failed']);
   assert.equal(done.state, 'completed', JSON.stringify(done.lastError));
   assert.deepEqual(missingIn(await coverage(node, 'od'), 0, start), []);
