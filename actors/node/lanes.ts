@@ -196,5 +196,5 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
   ];
 }
 
-/** Stop order: listeners stop accepting first, then the source and finality, then the writers finish their transactions. */
-export const STOP_ORDER = ['listener', 'rpc', 'history', 'source', 'finality', 'chain'];
+/** Stop order: listeners stop accepting first, then the source, the history lane (before the processors it asks), finality, then the writers finish their transactions. */
+export const STOP_ORDER = ['listener', 'rpc', 'source', 'history', 'finality', 'chain'];
