@@ -12,7 +12,8 @@
  * Asks `source`: `network-status` → P2pSnapshot (kind = p2p, for /v1/network/status).
  * Sends to `node`: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
  * `listening {listener, address, port}`. Asks `outbox` for every change to a consumer record
- * (actors/outbox/messages.ts); reads records and change bytes itself.
+ * (actors/outbox/messages.ts); reads records and change bytes itself. Asks `history` for the admin routes
+ * (api/admin/admin-routes.ts).
  */
 import { defineActor, type ActorContext } from '../runtime/actor.js';
 import { errorFields } from '../runtime/log.js';
@@ -38,6 +39,7 @@ import { outboxAsker } from './outbox/ask.js';
 import { kindSurfaces } from './processors/kind-catalog.js';
 import { CodedError } from '../runtime/errors.js';
 import { HttpError } from '../api/errors.js';
+import { adminRoutes } from '../api/admin/admin-routes.js';
 
 export interface ListenerArgs {
   readonly address: string;
@@ -125,6 +127,7 @@ export default defineActor<State, ListenerArgs>({
       }),
       ...aggregateRoutes(context),
       ...consumerRoutes(context, outboxAsker(ctx)),
+      ...adminRoutes((message, timeoutMs) => ctx.ask('history', message, timeoutMs)),
     ];
     const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics, bearer: context.bearer ?? null, directRoutes: [STREAM_ROUTE] });
     const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: ctx.metrics });

@@ -73,6 +73,29 @@ const processorConfig = z.strictObject({
   if (processor.kind !== 'erc20' && processor.tokens !== undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: `expected no tokens for kind = "${processor.kind}" (only erc20 processors take tokens)` });
 });
 
+/** One `[[sources.history]]` entry (actors/history; net/history). */
+const historySourceConfig = z.strictObject({
+  /** Name in URLs (`/admin/v1/sources/{id}/probe`) and in job records. */
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
+  /** rpc: an upstream archive JSON-RPC node (blocks and receipts by number); devnet: the embedded devnet's chain (needs sources.live.kind = "devnet"). */
+  kind: z.enum(['rpc', 'devnet']),
+  /** Requests (rpc) or block reads (devnet) in flight at once for this source. */
+  source_concurrency: positiveInt.max(256).default(4),
+  /** kind = rpc: the upstream endpoint (http or https). */
+  url: z.string().default(''),
+  /** kind = rpc: blocks per JSON-RPC batch (each block is two calls: the block with transactions and its receipts). */
+  batch_blocks: positiveInt.max(1000).default(16),
+  request_timeout_ms: positiveInt.max(600_000).default(10_000),
+  max_retries: z.number().int().min(0).max(100).default(3),
+  backoff_initial_ms: positiveInt.max(600_000).default(200),
+  backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
+  /** kind = rpc, dev chains only: accept anvil's non-canonical blob transactions root (as sources.live.pooled_blob_roots). */
+  pooled_blob_roots: z.boolean().default(false),
+}).superRefine((source, ctx) => {
+  if (source.kind === 'rpc' && !/^https?:\/\/\S+$/.test(source.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected the http(s) URL of the upstream archive node for kind = "rpc"' });
+  if (source.kind === 'devnet' && source.url !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected no url for kind = "devnet"' });
+});
+
 export const configSchema = z.strictObject({
   data_dir: z.string().min(1).default('./data'),
   listeners: z.strictObject({
@@ -186,6 +209,9 @@ export const configSchema = z.strictObject({
       /** kind = p2p: how long a peer that served cryptographically invalid material is banned. */
       peer_ban_seconds: positiveInt.max(30 * 86_400).default(900),
     }).prefault({}),
+    /** History sources (`[[sources.history]]`): where materialization jobs and source probes fetch blocks below the live lane. */
+    history: z.array(historySourceConfig).default([])
+      .refine((list) => new Set(list.map((source) => source.id)).size === list.length, 'expected unique history source ids'),
   }).prefault({}),
   finality: z.strictObject({
     /**
@@ -220,6 +246,10 @@ export const configSchema = z.strictObject({
       issues.addIssue({ code: 'custom', path: ['minimum_agreement'], message: `at most the number of finality.urls (${finality.urls.length})` });
     }
     if (new Set(finality.urls).size !== finality.urls.length) issues.addIssue({ code: 'custom', path: ['urls'], message: 'distinct URLs (agreement counts independent endpoints)' });
+  }).prefault({}),
+  history: z.strictObject({
+    /** Blocks per materialization-job chunk: fetched, verified and committed together (memory is bounded by it, never by the job's range). */
+    chunk_blocks: positiveInt.max(100_000).default(256),
   }).prefault({}),
   retention: z.strictObject({
     /** How often the outbox trims each change log to its `retain_changes` window. */
@@ -264,10 +294,19 @@ export const configSchema = z.strictObject({
     /** The one writer of consumer records (leases, watermarks). */
     outbox: actorBudget({ mailbox_capacity: 1024, memory_mb: 128 }),
     snapshots: actorBudget({ mailbox_capacity: 256, memory_mb: 256 }),
+    /** Materialization jobs and source probes (actors/history). */
+    history: actorBudget({ mailbox_capacity: 256, memory_mb: 512 }),
   }).prefault({}),
+}).superRefine((config, ctx) => {
+  config.sources.history.forEach((source, index) => {
+    if (source.kind === 'devnet' && config.sources.live.kind !== 'devnet') {
+      ctx.addIssue({ code: 'custom', path: ['sources', 'history', index, 'kind'], message: `expected "rpc": a "devnet" history source serves the embedded devnet's chain, and sources.live.kind is "${config.sources.live.kind}"` });
+    }
+  });
 });
 
 export type NodeConfig = z.infer<typeof configSchema>;
+export type HistorySourceConfig = NodeConfig['sources']['history'][number];
 export type ActorBudget = NodeConfig['actors']['listener'];
 export type LaneName = keyof NodeConfig['actors'];
 export type ProcessorConfig = NodeConfig['processors'][number];

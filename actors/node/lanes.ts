@@ -18,6 +18,7 @@ import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
 import type { SnapshotsArgs } from '../snapshots.js';
+import type { HistoryArgs } from '../history/actor.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
 import { builtinKind, kindInfo } from '../processors/registry.js';
 import { describedKindInfo, type CustomKindDescription } from '../processors/kind-catalog.js';
@@ -118,6 +119,19 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
         : { kind: p.kind, info: kindInfo(builtinKind(p.kind)) }),
     };
   });
+  const historyModes = new Map(config.processors.map((p) => [p.id, p.history_mode]));
+  const historyArgs: HistoryArgs = {
+    dataDir, chainId: spec.chainId, chunkBlocks: config.history.chunk_blocks,
+    sources: config.sources.history.map((source) => ({
+      id: source.id, kind: source.kind, concurrency: source.source_concurrency, url: source.url, batchBlocks: source.batch_blocks,
+      requestTimeoutMs: source.request_timeout_ms, maxRetries: source.max_retries, backoffInitialMs: source.backoff_initial_ms, backoffMaxMs: source.backoff_max_ms,
+      pooledBlobRoots: source.pooled_blob_roots,
+    })),
+    processors: config.processors.map((p) => {
+      const configured = processors.find((c) => c.id === p.id)!;
+      return { id: p.id, instance: configured.instance, historyMode: p.history_mode, historyControl: p.history_control, ordering: configured.info.ordering, startBlock: p.start_block ?? null };
+    }),
+  };
   const checkpointPolicies = new Map(config.processors.map((p) => [p.id, { everyBlocks: p.checkpoint_every_blocks, retained: p.checkpoints_retained }]));
   const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
@@ -168,6 +182,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {
+        historyMode: historyModes.get(p.id) ?? 'live_only',
         dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}), listeners, batchMoves: 256,
         chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
       };
@@ -176,10 +191,11 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     }),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
     { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
+    { lane: 'history', required: false, policy: restartPolicy(config.actors.history), children: children('history', 'history/actor.js', single(config.actors.history), shutdownMs, () => historyArgs) },
     { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener.js', config.actors.listener, shutdownMs, () => listenerArgs) },
     { lane: 'rpc', required: true, policy: restartPolicy(config.actors.rpc), children: children('rpc', 'rpc.js', config.actors.rpc, shutdownMs, () => rpcArgs) },
   ];
 }
 
-/** Stop order: listeners stop accepting first, then the source and finality, then the writers finish their transactions. */
-export const STOP_ORDER = ['listener', 'rpc', 'source', 'finality', 'chain'];
+/** Stop order: listeners stop accepting first, then the source, the history lane (before the processors it asks), finality, then the writers finish their transactions. */
+export const STOP_ORDER = ['listener', 'rpc', 'source', 'history', 'finality', 'chain'];

@@ -3,13 +3,16 @@
  * position and commits each batch of moves in one transaction (see commit.ts); then tells every
  * listener that its change log grew. Restarting at any moment resumes from the committed position.
  *
- * Accepts: JournalNotice (from `chain`), ask `status`, asks `checkpoint.restore`, `savepoint.create`, `savepoint.delete` (from listeners).
+ * Accepts: JournalNotice (from `chain`), ask `status`, asks `checkpoint.restore`, `savepoint.create`, `savepoint.delete` (from listeners), ask `history.apply` (from `history`: a materialization job's
+ *          chunk, see history-apply.ts) → { applied, skipped }.
+ * `history_mode = "on_demand"`: a new instance starts at the journal head (its live lane starts at once; history
+ * comes only from explicit materialization jobs).
  * Sends: ChangesNotice to every listener actor.
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { Counter, Histogram } from 'prom-client';
 import { openStore, type Store, type ProcessorTables } from '../../store/env.js';
-import { readProgress, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
+import { readProgress, readRanges, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ChangesNotice, JournalNotice } from '../chain-messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
@@ -18,6 +21,7 @@ import { resolveKind } from '../processors/kind-catalog.js';
 import type { KindOptions } from './kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
+import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -41,6 +45,8 @@ export interface ProcessorArgs {
   readonly seedSavepoint?: string;
   /** Schedule and genesis of the served chain (see kinds.ts). */
   readonly chain: Parameters<typeof kindContext>[1];
+  /** `history_mode` (default live_only). */
+  readonly historyMode?: 'live_only' | 'on_demand';
 }
 
 interface State {
@@ -67,6 +73,15 @@ async function setState(state: State, coverageState: CoverageState): Promise<voi
   state.progress = { ...state.progress, state: coverageState };
   const progress = state.progress;
   await state.store.write(() => writeProgress(state.tables.state, { ...readProgress(state.tables.state), state: progress.state, stateReason: null }));
+}
+
+/** An on_demand instance that has never committed anything begins at the journal head: its history waits for jobs. */
+async function startAtJournalHead(store: Store, tables: ProcessorTables): Promise<void> {
+  await store.write(() => {
+    const progress = readProgress(tables.state);
+    if (progress.journalSequence !== 0 || progress.changeSequence !== 0n || readRanges(tables.coverage).length > 0) return;
+    writeProgress(tables.state, { ...progress, journalSequence: journalHead(store) });
+  });
 }
 
 /** Applies journal moves until the instance reaches the journal head it has been told about. */
@@ -121,6 +136,7 @@ export default defineActor<State, ProcessorArgs>({
       // A seeded instance starts after its savepoint's block.
       startBlock: seed ? Math.max(ctx.args.startBlock ?? 0, seed.blockNumber + 1) : ctx.args.startBlock,
     };
+    if (ctx.args.historyMode === 'on_demand') await startAtJournalHead(store, tables);
     const state: State = {
       identity, store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
       moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
@@ -136,6 +152,15 @@ export default defineActor<State, ProcessorArgs>({
       case 'journal':
         state.target = Math.max(state.target, (message as JournalNotice).sequence);
         return run(ctx, state);
+      case 'history.apply': {
+        const result = await applyHistoryBlocks(state.commit, message as unknown as HistoryApplyMessage, new Date().toISOString());
+        state.progress = { ...state.progress, changeSequence: result.progress.changeSequence, configuredStartBlock: result.progress.configuredStartBlock };
+        if (result.changes > 0) {
+          const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt: performance.timeOrigin + performance.now() };
+          await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch(() => undefined)));
+        }
+        return { applied: result.applied, skipped: result.skipped };
+      }
       case 'checkpoint.restore':
         return restoreCheckpoint(state.commit, String(message.checkpoint));
       case 'savepoint.create':

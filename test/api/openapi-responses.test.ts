@@ -27,7 +27,10 @@ const TOML = [
   '[[processors]]', 'id = "blobs"', 'kind = "blobs"', ...COMMON,
   // Many retained: the devnet takes a checkpoint every 200 ms, and one the walk listed must still be there when it restores it.
   '[[processors]]', 'id = "erc20"', 'kind = "erc20"', `tokens = ${JSON.stringify(TOKENS)}`, ...COMMON, 'checkpoint_every_blocks = 2', 'checkpoints_retained = 1000',
-  '[[processors]]', 'id = "amm"', 'kind = "amm"', `pools = ${JSON.stringify(POOLS)}`, ...COMMON, 'checkpoint_every_blocks = 2', 'checkpoints_retained = 3', '',
+  '[[processors]]', 'id = "amm"', 'kind = "amm"', `pools = ${JSON.stringify(POOLS)}`, ...COMMON, 'checkpoint_every_blocks = 2', 'checkpoints_retained = 3',
+  // The admin routes: an on_demand block-local instance (the example custom kind) for materialization jobs, and the devnet history source.
+  '[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"',
+  '[[sources.history]]', 'id = "devnet"', 'kind = "devnet"', '',
 ].join('\n');
 /** Operations the walk cannot drive to a success on a live node (none). */
 const NO_LIVE_SUCCESS = new Set<string>();
@@ -272,6 +275,28 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   await send({ method: 'POST', path: `${base}/nobody/lease`, body: {}, headers: credential, expect: 404 });
   await send({ method: 'DELETE', path: `${base}/walk`, expect: 204 });
   await send({ method: 'DELETE', path: `${base}/walk`, expect: 404 });
+
+  // Administration: materialization jobs and the source probe.
+  const jobs = '/admin/v1/materialization-jobs';
+  const jobBody = { processor: 'gas', fromBlock: 1, toBlock: 3, mode: 'fill_missing', idempotencyKey: 'walk' };
+  const created = await send({ method: 'POST', path: jobs, body: jobBody, expect: 201 });
+  await send({ method: 'POST', path: jobs, body: jobBody, expect: 200 });
+  await send({ method: 'POST', path: jobs, body: { ...jobBody, toBlock: 4 }, expect: 409 });
+  await send({ method: 'POST', path: jobs, body: { ...jobBody, processor: 'erc20', idempotencyKey: 'walk-2' }, expect: 422 });
+  await send({ method: 'POST', path: jobs, body: { ...jobBody, processor: 'nope', idempotencyKey: 'walk-3' }, expect: 404 });
+  await send({ method: 'POST', path: jobs, body: { ...jobBody, fromBlock: 'one' }, expect: 400 });
+  await send({ method: 'POST', path: jobs, rawBody: '{}', expect: 415 });
+  await send({ path: jobs, expect: 200 });
+  const jobPath = `${jobs}/${created.json.id}`;
+  await waitUntil(node, async () => ((await (await fetch(`${node.baseUrl}${jobPath}`)).json()) as { state: string }).state === 'completed', 30_000);
+  await send({ path: jobPath, expect: 200 });
+  await send({ method: 'POST', path: `${jobPath}/cancel`, expect: 200 });
+  await send({ method: 'DELETE', path: jobPath, expect: 204 });
+  await send({ path: jobPath, expect: 404 });
+  await send({ method: 'DELETE', path: jobPath, expect: 404 });
+  await send({ method: 'POST', path: `${jobs}/nope/cancel`, expect: 404 });
+  await send({ method: 'POST', path: '/admin/v1/sources/devnet/probe', expect: 200 });
+  await send({ method: 'POST', path: '/admin/v1/sources/nope/probe', expect: 404 });
 
   assert.deepEqual(problems, [], 'every response is allowed by the document');
   const unexercised = validator.operationNames().filter((name) => !NO_LIVE_SUCCESS.has(name) && ![...(validator.exercised.get(name) ?? [])].some((status) => status.startsWith('2')));

@@ -19,7 +19,7 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
 test('with auth.token_file set, every native route needs the API bearer and the operational routes stay open', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-auth-'));
   writeFileSync(join(dir, 'api.env'), `CHAIN_NODE_API_TOKEN=${TOKEN}\n`, { mode: 0o600 });
-  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n[[processors]]\nid = "blobs"\nkind = "blobs"\n[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n', sets: ['devnet.block_time_ms=200'] });
+  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n[[processors]]\nid = "blobs"\nkind = "blobs"\n[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n[[sources.history]]\nid = "devnet"\nkind = "devnet"\n', sets: ['devnet.block_time_ms=200'] });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const base = node.baseUrl;
   const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -83,6 +83,21 @@ test('with auth.token_file set, every native route needs the API bearer and the 
       assert.ok(![401, 403].includes(allowed.status), `${method} ${path} with the bearer: ${allowed.status}`);
       await allowed.body?.cancel();
     }
+  });
+
+  await t.test('admin routes need the bearer too; JSON-RPC stays open', async () => {
+    const probe = '/admin/v1/sources/devnet/probe';
+    const call = (path: string, method: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { method, headers });
+    for (const [path, method] of [[probe, 'POST'], ['/admin/v1/materialization-jobs', 'GET'], ['/admin/v1/materialization-jobs', 'POST']] as const) {
+      const missing = await call(path, method);
+      assert.equal(missing.status, 401, `${method} ${path} without a bearer`);
+      assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'unauthorized');
+      assert.equal((await call(path, method, { authorization: `Bearer ${TOKEN}x` })).status, 403, `${method} ${path} with a wrong bearer`);
+    }
+    assert.equal((await call(probe, 'POST', bearer)).status, 200);
+    assert.equal((await call('/admin/v1/materialization-jobs', 'GET', bearer)).status, 200);
+    const rpc = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+    assert.equal(rpc.status, 200, 'JSON-RPC has no bearer');
   });
 
   await t.test('the token never appears in the node log', () => {

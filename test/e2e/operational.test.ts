@@ -28,7 +28,7 @@ test('the node serves health, readiness and metrics, and answers every error in 
       readyBody = await ready.json() as { lanes: Array<{ lane: string; state: string }> };
     }
     assert.equal(ready.status, 200);
-    assert.deepEqual(readyBody.lanes.map((l) => [l.lane, l.state]), [['source', 'ready'], ['finality', 'ready'], ['chain', 'ready'], ['processor.blobs', 'ready'], ['outbox', 'ready'], ['snapshots', 'ready'], ['listener', 'ready'], ['rpc', 'ready']]);
+    assert.deepEqual(readyBody.lanes.map((l) => [l.lane, l.state]), [['source', 'ready'], ['finality', 'ready'], ['chain', 'ready'], ['processor.blobs', 'ready'], ['outbox', 'ready'], ['snapshots', 'ready'], ['history', 'ready'], ['listener', 'ready'], ['rpc', 'ready']]);
 
     const metrics = await fetch(`${node.baseUrl}/metrics`);
     assert.equal(metrics.status, 200);

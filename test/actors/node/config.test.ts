@@ -35,7 +35,11 @@ test('config.example.toml is valid and lists every key of the schema with its de
     const defaults = loadConfig(file);
     const { processors: exampleProcessors, ...example } = loaded.config;
     const { processors: defaultProcessors, ...rest } = defaults.config;
-    assert.deepEqual({ ...example, data_dir: '' }, { ...rest, data_dir: '' }, 'the example shows exactly the defaults');
+    // History sources default to none; the example lists the devnet's, so jobs and probes work offline out of the box.
+    const withoutHistory = <C extends typeof example>(config: C) => ({ ...config, data_dir: '', sources: { ...config.sources, history: [] } });
+    assert.deepEqual(withoutHistory(example), withoutHistory(rest), 'the example shows exactly the defaults');
+    assert.deepEqual(rest.sources.history, []);
+    assert.deepEqual(example.sources.history.map((source) => [source.id, source.kind]), [['devnet', 'devnet']]);
     // Out of the box the example also runs the token and pool kinds over the devnet's contracts.
     assert.deepEqual(exampleProcessors[0], defaultProcessors[0], 'the default blobs instance, as it is');
     assert.deepEqual(exampleProcessors.map((p) => p.kind), ['blobs', 'erc20', 'amm']);
@@ -50,6 +54,8 @@ test('config.example.toml is valid and lists every key of the schema with its de
     } else if (shown === undefined) missing.push(path);
   };
   walk(loaded.config, raw, '');
+  const shownSource = ((raw.sources as Record<string, unknown>).history as Array<Record<string, unknown>>)[0]!;
+  assert.deepEqual(Object.keys(shownSource).sort(), Object.keys(loaded.config.sources.history[0]!).sort(), 'the example history source shows every key with its default');
   assert.deepEqual(missing.filter((key) => !key.startsWith('processors')), [], 'every key appears in config.example.toml');
   assert.equal(loaded.config.listeners.api, '127.0.0.1:8080');
   assert.equal(loaded.config.listeners.rpc_http, '127.0.0.1:8545');

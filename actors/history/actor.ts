@@ -1,0 +1,340 @@
+/**
+ * Lane `history`: materialization jobs (spec §3.3, §4.6) and history-source probes. The one writer of job records
+ * (store/history-jobs.ts). Jobs run one at a time, oldest first, in the background: each chunk of at most
+ * `chunkBlocks` missing finalized blocks, from the top of the range down, is fetched from the job's history source,
+ * verified block by block and as a hash chain linked to the trusted block above it (canonical, or the lowest block
+ * the job committed) and to the canonical block below when known, recorded in the chain tables, and handed to the
+ * processor lane (`history.apply`), which commits it with its coverage in one transaction. Progress is re-derived
+ * from coverage after every chunk, so a restart (even kill -9) resumes exactly where committed chunks end.
+ *
+ * Accepts (asks, from the listeners' admin routes):
+ *   `job.create` {processor, fromBlock, toBlock, mode, idempotencyKey, source?} → {created, job}
+ *   `job.list` → {data: job[]};  `job.get` {id} → job;  `job.cancel` {id} → job;  `job.delete` {id} → {deleted}
+ *   `probe` {source} → ProbeResult
+ * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped}.
+ */
+import { randomBytes } from 'node:crypto';
+import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { CodedError } from '../../runtime/errors.js';
+import { errorFields } from '../../runtime/log.js';
+import { getCanonicalHash, getHeaderBytes, recordBlocks } from '../../store/chain-material.js';
+import { readProgress, readRanges } from '../../store/coverage.js';
+import { openStore, type Store } from '../../store/env.js';
+import {
+  createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type MaterializationJob,
+} from '../../store/history-jobs.js';
+import { decodeHeader } from '../../net/eth/header.js';
+import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
+import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
+import { UpstreamError } from '../../net/rpc/errors.js';
+import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
+import { missingCount, previousMissing } from './job-ranges.js';
+import type { HistoryApplyMessage } from '../processor/history-apply.js';
+
+export interface HistoryProcessorArgs {
+  readonly id: string;
+  readonly instance: string;
+  readonly historyMode: 'live_only' | 'on_demand';
+  readonly historyControl: 'node_owned' | 'application_subscriptions';
+  readonly ordering: 'block_local' | 'ordered_state';
+  readonly startBlock: number | null;
+}
+
+export interface HistoryArgs {
+  readonly dataDir: string;
+  readonly chainId: number;
+  readonly chunkBlocks: number;
+  readonly sources: readonly HistorySourceArgs[];
+  readonly processors: readonly HistoryProcessorArgs[];
+}
+
+interface RunMeter {
+  readonly job: string;
+  readonly startedMs: number;
+  readonly doneAtStart: number;
+}
+
+interface State {
+  readonly store: Store;
+  readonly sources: ReadonlyMap<string, HistorySource>;
+  readonly processors: ReadonlyMap<string, HistoryProcessorArgs>;
+  readonly shutdown: AbortController;
+  running: Promise<void> | null;
+  meter: RunMeter | null;
+  stopping: boolean;
+}
+
+type Ctx = ActorContext<HistoryArgs>;
+
+export interface JobView {
+  readonly id: string;
+  readonly processor: string;
+  readonly source: string;
+  readonly fromBlock: number;
+  readonly toBlock: number;
+  readonly mode: 'fill_missing';
+  readonly idempotencyKey: string;
+  readonly state: MaterializationJob['state'];
+  readonly cancelRequested: boolean;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly progress: {
+    readonly blocksDone: number;
+    readonly blocksTotal: number;
+    readonly blocksPerSecond: number | null;
+    readonly etaSeconds: number | null;
+    readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
+  };
+  readonly lastError: MaterializationJob['lastError'];
+}
+
+const APPLY_TIMEOUT_MS = 120_000;
+
+export default defineActor<State, HistoryArgs>({
+  init(ctx) {
+    const store = openStore({ dataDir: ctx.args.dataDir });
+    const shutdown = new AbortController();
+    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal)]));
+    const state: State = { store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false };
+    ctx.ready();
+    setImmediate(() => pump(ctx, state));
+    return state;
+  },
+
+  async handle(message, state, ctx) {
+    switch (message.type) {
+      case 'job.create': return createMaterializationJob(ctx, state, message as unknown as CreateRequest);
+      case 'job.list': return { data: listJobs(state.store).map((job) => view(state, job)) };
+      case 'job.get': return view(state, existingJob(state, String(message.id)));
+      case 'job.cancel': return cancelJob(ctx, state, String(message.id));
+      case 'job.delete': return removeJob(state, String(message.id));
+      case 'probe': return probe(ctx, state, String(message.source));
+      default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
+    }
+  },
+
+  abort(state) {
+    state.shutdown.abort(new Error('history lane aborted'));
+  },
+
+  async stop(state, ctx) {
+    state.stopping = true;
+    state.shutdown.abort(new Error('history lane stopping'));
+    await state.running?.catch((error: unknown) => ctx.log.warn('job runner ended with an error while stopping', errorFields(error)));
+    await state.store.close();
+  },
+});
+
+interface CreateRequest {
+  readonly processor: string;
+  readonly fromBlock: number;
+  readonly toBlock: number;
+  readonly mode: 'fill_missing';
+  readonly idempotencyKey: string;
+  readonly source?: string;
+}
+
+function existingJob(state: State, id: string): MaterializationJob {
+  const job = readJob(state.store, id);
+  if (!job) throw new CodedError('not_found', `no materialization job '${id.slice(0, 80)}'`, { job: id.slice(0, 80) });
+  return job;
+}
+
+function requestDigest(request: CreateRequest, source: string): string {
+  return JSON.stringify({ processor: request.processor, fromBlock: request.fromBlock, toBlock: request.toBlock, mode: request.mode, source });
+}
+
+async function createMaterializationJob(ctx: Ctx, state: State, request: CreateRequest): Promise<{ created: boolean; job: JobView }> {
+  const processor = state.processors.get(request.processor);
+  if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
+  const source = request.source ?? ctx.args.sources[0]?.id;
+  if (source === undefined) throw new CodedError('unsupported_capability', 'no history source is configured ([[sources.history]]); a materialization job needs one');
+  if (!state.sources.has(source)) throw new CodedError('not_found', `no history source '${source.slice(0, 80)}'`, { source: source.slice(0, 80) });
+  const digest = requestDigest(request, source);
+  const existingId = jobIdForKey(state.store, request.idempotencyKey);
+  if (existingId !== undefined) {
+    const existing = readJob(state.store, existingId);
+    if (existing && existing.requestDigest === digest) return { created: false, job: view(state, existing) };
+    throw new CodedError('conflict', `idempotency key '${request.idempotencyKey.slice(0, 80)}' was used with another request body (job ${existingId})`, { job: existingId });
+  }
+  if (processor.historyControl !== 'node_owned' || processor.historyMode !== 'on_demand') {
+    throw new CodedError('unsupported_capability',
+      `materialization jobs require history_control = "node_owned" and history_mode = "on_demand"; processor '${processor.id}' has history_control = "${processor.historyControl}" and history_mode = "${processor.historyMode}"`,
+      { processor: processor.id, historyControl: processor.historyControl, historyMode: processor.historyMode });
+  }
+  if (processor.ordering !== 'block_local') {
+    throw new CodedError('unsupported_capability', `processor '${processor.id}' has an ordered-state kind, which reduces in chain order; materialization jobs fill gaps of block-local kinds only (ordered-state history is a cold backfill)`, { processor: processor.id });
+  }
+  if (processor.startBlock !== null && request.fromBlock < processor.startBlock) {
+    throw new CodedError('invalid_request', `fromBlock ${request.fromBlock} is below processor '${processor.id}' start_block ${processor.startBlock}`, { fromBlock: request.fromBlock, startBlock: processor.startBlock });
+  }
+  const tables = state.store.processor(processor.instance);
+  const finalized = readProgress(tables.state).finalizedNumber;
+  if (finalized === null || request.toBlock > finalized) {
+    throw new CodedError('conflict', `toBlock ${request.toBlock} is above processor '${processor.id}' finalized block ${finalized ?? '(none yet)'}; a materialization job processes finalized blocks only`, { toBlock: request.toBlock, finalizedBlock: finalized });
+  }
+  const now = new Date();
+  const job: MaterializationJob = {
+    id: `mj-${now.getTime().toString(16).padStart(12, '0')}-${randomBytes(4).toString('hex')}`,
+    processor: processor.id, instance: processor.instance, source, fromBlock: request.fromBlock, toBlock: request.toBlock, mode: 'fill_missing',
+    idempotencyKey: request.idempotencyKey, requestDigest: digest, state: 'queued', createdAt: now.toISOString(), startedAt: null, finishedAt: null,
+    blocksTotal: missingCount(readRanges(tables.coverage), request.fromBlock, request.toBlock), blocksDone: 0, currentChunk: null, lastError: null, cancelRequested: false,
+  };
+  await createJob(state.store, job);
+  ctx.log.info('materialization job created', { job: job.id, processor: job.processor, fromBlock: job.fromBlock, toBlock: job.toBlock, blocksTotal: job.blocksTotal });
+  setImmediate(() => pump(ctx, state));
+  return { created: true, job: view(state, job) };
+}
+
+async function cancelJob(ctx: Ctx, state: State, id: string): Promise<JobView> {
+  const job = existingJob(state, id);
+  if (TERMINAL_JOB_STATES.has(job.state)) return view(state, job);
+  const next = (await updateJob(state.store, id, (current) => (current.state === 'queued'
+    ? { ...current, state: 'cancelled', finishedAt: new Date().toISOString(), cancelRequested: true }
+    : TERMINAL_JOB_STATES.has(current.state) ? current : { ...current, cancelRequested: true }))) ?? job;
+  ctx.log.info('materialization job cancel requested', { job: id, state: next.state });
+  return view(state, next);
+}
+
+async function removeJob(state: State, id: string): Promise<{ deleted: string }> {
+  const job = existingJob(state, id);
+  if (!TERMINAL_JOB_STATES.has(job.state)) throw new CodedError('conflict', `job '${id}' is ${job.state}; only a completed, failed or cancelled job can be deleted (cancel it first)`, { job: id, state: job.state });
+  await deleteJob(state.store, job);
+  return { deleted: id };
+}
+
+async function probe(ctx: Ctx, state: State, id: string): Promise<unknown> {
+  const source = state.sources.get(id);
+  if (!source) throw new CodedError('not_found', `no history source '${id.slice(0, 80)}'`, { source: id.slice(0, 80) });
+  try {
+    return await source.probe(ctx.args.chainId);
+  } catch (error) {
+    if (error instanceof UpstreamError) throw new CodedError('source_unavailable', error.message, { source: id });
+    throw error;
+  }
+}
+
+function view(state: State, job: MaterializationJob): JobView {
+  const meter = state.meter?.job === job.id && job.state === 'running' ? state.meter : null;
+  let blocksPerSecond: number | null = null;
+  let etaSeconds: number | null = null;
+  if (meter) {
+    const seconds = (performance.now() - meter.startedMs) / 1000;
+    const done = job.blocksDone - meter.doneAtStart;
+    if (seconds > 0 && done > 0) {
+      blocksPerSecond = Math.round((done / seconds) * 100) / 100;
+      etaSeconds = Math.round(((job.blocksTotal - job.blocksDone) / blocksPerSecond) * 10) / 10;
+    }
+  }
+  return {
+    id: job.id, processor: job.processor, source: job.source, fromBlock: job.fromBlock, toBlock: job.toBlock, mode: job.mode, idempotencyKey: job.idempotencyKey,
+    state: job.state, cancelRequested: job.cancelRequested, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt,
+    progress: { blocksDone: job.blocksDone, blocksTotal: job.blocksTotal, blocksPerSecond, etaSeconds, currentChunk: job.currentChunk },
+    lastError: job.lastError,
+  };
+}
+
+/** Starts the runner when it is idle and a job waits. */
+function pump(ctx: Ctx, state: State): void {
+  if (state.running || state.stopping) return;
+  state.running = runJobs(ctx, state).catch((error: unknown) => {
+    if (state.stopping) return;
+    setImmediate(() => { throw error; });
+  }).finally(() => { state.running = null; });
+}
+
+async function runJobs(ctx: Ctx, state: State): Promise<void> {
+  for (;;) {
+    if (state.stopping) return;
+    const jobs = listJobs(state.store);
+    const next = jobs.find((job) => job.state === 'running') ?? jobs.find((job) => job.state === 'queued');
+    if (!next) return;
+    await runJob(ctx, state, next);
+  }
+}
+
+async function finish(state: State, id: string, change: Partial<MaterializationJob>): Promise<void> {
+  await updateJob(state.store, id, (job) => ({ ...job, ...change, finishedAt: new Date().toISOString() }));
+}
+
+async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Promise<void> {
+  const id = initial.id;
+  const processor = state.processors.get(initial.processor);
+  const source = state.sources.get(initial.source);
+  if (!processor || !source) {
+    await finish(state, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or history source '${initial.source}' is no longer configured`, at: new Date().toISOString() } });
+    return;
+  }
+  const tables = state.store.processor(initial.instance);
+  const progressOf = () => initial.blocksTotal - Math.min(initial.blocksTotal, missingCount(readRanges(tables.coverage), initial.fromBlock, initial.toBlock));
+  const started = await updateJob(state.store, id, (job) => (TERMINAL_JOB_STATES.has(job.state) ? job : { ...job, state: 'running', startedAt: job.startedAt ?? new Date().toISOString(), blocksDone: progressOf() }));
+  if (started?.state !== 'running') return;
+  state.meter = { job: id, startedMs: performance.now(), doneAtStart: progressOf() };
+  ctx.log.info('materialization job running', { job: id, processor: initial.processor, source: initial.source, fromBlock: initial.fromBlock, toBlock: initial.toBlock });
+  // Chunks go from the top of the range down, each linked to the block above it: a trusted hash (the canonical
+  // chain, or the lowest block this job committed, kept in the job record), as the live rpc source walks back.
+  let cursor = initial.toBlock;
+  for (;;) {
+    if (state.stopping) return;
+    const job = readJob(state.store, id);
+    if (!job) return;
+    if (job.cancelRequested) {
+      await finish(state, id, { state: 'cancelled', blocksDone: progressOf() });
+      ctx.log.info('materialization job cancelled', { job: id });
+      return;
+    }
+    const chunk = cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
+    if (chunk === null) {
+      await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: job.currentChunk });
+      ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
+      return;
+    }
+    await updateJob(state.store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
+    try {
+      const blocks = await source.fetchRange(chunk.from, chunk.to);
+      checkHashChain(blocks, chunk.from, canonicalHash(state.store, chunk.from - 1), trustedParentOf(state.store, chunk.to + 1, job.anchor ?? null));
+      if (state.stopping) return;
+      if (source.recordsNeeded) await recordBlocks(state.store, blocks.map((block) => block.material));
+      const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks: blocks.map((block) => ({ number: block.number, hash: block.hash })) };
+      await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
+      const lowest = blocks[0]!;
+      cursor = chunk.from - 1;
+      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: { number: lowest.number, hash: lowest.hash } }));
+    } catch (error) {
+      if (state.stopping) return;
+      const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
+      const message = error instanceof HistoryBlockError ? error.message : `chunk ${chunk.from}-${chunk.to}: ${(error as Error).message}`;
+      await finish(state, id, { state: 'failed', blocksDone: progressOf(), lastError: { blockNumber, message, at: new Date().toISOString() } });
+      ctx.log.warn('materialization job failed; its chunk was not committed', { job: id, chunkFrom: chunk.from, chunkTo: chunk.to, blockNumber, reason: message });
+      return;
+    }
+  }
+}
+
+function canonicalHash(store: Store, number: number): Hash | null {
+  if (number < 0) return null;
+  const hash = getCanonicalHash(store, number);
+  return hash ? (bytesToHex(hash) as Hash) : null;
+}
+
+/**
+ * The parent hash block `number` names, when its hash is trusted: the canonical block there, or — below the lowest
+ * block this job committed (`anchor`) — reached from the anchor down through recorded, verified headers. A crash
+ * between a chunk's commit and the record's anchor update leaves the anchor one chunk high; the walk covers it.
+ */
+function trustedParentOf(store: Store, number: number, anchor: { readonly number: number; readonly hash: Hash } | null): Hash | null {
+  let hash: Uint8Array | undefined = getCanonicalHash(store, number);
+  if (!hash && anchor !== null && anchor.number >= number) {
+    let at = anchor.number;
+    let current: Hash | null = anchor.hash;
+    while (at > number && current !== null) {
+      const header = getHeaderBytes(store, hexToBytes(current));
+      current = header ? decodeHeader(header).parentHash : null;
+      at -= 1;
+    }
+    if (current !== null) hash = hexToBytes(current);
+  }
+  const header = hash ? getHeaderBytes(store, hash) : undefined;
+  return header ? decodeHeader(header).parentHash : null;
+}

@@ -1,0 +1,128 @@
+/**
+ * The history lane's sources, built from `[[sources.history]]`: `rpc` (net/history/rpc-history.ts) and `devnet`
+ * (the embedded devnet's chain as the node recorded it, re-verified from its bytes by the same check the live
+ * ingest uses for stored material). Each fetches a range of blocks, verified, and answers a probe.
+ */
+import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
+import type { Store } from '../../store/env.js';
+import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import { BlockVerificationError, EthFormatError } from '../../net/eth/errors.js';
+import { bytesToHex, type Hash } from '../../net/eth/hex.js';
+import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
+import { HistoryBlockError, type HistoryBlock } from '../../net/history/history-block.js';
+import { createRpcHistory, type RpcHistory } from '../../net/history/rpc-history.js';
+import { CodedError } from '../../runtime/errors.js';
+import { JsonFields } from '../../net/rpc/json-fields.js';
+
+export interface HistorySourceArgs {
+  readonly id: string;
+  readonly kind: 'rpc' | 'devnet';
+  readonly concurrency: number;
+  readonly url: string;
+  readonly batchBlocks: number;
+  readonly requestTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  readonly pooledBlobRoots: boolean;
+}
+
+export interface ProbeResult {
+  readonly source: string;
+  readonly kind: 'rpc' | 'devnet';
+  readonly chainId: number;
+  readonly chainIdMatches: boolean;
+  readonly earliestBlock: number;
+  readonly latestBlock: number;
+  readonly receiptsAvailable: boolean;
+  readonly latencyMs: number;
+  readonly sampleBlock: { readonly number: number; readonly hash: Hash; readonly verified: true } | null;
+  readonly sampleError: string | null;
+  readonly probedAt: string;
+}
+
+export interface HistorySource {
+  readonly id: string;
+  readonly kind: 'rpc' | 'devnet';
+  /** Whether fetched blocks must be recorded in the chain tables before a processor reads them (devnet's already are). */
+  readonly recordsNeeded: boolean;
+  fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
+  probe(nodeChainId: number): Promise<ProbeResult>;
+}
+
+export function createHistorySource(args: HistorySourceArgs, store: Store, signal: AbortSignal): HistorySource {
+  return args.kind === 'rpc' ? rpcSource(args, signal) : devnetSource(args, store);
+}
+
+function rpcSource(args: HistorySourceArgs, signal: AbortSignal): HistorySource {
+  const history: RpcHistory = createRpcHistory({
+    url: args.url, concurrency: args.concurrency, batchBlocks: args.batchBlocks, timeoutMs: args.requestTimeoutMs, maxRetries: args.maxRetries,
+    backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs, pooledBlobRoots: args.pooledBlobRoots, signal,
+  });
+  return {
+    id: args.id, kind: 'rpc', recordsNeeded: true,
+    fetchRange: (from, to) => history.fetchRange(from, to),
+    async probe(nodeChainId) {
+      const started = performance.now();
+      const chainIdHex = await history.client.call<string>('eth_chainId', []);
+      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+      const chainId = Number(BigInt(chainIdHex));
+      const latestBlock = Number(BigInt(await history.client.call<string>('eth_blockNumber', [])));
+      const earliest = await history.client.call('eth_getBlockByNumber', ['earliest', false]);
+      const earliestBlock = earliest === null ? 0 : new JsonFields(earliest, 'block').number('number');
+      const sample = await sampleOf(() => history.fetchRange(latestBlock, latestBlock));
+      return { source: args.id, kind: 'rpc', chainId, chainIdMatches: chainId === nodeChainId, earliestBlock, latestBlock, latencyMs, ...sample, probedAt: new Date().toISOString() };
+    },
+  };
+}
+
+async function sampleOf(fetch: () => Promise<HistoryBlock[]>): Promise<Pick<ProbeResult, 'sampleBlock' | 'sampleError' | 'receiptsAvailable'>> {
+  try {
+    const [block] = await fetch();
+    return { sampleBlock: { number: block!.number, hash: block!.hash, verified: true }, sampleError: null, receiptsAvailable: block!.material.receipts !== null };
+  } catch (error) {
+    if (!(error instanceof HistoryBlockError)) throw error;
+    return { sampleBlock: null, sampleError: error.message, receiptsAvailable: !/receipts/.test(error.reason) };
+  }
+}
+
+/** The devnet's canonical chain from the chain tables, each block re-verified from its stored bytes. */
+function devnetSource(args: HistorySourceArgs, store: Store): HistorySource {
+  const read = (number: number): HistoryBlock => {
+    const hash = getCanonicalHash(store, number);
+    if (!hash) throw new HistoryBlockError(number, 'the devnet has no canonical block at this height (not produced yet, or not retained)');
+    const header = getHeaderBytes(store, hash);
+    const body = getBodyBytes(store, hash);
+    if (!header || !body) throw new HistoryBlockError(number, 'the devnet block is canonical but its material is not recorded');
+    const receipts = getReceiptsBytes(store, hash) ?? null;
+    try {
+      const verified = verifyBlockMaterialBytes({ header, body, receipts, expectedHash: bytesToHex(hash) });
+      return { number, hash: verified.hash, parentHash: verified.header.parentHash, material: { number, hash, header, body, receipts } };
+    } catch (error) {
+      if (error instanceof BlockVerificationError) throw new HistoryBlockError(number, `verification failed: ${error.field} mismatch (header says ${error.expected}, material gives ${error.actual})`);
+      if (error instanceof EthFormatError) throw new HistoryBlockError(number, `malformed material: ${error.message}`);
+      throw error;
+    }
+  };
+  const bound = (reverse: boolean): number | null => {
+    for (const key of store.chain.canonical.getKeys({ reverse, limit: 1 })) return decodeU64KeyAsNumber(key);
+    return null;
+  };
+  return {
+    id: args.id, kind: 'devnet', recordsNeeded: false,
+    async fetchRange(from, to) {
+      const blocks: HistoryBlock[] = [];
+      for (let n = from; n <= to; n += 1) blocks.push(read(n));
+      return blocks;
+    },
+    async probe(nodeChainId) {
+      const latestBlock = bound(true);
+      const earliestBlock = bound(false);
+      if (latestBlock === null || earliestBlock === null) throw new CodedError('source_unavailable', `history source '${args.id}': the devnet has produced no block yet`);
+      const started = performance.now();
+      const sample = await sampleOf(async () => [read(latestBlock)]);
+      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+      return { source: args.id, kind: 'devnet', chainId: nodeChainId, chainIdMatches: true, earliestBlock, latestBlock, latencyMs, ...sample, probedAt: new Date().toISOString() };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Administration routes (spec §4.6), protected by the API bearer when one is configured (they are not `open`):
+ *
+ *   POST   /admin/v1/materialization-jobs                {processor, fromBlock, toBlock, mode: "fill_missing", idempotencyKey, source?}
+ *                                                        201 new job; 200 the same job for the same key and body; 409 same key, other body
+ *   GET    /admin/v1/materialization-jobs                {data: [job]}
+ *   GET    /admin/v1/materialization-jobs/{id}           job (state, progress: blocks done/total, blocks/s, ETA, current chunk; lastError)
+ *   POST   /admin/v1/materialization-jobs/{id}/cancel    job (a queued job is cancelled at once; a running one after its chunk in flight)
+ *   DELETE /admin/v1/materialization-jobs/{id}           204; only a terminal job (409 otherwise): the retry boundary
+ *   POST   /admin/v1/sources/{source}/probe              what the history source can serve, measured
+ *
+ * Bodies are validated here; everything else is the `history` lane's (asked over its mailbox), so a slow or busy
+ * history lane never touches the JSON-RPC listeners.
+ */
+import { z } from 'zod';
+import { CodedError } from '../../runtime/errors.js';
+import { HttpError } from '../errors.js';
+import { jsonBody, type Request } from '../http.js';
+import type { Route } from '../routes.js';
+
+/** Asks the history lane; a lane that does not answer is 503 `not_ready`. */
+export type HistoryAsk = (message: { type: string } & Record<string, unknown>, timeoutMs?: number) => Promise<unknown>;
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/;
+const block = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+const createBody = z.strictObject({
+  processor: z.string().regex(NAME, 'expected a processor id'),
+  fromBlock: block,
+  toBlock: block,
+  mode: z.literal('fill_missing', 'expected "fill_missing"'),
+  idempotencyKey: z.string().min(1).max(200),
+  source: z.string().regex(NAME, 'expected a history source id').optional(),
+}).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
+
+function parseCreate(request: Request): z.infer<typeof createBody> {
+  const result = createBody.safeParse(jsonBody(request));
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
+  throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
+}
+
+const JOB_ID = /^mj-[0-9a-f]{12}-[0-9a-f]{8}$/;
+
+function jobId(request: Request): string {
+  const id = request.params[0] ?? '';
+  if (!JOB_ID.test(id)) throw new HttpError('not_found', `no materialization job '${id.slice(0, 80)}'`, { job: id.slice(0, 80) });
+  return id;
+}
+
+export function adminRoutes(ask: HistoryAsk): Route[] {
+  const call = async (message: { type: string } & Record<string, unknown>, timeoutMs = 10_000): Promise<unknown> => {
+    try {
+      return await ask(message, timeoutMs);
+    } catch (error) {
+      if (error instanceof CodedError) throw error;
+      throw new HttpError('not_ready', `the history lane did not answer: ${(error as Error).message}`);
+    }
+  };
+  const base = '/admin/v1/materialization-jobs';
+  return [
+    {
+      method: 'post', pattern: base, open: false,
+      handler: async (request) => {
+        const body = parseCreate(request);
+        const { created, job } = await call({ type: 'job.create', ...body }) as { created: boolean; job: { id: string } };
+        return { status: created ? 201 : 200, body: job, headers: { location: `${base}/${job.id}` } };
+      },
+    },
+    { method: 'get', pattern: base, open: false, handler: async () => ({ body: await call({ type: 'job.list' }) }) },
+    { method: 'get', pattern: `${base}/:id`, open: false, handler: async (request) => ({ body: await call({ type: 'job.get', id: jobId(request) }) }) },
+    { method: 'post', pattern: `${base}/:id/cancel`, open: false, handler: async (request) => ({ body: await call({ type: 'job.cancel', id: jobId(request) }) }) },
+    {
+      method: 'delete', pattern: `${base}/:id`, open: false,
+      handler: async (request) => {
+        await call({ type: 'job.delete', id: jobId(request) });
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'post', pattern: '/admin/v1/sources/:source/probe', open: false,
+      handler: async (request) => {
+        const source = request.params[0] ?? '';
+        if (!NAME.test(source)) throw new HttpError('not_found', `no history source '${source.slice(0, 80)}'`, { source: source.slice(0, 80) });
+        // A probe makes several upstream calls, each with the source's own timeout and retries.
+        return { body: await call({ type: 'probe', source }, 120_000) };
+      },
+    },
+  ];
+}

@@ -1,0 +1,98 @@
+/**
+ * A history source of kind `rpc`: an upstream archive node's JSON-RPC, read by block number. A range is fetched in
+ * batches of `batchBlocks` blocks (two calls per block, `eth_getBlockByNumber(n, true)` and
+ * `eth_getBlockReceipts(n)`, one HTTP request per batch), at most `concurrency` batches in flight, each request with
+ * the live rpc source's timeout, retry and backoff rules (net/rpc/client.ts). Every block is converted and verified
+ * by `materialFromJson` — the live rpc source's own path: block hash, transactions, withdrawals and receipts roots,
+ * blob gas, bloom, gas used — before it leaves this module.
+ */
+import { BlockVerificationError } from '../eth/errors.js';
+import { EthFormatError } from '../eth/errors.js';
+import { bytesToHex, type Hash } from '../eth/hex.js';
+import { createRpcClient, type RpcClient } from '../rpc/client.js';
+import { materialFromJson } from '../rpc/convert.js';
+import { UpstreamError, UpstreamFormatError } from '../rpc/errors.js';
+import { JsonFields } from '../rpc/json-fields.js';
+import { HistoryBlockError, type HistoryBlock } from './history-block.js';
+
+export interface RpcHistoryOptions {
+  readonly url: string;
+  readonly concurrency: number;
+  readonly batchBlocks: number;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  readonly pooledBlobRoots: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export interface RpcHistory {
+  readonly endpoint: string;
+  readonly client: RpcClient;
+  /** Blocks `from`..`to` (inclusive), ascending, each verified; throws HistoryBlockError naming the first bad block. */
+  fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
+}
+
+const quantity = (n: number) => `0x${n.toString(16)}`;
+
+export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
+  const client = createRpcClient({
+    url: options.url, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries,
+    backoffInitialMs: options.backoffInitialMs, backoffMaxMs: options.backoffMaxMs, ...(options.signal ? { signal: options.signal } : {}),
+  });
+
+  async function fetchBatch(from: number, to: number): Promise<HistoryBlock[]> {
+    const calls = [];
+    for (let n = from; n <= to; n += 1) {
+      calls.push({ method: 'eth_getBlockByNumber', params: [quantity(n), true] }, { method: 'eth_getBlockReceipts', params: [quantity(n)] });
+    }
+    let answers: unknown[];
+    try {
+      answers = await client.batch(calls);
+    } catch (error) {
+      if (error instanceof UpstreamError) throw new HistoryBlockError(from, `the upstream failed blocks ${from}-${to}: ${error.message}`);
+      throw error;
+    }
+    const blocks: HistoryBlock[] = [];
+    for (let i = 0; i <= to - from; i += 1) blocks.push(await convert(from + i, answers[2 * i], answers[2 * i + 1], options.pooledBlobRoots));
+    return blocks;
+  }
+
+  return {
+    endpoint: client.endpoint,
+    client,
+    async fetchRange(from, to) {
+      const batches: Array<[number, number]> = [];
+      for (let start = from; start <= to; start += options.batchBlocks) batches.push([start, Math.min(to, start + options.batchBlocks - 1)]);
+      const results: HistoryBlock[][] = new Array(batches.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < batches.length) {
+          const index = next++;
+          const [a, b] = batches[index]!;
+          results[index] = await fetchBatch(a, b);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(options.concurrency, batches.length) }, worker));
+      return results.flat();
+    },
+  };
+}
+
+/** One block's JSON and receipts JSON → a verified HistoryBlock, or HistoryBlockError saying why not. */
+export async function convert(number: number, block: unknown, receipts: unknown, pooledBlobRoots: boolean): Promise<HistoryBlock> {
+  if (block === null || block === undefined) throw new HistoryBlockError(number, 'the upstream does not have this block');
+  if (receipts === null || receipts === undefined) throw new HistoryBlockError(number, 'the upstream did not serve its receipts (eth_getBlockReceipts answered null)');
+  if (!Array.isArray(receipts)) throw new HistoryBlockError(number, 'eth_getBlockReceipts did not answer with an array');
+  try {
+    const answered = new JsonFields(block, 'block').number('number');
+    if (answered !== number) throw new HistoryBlockError(number, `the upstream answered with block ${answered}`);
+    const converted = await materialFromJson(block, receipts, { pooledBlobRoots });
+    return { number, hash: bytesToHex(converted.material.hash) as Hash, parentHash: converted.header.parentHash, material: converted.material };
+  } catch (error) {
+    if (error instanceof BlockVerificationError) throw new HistoryBlockError(number, `verification failed: ${error.field} mismatch (header says ${error.expected}, material gives ${error.actual})`);
+    if (error instanceof UpstreamFormatError || error instanceof EthFormatError) throw new HistoryBlockError(number, `malformed material: ${error.message}`);
+    throw error;
+  }
+}

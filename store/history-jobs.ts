@@ -1,0 +1,96 @@
+/**
+ * Materialization-job records in the `jobs` table, written by the history lane only (actors/history). Keys:
+ * `job:<id>` → the job record; `job-key:<idempotencyKey>` → the id of the job created with that key. A job record is
+ * small and fixed in size whatever its range: progress is counts, never block lists.
+ */
+import type { Store } from './env.js';
+
+export type JobState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export const TERMINAL_JOB_STATES: ReadonlySet<JobState> = new Set(['completed', 'failed', 'cancelled']);
+
+export interface JobError {
+  /** The block that failed, when one did. */
+  readonly blockNumber: number | null;
+  readonly message: string;
+  readonly at: string;
+}
+
+export interface MaterializationJob {
+  readonly id: string;
+  readonly processor: string;
+  readonly instance: string;
+  readonly source: string;
+  readonly fromBlock: number;
+  readonly toBlock: number;
+  readonly mode: 'fill_missing';
+  readonly idempotencyKey: string;
+  /** The canonical request body the idempotency key was first used with. */
+  readonly requestDigest: string;
+  readonly state: JobState;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  /** Missing blocks of the range when the job was created: the job's work. */
+  readonly blocksTotal: number;
+  /** Of those, blocks committed by this job's chunks (or found covered since). */
+  readonly blocksDone: number;
+  /** The chunk being processed, or the last one. */
+  readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
+  readonly lastError: JobError | null;
+  /** Set when a cancel was asked while the job ran; the job stops after its chunk in flight. */
+  readonly cancelRequested: boolean;
+  /** The lowest block this job committed, with its verified hash: the trusted link for the chunk below it. */
+  readonly anchor?: { readonly number: number; readonly hash: `0x${string}` } | null;
+}
+
+const jobKey = (id: string) => `job:${id}`;
+const idempotencyKey = (key: string) => `job-key:${key}`;
+
+export function readJob(store: Store, id: string): MaterializationJob | undefined {
+  return store.jobs.get(jobKey(id)) as MaterializationJob | undefined;
+}
+
+export function jobIdForKey(store: Store, key: string): string | undefined {
+  return store.jobs.get(idempotencyKey(key)) as string | undefined;
+}
+
+/** Every job, oldest first by creation (ids sort by creation time). */
+export function listJobs(store: Store): MaterializationJob[] {
+  const jobs: MaterializationJob[] = [];
+  for (const { value } of store.jobs.getRange({ start: 'job:', end: 'job;' })) jobs.push(value as MaterializationJob);
+  return jobs;
+}
+
+/** Writes a new job and its idempotency key together. */
+export function createJob(store: Store, job: MaterializationJob): Promise<void> {
+  return store.write(() => {
+    store.jobs.put(jobKey(job.id), job);
+    store.jobs.put(idempotencyKey(job.idempotencyKey), job.id);
+  });
+}
+
+export function putJob(store: Store, job: MaterializationJob): Promise<void> {
+  return store.write(() => {
+    store.jobs.put(jobKey(job.id), job);
+  });
+}
+
+/** Deletes a job and frees its idempotency key (the retry boundary of a terminal job). */
+export function deleteJob(store: Store, job: MaterializationJob): Promise<void> {
+  return store.write(() => {
+    store.jobs.remove(jobKey(job.id));
+    if (jobIdForKey(store, job.idempotencyKey) === job.id) store.jobs.remove(idempotencyKey(job.idempotencyKey));
+  });
+}
+
+/** Reads the job and writes `change(job)` in one write transaction (writers racing on one record never lose a field). */
+export function updateJob(store: Store, id: string, change: (job: MaterializationJob) => MaterializationJob): Promise<MaterializationJob | undefined> {
+  return store.write(() => {
+    const job = readJob(store, id);
+    if (!job) return undefined;
+    const next = change(job);
+    store.jobs.put(jobKey(id), next);
+    return next;
+  });
+}
