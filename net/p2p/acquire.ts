@@ -104,13 +104,19 @@ async function ask<T>(pool: PeerPool, lane: RequestLane, exclude: Set<EthSession
   }
 }
 
+/**
+ * Headers asked for per step, per block of the peer's window: 24 × the default window of 8 fills a step of 192
+ * (fewer, larger steps: each step waits once for its slowest answer); a shrunken window asks for fewer.
+ */
+const HEADERS_PER_WINDOW_BLOCK = 24;
+
 const sizeOf = (response: ItemsResponse) => response.items.reduce((sum, item) => sum + item.length, 0);
 
 /** Headers after the local head, ascending and linked to each other (not yet to the local head). */
 async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<Header[] | null> {
   const { pool, local } = options;
   const answer = await ask(pool, 'headers', exclude, async (session) => {
-    const limit = Math.min(options.maxHeaders, Math.max(1, pool.windowOf(session) * 8));
+    const limit = Math.min(options.maxHeaders, Math.max(1, pool.windowOf(session) * HEADERS_PER_WINDOW_BLOCK));
     const response = await session.getBlockHeaders({ number: local.number + 1 }, limit, 0, false, options.timeoutMs);
     const headers = parseHeaders(response);
     headers.forEach((h, i) => {
@@ -155,14 +161,31 @@ async function walkBack(options: AcquireOptions, hash: Hash, number: number, exc
 
 const RECEIPT_FIELDS = /failed verification: (receiptsRoot|logsBloom|gasUsed|receiptCount) /;
 
-/** Bodies and receipts of `headers`, in windows over the pool, each block verified whole. */
+/**
+ * Bodies and receipts of `headers`, in windows over the pool, each block verified whole as soon as its body and
+ * receipts are both in (verification on the CPU pool overlaps the requests still in flight).
+ */
 async function completeBlocks(options: AcquireOptions, headers: readonly Header[]): Promise<AcquiredBlock[]> {
   const bodies = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
   const receipts = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
+  const withReceipts = options.receipts !== false;
   const EMPTY_LIST = Uint8Array.of(0xc0);
   for (const h of headers) {
     if (h.header.receiptsRoot === EMPTY_TRIE_ROOT) receipts.set(h.hash, { bytes: EMPTY_LIST, session: null });
   }
+  const byHash = new Map(headers.map((h) => [h.hash, h]));
+  interface Piece { block: AcquiredBlock; body: { session: EthSession | null }; receipt: { session: EthSession | null } | null; verified: Promise<void> }
+  const pieces = new Map<Hash, Piece>();
+  const startVerify = (hash: Hash) => {
+    const h = byHash.get(hash);
+    const body = bodies.get(hash);
+    const receipt = withReceipts ? receipts.get(hash) : null;
+    if (!h || !body || receipt === undefined || pieces.has(hash)) return;
+    const block: AcquiredBlock = { number: h.header.number, hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
+    const verified = options.verify(block);
+    verified.catch(() => undefined);
+    pieces.set(hash, { block, body, receipt, verified });
+  };
   const exclude = new Set<EthSession>();
   const fill = async (lane: 'bodies' | 'receipts', into: Map<Hash, { bytes: Uint8Array; session: EthSession | null }>) => {
     let attempts = 0;
@@ -180,32 +203,35 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
           if (response.items.length > window.length) throw new InvalidMaterial(`${response.items.length} items for ${window.length} hashes`);
           return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
         });
-        answer?.value.forEach((bytes, i) => into.set(window[i]!, { bytes, session: answer.session }));
+        answer?.value.forEach((bytes, i) => {
+          into.set(window[i]!, { bytes, session: answer.session });
+          startVerify(window[i]!);
+        });
       }));
     }
   };
-  const withReceipts = options.receipts !== false;
-  await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
-  const pieces = headers.map((h) => {
-    const body = bodies.get(h.hash)!;
-    const receipt = withReceipts ? receipts.get(h.hash)! : null;
-    const block: AcquiredBlock = { number: h.header.number, hash: h.hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
-    return { block, body, receipt };
-  });
-  // Every block is verified at once (the CPU pool queues them); the first failure, in block order, bans its server.
-  const outcomes = await Promise.allSettled(pieces.map((piece) => options.verify(piece.block)));
+  for (const h of headers) startVerify(h.hash);
+  try {
+    await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
+  } catch (error) {
+    await Promise.allSettled([...pieces.values()].map((piece) => piece.verified));
+    throw error;
+  }
+  for (const h of headers) startVerify(h.hash);
+  const ordered = headers.map((h) => pieces.get(h.hash)!);
+  // The first failure, in block order, bans the peer that served the failing part.
+  const outcomes = await Promise.allSettled(ordered.map((piece) => piece.verified));
   for (const [index, outcome] of outcomes.entries()) {
     if (outcome.status === 'fulfilled') continue;
     const error = outcome.reason as Error;
     const message = error?.message ?? '';
     if (!(error instanceof BlockVerificationError) && !/failed verification|RLP|transaction|receipt|body/i.test(message)) throw error;
-    const { block, body, receipt } = pieces[index]!;
+    const { block, body, receipt } = ordered[index]!;
     const culprit = RECEIPT_FIELDS.test(message) ? receipt?.session ?? null : body.session;
     if (culprit && !culprit.isClosed) options.pool.ban(culprit);
     throw new InvalidBlockError(block.number, message);
   }
-  const blocks = pieces.map((piece) => piece.block);
-  return blocks;
+  return ordered.map((piece) => piece.block);
 }
 
 /** A block whose body or receipts failed verification; the peer that served them is banned. The step is retried. */
