@@ -43,6 +43,11 @@ export interface AcquireOptions {
   readonly maxHeaders: number;
   /** Fetch receipts too (default true); false for a source that has none (a chain file's blocks). */
   readonly receipts?: boolean;
+  /**
+   * The bloom check before receipts (`log-interest.ts`): receipts are asked for only for blocks whose verified
+   * header this accepts; the others are verified and returned without receipts (`receipts: null`). Default: all.
+   */
+  readonly receiptsFor?: (header: BlockHeader) => boolean;
 }
 
 export interface AcquireResult {
@@ -170,8 +175,11 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
   const receipts = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
   const withReceipts = options.receipts !== false;
   const EMPTY_LIST = Uint8Array.of(0xc0);
+  // Blocks whose receipts are not wanted (bloom check) are verified without them.
+  const skipReceipts = new Set<Hash>();
   for (const h of headers) {
-    if (h.header.receiptsRoot === EMPTY_TRIE_ROOT) receipts.set(h.hash, { bytes: EMPTY_LIST, session: null });
+    if (withReceipts && options.receiptsFor && !options.receiptsFor(h.header)) skipReceipts.add(h.hash);
+    else if (h.header.receiptsRoot === EMPTY_TRIE_ROOT) receipts.set(h.hash, { bytes: EMPTY_LIST, session: null });
   }
   const byHash = new Map(headers.map((h) => [h.hash, h]));
   interface Piece { block: AcquiredBlock; body: { session: EthSession | null }; receipt: { session: EthSession | null } | null; verified: Promise<void> }
@@ -179,7 +187,7 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
   const startVerify = (hash: Hash) => {
     const h = byHash.get(hash);
     const body = bodies.get(hash);
-    const receipt = withReceipts ? receipts.get(hash) : null;
+    const receipt = withReceipts && !skipReceipts.has(hash) ? receipts.get(hash) : null;
     if (!h || !body || receipt === undefined || pieces.has(hash)) return;
     const block: AcquiredBlock = { number: h.header.number, hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
     const verified = options.verify(block);
@@ -190,7 +198,7 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
   const fill = async (lane: 'bodies' | 'receipts', into: Map<Hash, { bytes: Uint8Array; session: EthSession | null }>) => {
     let attempts = 0;
     for (;;) {
-      const missing = headers.filter((h) => !into.has(h.hash)).map((h) => h.hash);
+      const missing = headers.filter((h) => !into.has(h.hash) && (lane === 'bodies' || !skipReceipts.has(h.hash))).map((h) => h.hash);
       if (missing.length === 0) return;
       if (attempts++ > 64) throw new NoPeersError();
       const windows: Hash[][] = [];
