@@ -48,7 +48,7 @@ export interface PeersSourceArgs {
   readonly dnsServer: string | null;
   readonly peerStoreMaxEntries: number;
   /** discv5 (UDP port on 127.0.0.1, 0: any free one; bootnode records); null: off. */
-  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[] } | null;
+  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
   readonly listenerPort: number;
   readonly maxPeers: number;
   readonly materialRequestConcurrency: number;
