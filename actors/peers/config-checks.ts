@@ -3,7 +3,8 @@
  * part of the devp2p lane stops with the key, its value and what is expected instead of running without it:
  * peers come from `trusted_peers`, `dns_trees`, the peer store and discv5 (discv4 is not wired yet), `nat` as "none" or
  * "extip:<IPv4>" (the address the discv5 record announces; no UPnP/NAT-PMP mapping), and the
- * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one).
+ * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one,
+ * `beacon_api`: the finality lane's own Beacon API endpoints, whose finalized block anchors peer qualification).
  */
 import { ConfigError } from '../node/config.js';
 import type { NodeConfig } from '../node/config-schema.js';
@@ -56,7 +57,7 @@ export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void
   if (finality === 'rpc' || (finality === 'devnet' && !followsDevnet)) {
     problems.push({
       key: 'finality.kind', value: JSON.stringify(finality),
-      expected: followsDevnet ? '"devnet" or "none" with sources.live.kind = "p2p"' : '"none" with sources.live.kind = "p2p" on a chain from genesis_file (consensus finality backends are not available yet)',
+      expected: followsDevnet ? '"devnet", "beacon_api" or "none" with sources.live.kind = "p2p"' : '"beacon_api" or "none" with sources.live.kind = "p2p" on a chain from genesis_file',
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);
