@@ -14,6 +14,7 @@ import type { RpcSourceArgs } from '../sources/rpc.js';
 import type { NoneSourceArgs } from '../sources/none.js';
 import { finalityArgs } from '../finality/config.js';
 import type { PeersSourceArgs } from '../peers/actor.js';
+import { announcedIp } from '../peers/config-checks.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
@@ -72,7 +73,7 @@ function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec): PeersS
   return {
     dataDir, chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis }, trustedPeers: live.trusted_peers, listenerPort: live.listener_port,
     dnsTrees: live.dns_trees, dnsServer: live.dns_server === '' ? null : live.dns_server, peerStoreMaxEntries: live.peer_store_max_entries,
-    discv5: live.enable_discv5 ? { port: live.discv5_port, bootnodes: live.discv5_bootnodes } : null,
+    discv5: live.enable_discv5 ? { port: live.discv5_port, bootnodes: live.discv5_bootnodes, announceIp: announcedIp(live.nat) } : null,
     maxPeers: live.max_peers, materialRequestConcurrency: live.material_request_concurrency, materialRequestBlocks: live.material_request_blocks,
     minimumPeers: live.minimum_peers, peerRecoveryTimeoutSeconds: live.peer_recovery_timeout_seconds, peerBanSeconds: live.peer_ban_seconds,
     requestTimeoutMs: live.request_timeout_ms, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms, pollIntervalMs: live.poll_interval_ms,

@@ -27,6 +27,7 @@ import { ensureP2pSecret } from '../../store/secret.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { decodeHeader } from '../../net/eth/header.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
+import { receiptsWanted, type LogInterest } from '../../net/p2p/log-interest.js';
 import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type BlockRef } from '../../net/p2p/acquire.js';
 import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
 import type { HeadNotice } from '../chain-messages.js';
@@ -47,7 +48,7 @@ export interface PeersSourceArgs {
   readonly dnsServer: string | null;
   readonly peerStoreMaxEntries: number;
   /** discv5 (UDP port on 127.0.0.1, 0: any free one; bootnode records); null: off. */
-  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[] } | null;
+  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
   readonly listenerPort: number;
   readonly maxPeers: number;
   readonly materialRequestConcurrency: number;
@@ -61,6 +62,11 @@ export interface PeersSourceArgs {
   readonly pollIntervalMs: number;
   readonly maxReorgDepth: number;
   readonly finality: { readonly kind: 'devnet'; readonly lag: number } | { readonly kind: 'none' };
+  /**
+   * The bloom check before receipts (net/p2p/log-interest.ts): receipts only of blocks whose verified header bloom
+   * may hold a log this wants; absent or null: every block's receipts (today's wiring: nothing sets it yet).
+   */
+  readonly receiptInterest?: LogInterest | null;
 }
 
 type Ctx = ActorContext<PeersSourceArgs>;
@@ -181,6 +187,7 @@ async function runFollower(
   const verify = async (block: AcquiredBlock) => {
     await ctx.runTask('verifyBlockMaterial', { header: block.header, body: block.body, ...(block.receipts ? { receipts: block.receipts } : {}), expectedHash: block.hash });
   };
+  const receiptsFor = receiptsWanted(ctx.args.receiptInterest ?? null);
   while (!signal.aborted) {
     const connected = network.pool.size;
     if (connected < ctx.args.minimumPeers) {
@@ -197,7 +204,7 @@ async function runFollower(
       const local = head.current;
       const step = await acquireStep({
         pool: network.pool, local, isKnown: (hash) => getBlockNumber(store, hexToBytes(hash, 32)) !== undefined,
-        verify, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP,
+        verify, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP, receiptsFor,
       });
       if (signal.aborted) break;
       const observed = network.observedHead();

@@ -1,14 +1,23 @@
 /**
  * What `[sources.live] kind = "p2p"` accepts today, checked at start so a configuration asking for an unfinished
  * part of the devp2p lane stops with the key, its value and what is expected instead of running without it:
- * peers come from `trusted_peers`, `dns_trees`, the peer store and discv5 (discv4 is not wired yet), no NAT mapping, and the
- * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one).
+ * peers come from `trusted_peers`, `dns_trees`, the peer store and discv5 (discv4 is not wired yet), `nat` as "none" or
+ * "extip:<IPv4>" (the address the discv5 record announces; no UPnP/NAT-PMP mapping), and the
+ * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one,
+ * `beacon_api`: the finality lane's own Beacon API endpoints, whose finalized block anchors peer qualification).
  */
 import { ConfigError } from '../node/config.js';
 import type { NodeConfig } from '../node/config-schema.js';
 import { parseEnode } from '../../net/p2p/enode.js';
 import { parseTreeUrl } from '../../net/discovery/dns-tree.js';
 import { decodeNodeRecord } from '../../net/discovery/enr.js';
+
+/** The IPv4 address `nat = "extip:<IPv4>"` announces, or null ("none", or not that form). */
+export function announcedIp(nat: string): string | null {
+  const match = /^extip:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(nat);
+  if (!match || match.slice(1).some((octet) => Number(octet) > 255)) return null;
+  return match.slice(1).map(Number).join('.');
+}
 
 export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void {
   const live = config.sources.live;
@@ -41,12 +50,14 @@ export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void
     }
   }
   if (live.discovery_port !== 0) problems.push({ key: 'sources.live.discovery_port', value: String(live.discovery_port), expected: '0: discv4 discovery is not implemented yet' });
-  if (live.nat !== 'none') problems.push({ key: 'sources.live.nat', value: JSON.stringify(live.nat), expected: '"none": NAT mapping and announced addresses are not implemented yet' });
+  if (live.nat !== 'none' && announcedIp(live.nat) === null) {
+    problems.push({ key: 'sources.live.nat', value: JSON.stringify(live.nat), expected: '"none" or "extip:<IPv4>" (e.g. "extip:203.0.113.7"); UPnP and NAT-PMP mapping are not implemented' });
+  }
   const finality = config.finality.kind;
   if (finality === 'rpc' || (finality === 'devnet' && !followsDevnet)) {
     problems.push({
       key: 'finality.kind', value: JSON.stringify(finality),
-      expected: followsDevnet ? '"devnet" or "none" with sources.live.kind = "p2p"' : '"none" with sources.live.kind = "p2p" on a chain from genesis_file (consensus finality backends are not available yet)',
+      expected: followsDevnet ? '"devnet", "beacon_api" or "none" with sources.live.kind = "p2p"' : '"beacon_api" or "none" with sources.live.kind = "p2p" on a chain from genesis_file',
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -54,7 +54,7 @@ export interface NetworkOptions {
   /** Addresses kept across restarts; null: none kept. */
   readonly peerStore: PeerStore | null;
   /** discv5 on 127.0.0.1 (UDP port, 0: any free one) with these bootnodes; null: off. */
-  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[] } | null;
+  readonly discv5: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
   readonly listenPort: number;
   readonly maxPeers: number;
   readonly concurrency: number;
@@ -297,11 +297,11 @@ export class NetworkManager {
     }
   }
 
-  private async startDiscv5(config: { port: number; bootnodes: readonly string[] }): Promise<void> {
+  private async startDiscv5(config: { port: number; bootnodes: readonly string[]; announceIp?: string | null }): Promise<void> {
     try {
       const port = config.port > 0 ? config.port : await freeUdpPort();
       this.discv5 = await startDiscv5({
-        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: port, tcpPort: this.options.listenPort, bootnodes: config.bootnodes,
+        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: port, tcpPort: this.options.listenPort, bootnodes: config.bootnodes, announceIp: config.announceIp ?? null,
         lookupIntervalMs: 30_000, lookupTimeoutMs: 10_000,
         onNode: (node) => this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp }, 'discv4_or_5'),
         onError: (error) => this.noteFailure(`discv5 lookup failed: ${error.message}`),

@@ -25,6 +25,8 @@ export interface Discv5Options {
   /** The RLPx TCP port announced in the record (0: none: the node accepts no inbound sessions). */
   readonly tcpPort: number;
   readonly bootnodes: readonly string[];
+  /** The IPv4 address the record announces (`sources.live.nat = "extip:<IPv4>"`); absent: `host`. */
+  readonly announceIp?: string | null;
   readonly lookupIntervalMs: number;
   readonly lookupTimeoutMs: number;
   readonly onNode: (node: DiscoveredNode) => void;
@@ -47,7 +49,7 @@ function toNode(enr: ENR): DiscoveredNode | null {
 
 export async function startDiscv5(options: Discv5Options): Promise<Discv5Service> {
   const record = SignableENR.createV4(options.privateKey);
-  record.ip = options.host;
+  record.ip = options.announceIp ?? options.host;
   record.udp = options.udpPort;
   if (options.tcpPort > 0) record.tcp = options.tcpPort;
   const service = Discv5.create({

@@ -43,6 +43,11 @@ export interface AcquireOptions {
   readonly maxHeaders: number;
   /** Fetch receipts too (default true); false for a source that has none (a chain file's blocks). */
   readonly receipts?: boolean;
+  /**
+   * The bloom check before receipts (`log-interest.ts`): receipts are asked for only for blocks whose verified
+   * header this accepts; the others are verified and returned without receipts (`receipts: null`). Default: all.
+   */
+  readonly receiptsFor?: (header: BlockHeader) => boolean;
 }
 
 export interface AcquireResult {
@@ -104,13 +109,19 @@ async function ask<T>(pool: PeerPool, lane: RequestLane, exclude: Set<EthSession
   }
 }
 
+/**
+ * Headers asked for per step, per block of the peer's window: 24 × the default window of 8 fills a step of 192
+ * (fewer, larger steps: each step waits once for its slowest answer); a shrunken window asks for fewer.
+ */
+const HEADERS_PER_WINDOW_BLOCK = 24;
+
 const sizeOf = (response: ItemsResponse) => response.items.reduce((sum, item) => sum + item.length, 0);
 
 /** Headers after the local head, ascending and linked to each other (not yet to the local head). */
 async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<Header[] | null> {
   const { pool, local } = options;
   const answer = await ask(pool, 'headers', exclude, async (session) => {
-    const limit = Math.min(options.maxHeaders, Math.max(1, pool.windowOf(session) * 8));
+    const limit = Math.min(options.maxHeaders, Math.max(1, pool.windowOf(session) * HEADERS_PER_WINDOW_BLOCK));
     const response = await session.getBlockHeaders({ number: local.number + 1 }, limit, 0, false, options.timeoutMs);
     const headers = parseHeaders(response);
     headers.forEach((h, i) => {
@@ -155,19 +166,39 @@ async function walkBack(options: AcquireOptions, hash: Hash, number: number, exc
 
 const RECEIPT_FIELDS = /failed verification: (receiptsRoot|logsBloom|gasUsed|receiptCount) /;
 
-/** Bodies and receipts of `headers`, in windows over the pool, each block verified whole. */
+/**
+ * Bodies and receipts of `headers`, in windows over the pool, each block verified whole as soon as its body and
+ * receipts are both in (verification on the CPU pool overlaps the requests still in flight).
+ */
 async function completeBlocks(options: AcquireOptions, headers: readonly Header[]): Promise<AcquiredBlock[]> {
   const bodies = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
   const receipts = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
+  const withReceipts = options.receipts !== false;
   const EMPTY_LIST = Uint8Array.of(0xc0);
+  // Blocks whose receipts are not wanted (bloom check) are verified without them.
+  const skipReceipts = new Set<Hash>();
   for (const h of headers) {
-    if (h.header.receiptsRoot === EMPTY_TRIE_ROOT) receipts.set(h.hash, { bytes: EMPTY_LIST, session: null });
+    if (withReceipts && options.receiptsFor && !options.receiptsFor(h.header)) skipReceipts.add(h.hash);
+    else if (h.header.receiptsRoot === EMPTY_TRIE_ROOT) receipts.set(h.hash, { bytes: EMPTY_LIST, session: null });
   }
+  const byHash = new Map(headers.map((h) => [h.hash, h]));
+  interface Piece { block: AcquiredBlock; body: { session: EthSession | null }; receipt: { session: EthSession | null } | null; verified: Promise<void> }
+  const pieces = new Map<Hash, Piece>();
+  const startVerify = (hash: Hash) => {
+    const h = byHash.get(hash);
+    const body = bodies.get(hash);
+    const receipt = withReceipts && !skipReceipts.has(hash) ? receipts.get(hash) : null;
+    if (!h || !body || receipt === undefined || pieces.has(hash)) return;
+    const block: AcquiredBlock = { number: h.header.number, hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
+    const verified = options.verify(block);
+    verified.catch(() => undefined);
+    pieces.set(hash, { block, body, receipt, verified });
+  };
   const exclude = new Set<EthSession>();
   const fill = async (lane: 'bodies' | 'receipts', into: Map<Hash, { bytes: Uint8Array; session: EthSession | null }>) => {
     let attempts = 0;
     for (;;) {
-      const missing = headers.filter((h) => !into.has(h.hash)).map((h) => h.hash);
+      const missing = headers.filter((h) => !into.has(h.hash) && (lane === 'bodies' || !skipReceipts.has(h.hash))).map((h) => h.hash);
       if (missing.length === 0) return;
       if (attempts++ > 64) throw new NoPeersError();
       const windows: Hash[][] = [];
@@ -180,32 +211,35 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
           if (response.items.length > window.length) throw new InvalidMaterial(`${response.items.length} items for ${window.length} hashes`);
           return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
         });
-        answer?.value.forEach((bytes, i) => into.set(window[i]!, { bytes, session: answer.session }));
+        answer?.value.forEach((bytes, i) => {
+          into.set(window[i]!, { bytes, session: answer.session });
+          startVerify(window[i]!);
+        });
       }));
     }
   };
-  const withReceipts = options.receipts !== false;
-  await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
-  const pieces = headers.map((h) => {
-    const body = bodies.get(h.hash)!;
-    const receipt = withReceipts ? receipts.get(h.hash)! : null;
-    const block: AcquiredBlock = { number: h.header.number, hash: h.hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
-    return { block, body, receipt };
-  });
-  // Every block is verified at once (the CPU pool queues them); the first failure, in block order, bans its server.
-  const outcomes = await Promise.allSettled(pieces.map((piece) => options.verify(piece.block)));
+  for (const h of headers) startVerify(h.hash);
+  try {
+    await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
+  } catch (error) {
+    await Promise.allSettled([...pieces.values()].map((piece) => piece.verified));
+    throw error;
+  }
+  for (const h of headers) startVerify(h.hash);
+  const ordered = headers.map((h) => pieces.get(h.hash)!);
+  // The first failure, in block order, bans the peer that served the failing part.
+  const outcomes = await Promise.allSettled(ordered.map((piece) => piece.verified));
   for (const [index, outcome] of outcomes.entries()) {
     if (outcome.status === 'fulfilled') continue;
     const error = outcome.reason as Error;
     const message = error?.message ?? '';
     if (!(error instanceof BlockVerificationError) && !/failed verification|RLP|transaction|receipt|body/i.test(message)) throw error;
-    const { block, body, receipt } = pieces[index]!;
+    const { block, body, receipt } = ordered[index]!;
     const culprit = RECEIPT_FIELDS.test(message) ? receipt?.session ?? null : body.session;
     if (culprit && !culprit.isClosed) options.pool.ban(culprit);
     throw new InvalidBlockError(block.number, message);
   }
-  const blocks = pieces.map((piece) => piece.block);
-  return blocks;
+  return ordered.map((piece) => piece.block);
 }
 
 /** A block whose body or receipts failed verification; the peer that served them is banned. The step is retried. */

@@ -1,10 +1,11 @@
 /**
  * The `eth` sub-protocol on @ethereumjs/devp2p's RLPx: one class for eth/68 and eth/69 (devp2p's own `ETH` stops at
  * eth/68 and decodes messages itself). devp2p hands each message's payload after snappy; this class passes the raw
- * payload bytes to its listener, so decoding and validation stay in `eth-messages.ts` and `session.ts`.
+ * payload bytes to its listener, so decoding and validation stay in `eth-messages.ts` and `session.ts`. Outgoing
+ * messages are compressed by `snappy.ts` (native when it loads).
  */
 import type { Capabilities, Peer } from '@ethereumjs/devp2p';
-import * as snappy from 'snappyjs';
+import { compress } from './snappy.js';
 import { ETH_MESSAGE_SPACE, MAX_MESSAGE_BYTES, type EthVersion } from './eth-messages.js';
 
 type SendMethod = (code: number, data: Uint8Array) => unknown;
@@ -41,7 +42,7 @@ export class EthWireProtocol {
   send(code: number, payload: Uint8Array): void {
     if (payload.length > MAX_MESSAGE_BYTES) throw new Error(`eth message 0x${code.toString(16)} of ${payload.length} bytes is above ${MAX_MESSAGE_BYTES}`);
     const hello = this.peer.getHelloMessage();
-    this.sendRaw(code, hello !== null && hello.protocolVersion >= 5 ? snappy.compress(payload) : payload);
+    this.sendRaw(code, hello !== null && hello.protocolVersion >= 5 ? compress(payload) : payload);
   }
 }
 

@@ -12,6 +12,9 @@ import { EthSession, SessionError, type EthRequestHandler } from './session.js';
 import type { BlockRange, EthStatus } from './eth-messages.js';
 import type { Enode } from './enode.js';
 import { nodeIdOf } from './enode.js';
+import { installRlpxFastPath } from './rlpx-fast-path.js';
+
+installRlpxFastPath();
 
 export interface HostOptions {
   readonly privateKey: Uint8Array;

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startDiscv5, type DiscoveredNode, type Discv5Service } from '../../../net/discovery/discv5.js';
 import { nodeIdOf } from '../../../net/p2p/enode.js';
+import { decodeNodeRecord } from '../../../net/discovery/enr.js';
 import { freePort } from '../../support/ports.js';
 
 async function node(bootnodes: string[], tcpPort: number, found: DiscoveredNode[]): Promise<{ service: Discv5Service; key: Uint8Array }> {
@@ -46,5 +47,17 @@ describe('discv5 on loopback', () => {
       await Promise.all([b.service.lookup(), c.service.lookup()]);
     }
     assert.ok(knows(seen[1]!, boot.key, 30_501));
+  });
+
+  it('announces the nat extip address in its record while bound to loopback', async (t) => {
+    const key = secp256k1.utils.randomSecretKey();
+    const service = await startDiscv5({
+      privateKey: key, host: '127.0.0.1', udpPort: await freePortUdp(), tcpPort: 30_504, bootnodes: [], announceIp: '203.0.113.7',
+      lookupIntervalMs: 60_000, lookupTimeoutMs: 1000, onNode: () => undefined, onError: () => undefined,
+    });
+    t.after(() => service.stop());
+    const record = decodeNodeRecord(service.enr);
+    assert.equal(record.ip, '203.0.113.7');
+    assert.equal(record.tcp, 30_504);
   });
 });
