@@ -9,54 +9,13 @@
  * returning, so calls do not interfere.
  */
 import { keccak256 } from './keccak.js';
-
-const EMPTY_STRING = 0x80;
-const HASH_REFERENCE_PREFIX = 0x80 + 32;
+import { byteWidth, EMPTY_STRING, HASH_REFERENCE_PREFIX, listSize, stringSize, writeLength, writeString } from './rlp-items.js';
 
 let scratch = new Uint8Array(4096);
 
 function reserve(size: number): Uint8Array {
   if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
   return scratch;
-}
-
-function byteWidth(length: number): number {
-  let width = 0;
-  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) width += 1;
-  return width;
-}
-
-function writeLength(out: Uint8Array, offset: number, length: number, width: number): void {
-  for (let i = width - 1, rest = length; i >= 0; i--, rest = Math.floor(rest / 256)) out[offset + i] = rest % 256;
-}
-
-/** Size of `bytes` as an RLP string item. */
-function stringSize(bytes: Uint8Array): number {
-  if (bytes.length === 1 && bytes[0]! < EMPTY_STRING) return 1;
-  return bytes.length <= 55 ? 1 + bytes.length : 1 + byteWidth(bytes.length) + bytes.length;
-}
-
-function writeString(out: Uint8Array, offset: number, bytes: Uint8Array): number {
-  if (bytes.length === 1 && bytes[0]! < EMPTY_STRING) {
-    out[offset] = bytes[0]!;
-    return offset + 1;
-  }
-  if (bytes.length <= 55) {
-    out[offset] = EMPTY_STRING + bytes.length;
-    offset += 1;
-  } else {
-    const width = byteWidth(bytes.length);
-    out[offset] = 0xb7 + width;
-    writeLength(out, offset + 1, bytes.length, width);
-    offset += 1 + width;
-  }
-  out.set(bytes, offset);
-  return offset + bytes.length;
-}
-
-/** Size of an RLP list item with a payload of `payloadSize` bytes. */
-function listSize(payloadSize: number): number {
-  return payloadSize <= 55 ? 1 + payloadSize : 1 + byteWidth(payloadSize) + payloadSize;
 }
 
 /** Writes an RLP list prefix at 0; returns the payload offset. */

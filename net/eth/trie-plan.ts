@@ -8,45 +8,7 @@
  * appendix D), which the node-by-node `sortedPathsRoot` uses.
  */
 import type { HashPlan } from './keccak-batch.js';
-
-const EMPTY_STRING = 0x80;
-const HASH_REFERENCE_PREFIX = 0x80 + 32;
-
-function byteWidth(length: number): number {
-  let width = 0;
-  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) width += 1;
-  return width;
-}
-
-function writeLength(out: Uint8Array, offset: number, length: number, width: number): void {
-  for (let i = width - 1, rest = length; i >= 0; i--, rest = Math.floor(rest / 256)) out[offset + i] = rest % 256;
-}
-
-function stringSize(bytes: Uint8Array): number {
-  if (bytes.length === 1 && bytes[0]! < EMPTY_STRING) return 1;
-  return bytes.length <= 55 ? 1 + bytes.length : 1 + byteWidth(bytes.length) + bytes.length;
-}
-
-function writeString(out: Uint8Array, offset: number, bytes: Uint8Array): number {
-  if (bytes.length === 1 && bytes[0]! < EMPTY_STRING) {
-    out[offset] = bytes[0]!;
-    return offset + 1;
-  }
-  if (bytes.length <= 55) {
-    out[offset++] = EMPTY_STRING + bytes.length;
-  } else {
-    const width = byteWidth(bytes.length);
-    out[offset] = 0xb7 + width;
-    writeLength(out, offset + 1, bytes.length, width);
-    offset += 1 + width;
-  }
-  out.set(bytes, offset);
-  return offset + bytes.length;
-}
-
-function listSize(payloadSize: number): number {
-  return payloadSize <= 55 ? 1 + payloadSize : 1 + byteWidth(payloadSize) + payloadSize;
-}
+import { byteWidth, EMPTY_STRING, HASH_REFERENCE_PREFIX, listSize, stringSize, writeLength, writeString } from './rlp-items.js';
 
 function writeListPrefix(out: Uint8Array, offset: number, payloadSize: number): number {
   if (payloadSize <= 55) {
