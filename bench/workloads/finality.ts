@@ -76,8 +76,7 @@ async function streamLatency(options: WorkloadOptions, mode: LatencyMode): Promi
   try {
     while (performance.now() < deadline || latencies.length < minimum) {
       if (performance.now() > giveUp) throw new Error(`only ${latencies.length} finalized changes followed a finality update within two minutes`);
-      const answer = await fetch(`${endpoint}/eth/v1/beacon/light_client/finality_update`).then((r) => r.json() as Promise<{ data: { finalized_header: { execution: { block_number: string } } } }>).catch(() => null);
-      const number = answer ? Number(answer.data.finalized_header.execution.block_number) : NaN;
+      const number = await latestFinalityUpdate(endpoint);
       if (Number.isFinite(number) && number > 0 && !seenAt.has(number)) seenAt.set(number, performance.now());
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -86,6 +85,24 @@ async function streamLatency(options: WorkloadOptions, mode: LatencyMode): Promi
     await node.stop();
   }
   return latencies;
+}
+
+/**
+ * The execution block number of the endpoint's current finality update, or NaN while it has none
+ * (before the devnet's first finalized block the endpoint answers 404 with an error body).
+ */
+async function latestFinalityUpdate(endpoint: string): Promise<number> {
+  try {
+    const response = await fetch(`${endpoint}/eth/v1/beacon/light_client/finality_update`);
+    if (!response.ok) {
+      await response.body?.cancel();
+      return NaN;
+    }
+    const answer = (await response.json()) as { data?: { finalized_header?: { execution?: { block_number?: string } } } };
+    return Number(answer.data?.finalized_header?.execution?.block_number ?? NaN);
+  } catch {
+    return NaN;
+  }
 }
 
 export const finalityWorkload: Workload = {
