@@ -132,7 +132,7 @@ export default defineActor<State, ListenerArgs>({
     const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics, bearer: context.bearer ?? null, directRoutes: [STREAM_ROUTE] });
     const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: ctx.metrics });
     registerStreamRoute(api.app, context, hub, api.faults);
-    const { socket, port } = await listen(api.app, args.address).catch((error: unknown) => {
+    const { socket, port } = await listen(api.app, args.address, { name: 'api', allow: api.methods }).catch((error: unknown) => {
       hub.close();
       closeApp(api.app);
       throw error;

@@ -17,7 +17,7 @@ import { createProcessorRegistry, type ConfiguredProcessor } from '../api/aggreg
 import type { RpcServedLimits } from '../api/aggregate/rpc-method-capabilities.js';
 import { closeApp, closeListenSocket, listen } from '../api/server.js';
 import { createRpcContext, type RpcChain } from '../api/rpc/rpc-context.js';
-import { createRpcServers, type RpcServers } from '../api/rpc/rpc-server.js';
+import { createRpcServers, RPC_HTTP_METHODS, RPC_WS_METHODS, type RpcServers } from '../api/rpc/rpc-server.js';
 import type { JournalNotice } from './chain-messages.js';
 
 export interface RpcArgs {
@@ -64,9 +64,9 @@ export default defineActor<State, RpcArgs>({
     });
     const sockets: uWS.us_listen_socket[] = [];
     try {
-      const http = await listen(servers.http, args.httpAddress);
+      const http = await listen(servers.http, args.httpAddress, { name: 'rpc_http', allow: RPC_HTTP_METHODS });
       sockets.push(http.socket);
-      const ws = await listen(servers.ws, args.wsAddress);
+      const ws = await listen(servers.ws, args.wsAddress, { name: 'rpc_ws', allow: RPC_WS_METHODS });
       sockets.push(ws.socket);
       await ctx.send('node', { type: 'listening', listener: 'rpc_http', address: args.httpAddress, port: http.port });
       await ctx.send('node', { type: 'listening', listener: 'rpc_ws', address: args.wsAddress, port: ws.port });

@@ -9,6 +9,7 @@ import { fallback, route, type HttpOptions } from './http.js';
 import { patternMatches, type Route } from './routes.js';
 import { guarded, type BearerCheck } from './auth/bearer.js';
 import { RouteMetrics } from './route-metrics.js';
+import { guardPort, type GuardedListener } from './http-guard.js';
 import { requestFaults, type RequestFaults } from './request-faults.js';
 import type { Logger } from '../runtime/log.js';
 
@@ -30,6 +31,8 @@ export interface ApiApp {
   readonly faults: RequestFaults;
   /** Requests being answered right now. */
   readonly inFlight: { count: number };
+  /** Every method some route serves (the `Allow` of the HTTP guard's 405 for a method uWS cannot parse). */
+  readonly methods: readonly string[];
 }
 
 export function createApiApp(options: ApiServerOptions): ApiApp {
@@ -45,7 +48,8 @@ export function createApiApp(options: ApiServerOptions): ApiApp {
   const known = [...options.routes, ...(options.directRoutes ?? [])];
   const allowed = (path: string) => [...new Set(known.filter((r) => patternMatches(r.pattern, path)).map((r) => r.method.toUpperCase()))];
   fallback(app, allowed, http);
-  return { app, inFlight, faults };
+  const methods = [...new Set(known.map((r) => r.method.toUpperCase()))];
+  return { app, inFlight, faults, methods };
 }
 
 /** `host:port` or `[v6]:port` → its parts. */
@@ -71,13 +75,21 @@ export function addressTaken(address: string): Promise<string | null> {
   });
 }
 
-/** Listens on `host:port`; resolves with the listen socket and the port actually bound (for port 0). */
-export function listen(app: uWS.TemplatedApp, address: string): Promise<{ socket: uWS.us_listen_socket; port: number }> {
+/**
+ * Listens on `host:port`; resolves with the listen socket, the port actually bound (for port 0) and,
+ * when the HTTP guard (api/http-guard.ts) could not take the port, why not. The port is guarded
+ * inside the listen callback, before this thread's event loop accepts a connection on it.
+ */
+export function listen(app: uWS.TemplatedApp, address: string, guard: GuardedListener): Promise<{ socket: uWS.us_listen_socket; port: number; unguarded: string | null }> {
   const { host, port } = splitAddress(address);
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
-      if (socket === false) reject(new Error(`cannot listen on ${address}: address in use or not available`));
-      else resolve({ socket, port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket) });
+      if (socket === false) {
+        reject(new Error(`cannot listen on ${address}: address in use or not available`));
+        return;
+      }
+      const bound = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
+      resolve({ socket, port: bound, unguarded: guardPort(bound, guard) });
     });
   });
 }

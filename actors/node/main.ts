@@ -22,6 +22,7 @@ import { ConfigError, type LoadedConfig } from './config.js';
 import { addressTaken } from '../../api/server.js';
 import { buildLanes, STOP_ORDER } from './lanes.js';
 import { createRootMetrics } from './metrics.js';
+import { installHttpGuard } from '../../api/http-guard.js';
 import { resolveChainSpec } from './chain-spec.js';
 import { laneTroubles } from './lane-troubles.js';
 import { finalityArgs } from '../finality/config.js';
@@ -67,6 +68,8 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     throw error;
   }
   log.info('store open', { dataDir, storeEpoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion, chainId: spec.chainId, network: spec.network });
+  const unguarded = installHttpGuard();
+  if (unguarded !== null) log.warn('the HTTP guard is not active: requests the web server cannot parse (HTTP/1.0, no Host, 49+ header fields, unknown methods) get no answer; put the proxy of README "Behind a reverse proxy" in front', { reason: unguarded });
 
   const pool = createTaskPool({ module: fileURLToPath(new URL('../tasks.js', import.meta.url)), threads: config.runtime.pool_threads });
   const system = new ActorSystem({

@@ -7,6 +7,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } f
 import type { ActorSystem } from '../../runtime/system.js';
 import type { LaneState } from '../../runtime/supervisor.js';
 import { registerStoreMetrics, type StoreMetricsSource } from './store-metrics.js';
+import { httpGuardStats } from '../../api/http-guard.js';
 
 const LANE_STATES: readonly LaneState[] = ['starting', 'ready', 'degraded', 'restarting', 'failed', 'stopped'];
 
@@ -21,6 +22,10 @@ export function createRootMetrics(system: ActorSystem, isReady: () => boolean, s
   // prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges named like counters
   // (`promtool check metrics` flags them); the same counts stay as `nodejs_active_*{type}` by type.
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  new Counter({
+    name: 'chain_node_http_refused_requests_total', help: 'Requests the HTTP guard answered itself because the web server cannot parse them (400/405/431/505), by listener and reason', labelNames: ['listener', 'reason'], registers: [registry],
+    collect() { this.reset(); for (const row of httpGuardStats()) this.inc({ listener: row.listener, reason: row.reason }, row.count); },
+  });
   const perActor = ['actor', 'lane'] as const;
   new Gauge({
     name: 'chain_node_actor_mailbox_depth', help: 'Messages in the actor mailbox (reserved and not yet handled)', labelNames: perActor, registers: [registry],

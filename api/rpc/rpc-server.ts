@@ -38,6 +38,10 @@ interface SocketData {
 
 const JSON_TYPE = 'application/json';
 
+/** What each JSON-RPC listener serves: requests are POSTed; the WebSocket listener takes upgrades (GET). */
+export const RPC_HTTP_METHODS: readonly string[] = ['POST'];
+export const RPC_WS_METHODS: readonly string[] = ['GET'];
+
 function errorAnswer(error: RpcError): Buffer {
   return Buffer.from(`{"jsonrpc":"2.0","id":null,"error":${error.toJson()}}`);
 }
@@ -163,7 +167,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
   http.any('/*', (res) => {
     res.cork(() => {
       res.writeStatus('405 Method Not Allowed');
-      res.writeHeader('allow', 'POST');
+      res.writeHeader('allow', RPC_HTTP_METHODS.join(', '));
       res.writeHeader('content-type', JSON_TYPE);
       res.end(errorAnswer(new RpcError(-32600, 'JSON-RPC requests are POSTed')));
     });

@@ -1,37 +1,12 @@
-// Builds the batch Keccak-256 addon (native/keccak) with node-gyp against the Node.js headers on this machine, and
-// checks what it computes. Run by `npm ci` / `npm install` (the package's `prepare` script) and by
-// `npm run build:native`. It never fails the install: without a compiler, headers or node-gyp, or when the built
-// addon gives a wrong hash, it prints why and removes the addon, and the node hashes through its WebAssembly fallback
-// (net/eth/keccak-batch.ts). `CDN_SKIP_NATIVE=1` skips the build.
-import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+// Builds the batch Keccak-256 addon (native/keccak) through ../gyp-build.mjs and checks what it computes. Without
+// it the node hashes through its WebAssembly fallback (net/eth/keccak-batch.ts).
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAddon } from '../gyp-build.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const addonPath = join(here, 'build', 'Release', 'keccak_batch.node');
-const TIMEOUT_MS = 10 * 60 * 1000;
-
-function warn(message) {
-  process.stderr.write(`native/keccak: ${message}; the node will hash with its WebAssembly fallback\n`);
-}
-
-/** node-gyp's entry script: npm's own (npm sets npm_config_node_gyp for scripts), else the one bundled with npm. */
-function nodeGyp() {
-  const candidates = [
-    process.env.npm_config_node_gyp,
-    join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
-  ];
-  return candidates.find((path) => path && existsSync(path));
-}
-
-/** Where Node's own headers are (so node-gyp needs no download): npm's nodedir setting, else beside the node binary. */
-function nodeDir() {
-  if (process.env.npm_config_nodedir) return process.env.npm_config_nodedir;
-  const prefix = join(dirname(process.execPath), '..');
-  return existsSync(join(prefix, 'include', 'node', 'node_api.h')) ? prefix : undefined;
-}
 
 /** keccak256 of '', 'abc' and 200 bytes of 0xa3 (three blocks' worth of padding cases), from every implementation. */
 function selfCheck() {
@@ -62,33 +37,10 @@ function selfCheck() {
   return names;
 }
 
-function main() {
-  if (process.env.CDN_SKIP_NATIVE === '1') {
-    warn('CDN_SKIP_NATIVE=1, not built');
-    return;
-  }
-  const gyp = nodeGyp();
-  if (gyp === undefined) {
-    warn('node-gyp not found');
-    return;
-  }
-  const dir = nodeDir();
-  const args = [gyp, 'rebuild', ...(dir ? [`--nodedir=${dir}`] : [])];
-  const result = spawnSync(process.execPath, args, { cwd: here, stdio: ['ignore', 'ignore', 'pipe'], timeout: TIMEOUT_MS, encoding: 'utf8' });
-  if (result.status !== 0) {
-    rmSync(addonPath, { force: true });
-    const lines = (result.stderr ?? '').trim().split('\n');
-    const tail = [...lines.filter((line) => /error/i.test(line) && !line.startsWith('gyp ERR!')).slice(0, 6), ...lines.slice(-3)].join('\n');
-    warn(`build failed (${result.error?.message ?? `node-gyp exit ${result.status}`})${tail ? `:\n${tail}\n` : ''}`);
-    return;
-  }
-  try {
-    const names = selfCheck();
-    process.stderr.write(`native/keccak: built; implementations on this CPU: ${names.join(', ')}\n`);
-  } catch (error) {
-    rmSync(addonPath, { force: true });
-    warn(`the built addon failed its check (${error.message}), removed`);
-  }
-}
-
-main();
+buildAddon({
+  name: 'native/keccak',
+  dir: here,
+  addonPath,
+  without: 'the node will hash with its WebAssembly fallback',
+  check: () => `implementations on this CPU: ${selfCheck().join(', ')}`,
+});

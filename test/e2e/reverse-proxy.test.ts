@@ -6,13 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { connect } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createPublicClient, http } from 'viem';
 import { PROJECT_ROOT } from '../support/paths.js';
 import { freePort } from '../support/ports.js';
+import { statusLineOf } from '../support/raw-http.js';
 import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
 import { changeSequences, recordEventSource } from '../api/sse/sse-clients.js';
 
@@ -37,19 +37,6 @@ function nginxConfig(dir: string, listen: number, ports: { api: number; rpc: num
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
-
-/** Sends raw request bytes and resolves with the status line of the answer (rejects when none comes). */
-function statusLineOf(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let received = '';
-    socket.setTimeout(20_000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(request.slice(0, 60))}`)));
-    socket.on('data', (chunk) => { received += String(chunk); });
-    socket.once('close', () => (received === '' ? reject(new Error(`closed without an answer: ${JSON.stringify(request.slice(0, 60))}`)) : resolve(received.split('\r\n')[0]!)));
-    socket.once('error', reject);
-    socket.write(request);
-  });
-}
 
 test('behind nginx with the README settings: aggregate routes, an SSE stream, JSON-RPC over HTTP and over WebSocket', { skip: NGINX ? false : 'nginx is not installed (apt-get install nginx-light; .ci/run installs it)' }, async (t) => {
   const node = await startNodeProcess({ sets: FAST });

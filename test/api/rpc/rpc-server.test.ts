@@ -45,8 +45,8 @@ before(async () => {
   metrics = new Registry();
   const log = createLogger({ lane: 'rpc', level: 'error', maxLinesPerSecond: 1000, destination: { write: (line: string) => logged.push(line) } });
   servers = createRpcServers({ context, maxBodyBytes: MAX_BODY, wsMaxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, log, metrics });
-  const http = await listen(servers.http, '127.0.0.1:0');
-  const ws = await listen(servers.ws, '127.0.0.1:0');
+  const http = await listen(servers.http, '127.0.0.1:0', { name: 'rpc_http', allow: ['POST'] });
+  const ws = await listen(servers.ws, '127.0.0.1:0', { name: 'rpc_ws', allow: ['GET'] });
   sockets = [http.socket, ws.socket];
   httpUrl = `http://127.0.0.1:${http.port}`;
   wsUrl = `ws://127.0.0.1:${ws.port}`;
