@@ -121,7 +121,7 @@ export default defineActor<State, ListenerArgs>({
         metricsText: () => ctx.ask<string>('node', { type: 'metrics' }, 5000),
       }),
       ...networkStatusRoutes({
-        store, source: args.liveSource ?? 'devnet', processors: args.processors.map((p) => ({ id: p.id, startBlock: p.startBlock ?? null })),
+        store, source: args.liveSource ?? 'devnet', processors: args.processors.map((p) => ({ id: p.id, instance: p.instance, startBlock: p.startBlock ?? null })),
         readiness: () => ctx.ask<ReadinessReport>('node', { type: 'readiness' }, 2000),
         p2p: () => ctx.ask<P2pSnapshot>('source', { type: 'network-status' }, 2000),
       }),

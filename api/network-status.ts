@@ -18,7 +18,7 @@ export type LiveSourceKind = 'devnet' | 'rpc' | 'none' | 'p2p';
 export interface NetworkStatusDeps {
   readonly store: Store;
   readonly source: LiveSourceKind;
-  readonly processors: readonly { readonly id: string; readonly startBlock: number | null }[];
+  readonly processors: readonly { readonly id: string; readonly instance: string; readonly startBlock: number | null }[];
   readonly readiness: () => Promise<ReadinessReport>;
   /** The peer lane's part (kind = "p2p"); rejects when the lane does not answer. */
   readonly p2p: () => Promise<P2pSnapshot>;
@@ -64,6 +64,18 @@ function canonicalStats(store: Store, from: number, to: number): { present: numb
   return { present, first, last };
 }
 
+/**
+ * The durable pending rows of an instance: the inverse writes an ordered-state kind keeps for each
+ * block not yet finalized (actors/processors/sdk/state.ts), removed when finality reconciles the
+ * block. Live and archive paths write one table, so there is nothing else to reconcile; a block-local
+ * kind (blobs) keeps none — its undo is derived from the stored rows. Read from LMDB's own entry
+ * count (no scan); an instance with no tables yet has none.
+ */
+function pendingDeltas(store: Store, instance: string): number {
+  if (!store.processorInstances().includes(instance)) return 0;
+  return (store.processor(instance).undo.getStats() as { entryCount: number }).entryCount;
+}
+
 export async function buildNetworkStatus(deps: NetworkStatusDeps): Promise<NetworkStatus> {
   const report = await deps.readiness().catch((): ReadinessReport => ({ ready: false, lanes: [] }));
   const source = report.lanes.find((lane) => lane.lane === 'source');
@@ -106,8 +118,7 @@ export async function buildNetworkStatus(deps: NetworkStatusDeps): Promise<Netwo
       droppedMessages: p2p?.messages ?? null,
       error,
     },
-    // This node keeps no pending (not yet reconciled) delta rows: live and archive paths write one table.
-    processors: deps.processors.map((p) => ({ id: p.id, pendingDeltas: 0 })),
+    processors: deps.processors.map((p) => ({ id: p.id, pendingDeltas: pendingDeltas(deps.store, p.instance) })),
     generatedAt: new Date().toISOString(),
   };
 }
