@@ -52,23 +52,28 @@ export interface BenchNode {
    * Stops this process (graceful) and starts a new one on the same data directory with the
    * workload's `sets` replaced (e.g. a fast devnet to fill a log, then a slower one to measure).
    * This handle is spent afterwards; stop the returned one. `readyTimeoutMs` (default 30 s) covers
-   * what the new process does before it is ready, e.g. a devnet replaying its stored chain.
+   * what the new process does before it is ready, e.g. a devnet replaying its stored chain. `toml`
+   * replaces the configuration file; `between` runs while no node holds the data directory.
    */
-  restart(sets: readonly string[], readyTimeoutMs?: number): Promise<BenchNode>;
+  restart(sets: readonly string[], readyTimeoutMs?: number, toml?: string, between?: () => Promise<void>): Promise<BenchNode>;
   stop(): Promise<void>;
 }
 
-export async function startBenchNode(sets: readonly string[]): Promise<BenchNode> {
+/**
+ * `toml`: the workload's own configuration file (e.g. its `[[processors]]`), used instead of the run's
+ * base file; the run's `--set` overrides still apply on top.
+ */
+export async function startBenchNode(sets: readonly string[], toml?: string): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
-  return launch(dir, trackDirectory(dir), sets, 30_000);
+  return launch(dir, trackDirectory(dir), sets, 30_000, toml);
 }
 
-async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number): Promise<BenchNode> {
+async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number, toml?: string): Promise<BenchNode> {
   const dataDir = join(dir, 'data');
   let configFile = base.configFile;
-  if (configFile === null) {
+  if (configFile === null || toml !== undefined) {
     configFile = join(dir, 'node.toml');
-    writeFileSync(configFile, '');
+    writeFileSync(configFile, toml ?? '');
   }
   const [api, rpcHttp, rpcWs] = [await freePort(), await freePort(), await freePort()];
   const overrides = [
@@ -101,9 +106,10 @@ async function launch(dir: string, removeDir: () => void, sets: readonly string[
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
-    async restart(nextSets, readyTimeoutMs = 30_000) {
+    async restart(nextSets, readyTimeoutMs = 30_000, nextToml, between) {
       await stopProcess(child, 15_000);
-      return launch(dir, removeDir, nextSets, readyTimeoutMs);
+      await between?.();
+      return launch(dir, removeDir, nextSets, readyTimeoutMs, nextToml);
     },
     async stop() {
       await stopProcess(child, 15_000);

@@ -113,6 +113,51 @@ function anonymousRss(): number | null {
 
 const maxOf = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.max(a, b));
 
+/** A new erc20 instance's commit context over `store` (the devnet's schedule and genesis; erc20 reads neither). */
+function benchContext(store: Store, instance: string, tokens: string | readonly string[], chainId: number): CommitContext {
+  const config = resolveDevnetConfig();
+  const genesis = devnetGenesis(config);
+  const tables = store.processor(instance);
+  return {
+    store, tables, kind: erc20.bind({ tokens }), changeSchema: erc20.changeSchema, needs: erc20.needs, ordering: erc20.ordering, checkpoints: { everyBlocks: 0, retained: 1 },
+    kindContext: kindContext(tables, { network: 'bench', schedule: devnetForkSchedule(config), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } }),
+    instance, chainId, startBlock: null,
+  };
+}
+
+export interface JournalRun {
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  /** The highest resident set size seen, and the anonymous part of it (null where /proc has none). */
+  readonly maxRss: number;
+  readonly maxAnon: number | null;
+}
+
+/**
+ * Runs a new erc20 instance over every journal move of `store` through the processor lane's own commit
+ * path (read, decode, map, reduce, commit; batches of BATCH_MOVES), timing it in wall and CPU seconds
+ * of this process.
+ */
+export async function reduceJournal(store: Store, instance: string, tokens: string | readonly string[], chainId: number): Promise<JournalRun> {
+  const ctx = benchContext(store, instance, tokens, chainId);
+  let journalHead = 0;
+  for (const key of store.chain.journal.getKeys({ reverse: true, limit: 1 })) journalHead = Number((key as Buffer).readBigUInt64BE(0));
+  let maxRss = process.memoryUsage().rss;
+  let maxAnon = anonymousRss();
+  let position = 0;
+  const started = performance.now();
+  const startedCpu = process.cpuUsage();
+  while (position < journalHead) {
+    const moves = readMoves(store, position, BATCH_MOVES);
+    const result = await commitMoves(ctx, moves, '2026-01-01T00:00:00.000Z');
+    position = result.progress.journalSequence;
+    maxRss = Math.max(maxRss, process.memoryUsage().rss);
+    maxAnon = maxOf(maxAnon, anonymousRss());
+  }
+  const cpu = process.cpuUsage(startedCpu);
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, maxRss, maxAnon };
+}
+
 export const erc20Workload: Workload = {
   name: 'erc20',
   description: `ERC-20 balances kind: ${LOGS_PER_BLOCK} Transfer logs per block through read, decode, map, reduce and commit (batches of ${BATCH_MOVES} moves)`,
@@ -122,9 +167,7 @@ export const erc20Workload: Workload = {
     const removeDataDir = trackDirectory(dataDir);
     const store = openStore({ dataDir, chainId: CHAIN_ID });
     try {
-      const journalHead = await generateChain(store, size.blocks);
-      const config = resolveDevnetConfig();
-      const genesis = devnetGenesis(config);
+      await generateChain(store, size.blocks);
       const eventsPerSecond: number[] = [];
       const blocksPerSecond: number[] = [];
       const rssStart: number[] = [];
@@ -134,31 +177,11 @@ export const erc20Workload: Workload = {
       const anonStart: number[] = [];
       const anonMax: number[] = [];
       for (let round = 0; round < Math.max(1, options.rounds); round += 1) {
-        const tables = store.processor(`erc20-bench-${round}`);
-        const kind = erc20.bind({ tokens: '*' });
-        const ctx: CommitContext = {
-          store, tables, kind, changeSchema: erc20.changeSchema, needs: erc20.needs, ordering: erc20.ordering, checkpoints: { everyBlocks: 0, retained: 1 },
-          kindContext: kindContext(tables, { network: 'bench', schedule: devnetForkSchedule(config), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } }),
-          instance: `erc20-bench-${round}`, chainId: CHAIN_ID, startBlock: null,
-        };
         global.gc?.();
         const startRss = process.memoryUsage().rss;
         const startAnon = anonymousRss();
-        let maxRss = startRss;
-        let maxAnon = startAnon;
-        let position = 0;
-        const started = performance.now();
-        const startedCpu = process.cpuUsage();
-        while (position < journalHead) {
-          const moves = readMoves(store, position, BATCH_MOVES);
-          const result = await commitMoves(ctx, moves, '2026-01-01T00:00:00.000Z');
-          position = result.progress.journalSequence;
-          maxRss = Math.max(maxRss, process.memoryUsage().rss);
-          maxAnon = maxOf(maxAnon, anonymousRss());
-        }
-        const seconds = (performance.now() - started) / 1000;
-        const cpu = process.cpuUsage(startedCpu);
-        const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+        const run = await reduceJournal(store, `erc20-bench-${round}`, '*', CHAIN_ID);
+        const { seconds, cpuSeconds, maxRss, maxAnon } = run;
         eventsPerSecond.push((size.blocks * LOGS_PER_BLOCK) / seconds);
         eventsPerCpuSecond.push((size.blocks * LOGS_PER_BLOCK) / cpuSeconds);
         blocksPerSecond.push(size.blocks / seconds);

@@ -13,6 +13,7 @@ import { runtimeWorkload } from './runtime.js';
 import { sseWorkload } from './sse.js';
 import { snapshotWorkload } from './snapshot.js';
 import { p2pWorkload } from './p2p.js';
+import { ponderWorkload } from './ponder.js';
 import { verifyWorkload } from './verify.js';
 
 export const WORKLOADS: readonly Workload[] = [
@@ -27,6 +28,7 @@ export const WORKLOADS: readonly Workload[] = [
   finalityWorkload,
   p2pWorkload,
   erc20Workload,
+  ponderWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {

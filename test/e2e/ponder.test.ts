@@ -1,17 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../support/paths.js';
-import { freePort } from '../support/ports.js';
+import { ponderMissing, startPonder } from '../../bench/load/ponder-process.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 // Ponder (a third-party indexer) as an unmodified client of the node's JSON-RPC: it indexes the
 // devnet's three tokens' Transfer logs into balances, and they must equal the erc20 kind's state.
-const PONDER_ROOT = join(PROJECT_ROOT, 'test', 'peers', 'ponder');
-const PONDER_BIN = join(PONDER_ROOT, 'node_modules', 'ponder', 'dist', 'esm', 'bin', 'ponder.js');
 const TOKENS = ['0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506', '0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae', '0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd'];
 const TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', `tokens = [${TOKENS.map((t) => `"${t}"`).join(', ')}]`, ''].join('\n');
 
@@ -39,7 +35,7 @@ async function nodeBalances(node: NodeProcess): Promise<{ balances: Map<string, 
 }
 
 test('Ponder indexes the devnet tokens from the node\'s JSON-RPC, unmodified, to the same balances as the erc20 kind', {
-  skip: existsSync(PONDER_BIN) ? false : 'Ponder is not installed: npm ci --prefix test/peers/ponder (.ci/run does it)',
+  skip: ponderMissing() ?? false,
 }, async (t) => {
   const node = await startNodeProcess({ toml: TOML, sets: ['devnet.block_time_ms=200', 'devnet.reorg_every=0'], readyTimeoutMs: 120_000 });
   t.after(async () => {
@@ -54,43 +50,20 @@ test('Ponder indexes the devnet tokens from the node\'s JSON-RPC, unmodified, to
   const { balances, block } = await nodeBalances(node);
   assert.ok(balances.size > 20, `${balances.size} balances at block ${block}`);
 
-  const port = await freePort();
   const work = mkdtempSync(join(tmpdir(), 'cdn-ponder-'));
   t.after(() => removeDir(work));
-  const output: string[] = [];
-  const ponder = spawn(process.execPath, [PONDER_BIN, '--root', PONDER_ROOT, '--log-format', 'json', 'start', '--port', String(port), '--hostname', '127.0.0.1', '--schema', 'cdn'], {
-    cwd: PONDER_ROOT,
-    env: {
-      ...process.env, PONDER_TELEMETRY_DISABLED: 'true',
-      CDN_PONDER_RPC: node.rpcUrl, CDN_PONDER_CHAIN_ID: '1337', CDN_PONDER_TOKENS: TOKENS.join(','), CDN_PONDER_END: String(block), CDN_PONDER_DB: join(work, 'pglite'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  ponder.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  ponder.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  const exited = new Promise((resolve) => ponder.once('close', resolve));
-  t.after(async () => {
-    if (ponder.exitCode === null) ponder.kill('SIGKILL');
-    await exited;
-  });
-
+  const ponder = await startPonder({ rpcUrl: node.rpcUrl, chainId: 1337, tokens: TOKENS, endBlock: block, databaseDir: join(work, 'pglite') });
+  t.after(() => ponder.stop());
   // /ready answers 200 once Ponder has indexed through endBlock.
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    if (ponder.exitCode !== null) assert.fail(`Ponder exited with ${ponder.exitCode}:\n${output.join('')}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.status, () => 0);
-    if (ready === 200) break;
-    if (Date.now() > deadline) assert.fail(`Ponder not ready within 240 s:\n${output.join('').slice(-4000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const status = (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as { devnet: { block: { number: number } } };
+  await ponder.ready(240_000);
+  const status = (await (await fetch(`${ponder.url}/status`)).json()) as { devnet: { block: { number: number } } };
   assert.equal(status.devnet.block.number, block);
 
   const indexed = new Map<string, bigint>();
   let after: string | null = null;
   for (;;) {
     const query = `{ balances(limit: 1000${after ? `, after: "${after}"` : ''}) { items { token holder amount } pageInfo { hasNextPage endCursor } } }`;
-    const answer = (await (await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).json()) as {
+    const answer = (await (await fetch(`${ponder.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).json()) as {
       data: { balances: { items: { token: string; holder: string; amount: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } };
     };
     // The erc20 kind keeps only non-zero balances.
