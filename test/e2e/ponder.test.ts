@@ -56,6 +56,8 @@ test('Ponder indexes the devnet tokens from the node\'s JSON-RPC, unmodified, to
   t.after(() => ponder.stop());
   // /ready answers 200 once Ponder has indexed through endBlock.
   await ponder.ready(240_000);
+  // The bench's figure comes from these two log lines (bench/workloads/ponder.ts).
+  assert.ok(((await ponder.backfillSeconds()) ?? -1) > 0, 'Ponder logged the start and end of its backfill');
   const status = (await (await fetch(`${ponder.url}/status`)).json()) as { devnet: { block: { number: number } } };
   assert.equal(status.devnet.block.number, block);
 
