@@ -158,19 +158,30 @@ test('erc20 and amm over the devnet: stream consumers follow balances and pools 
 
   // Automatic checkpoints: every 4 finalized blocks, the newest 2 kept; restoring an older one than the current is refused (restore itself: e2e/checkpoints-savepoints).
   type Checkpoints = { data: Array<{ checkpoint: string; blockNumber: number; rowCount: number; digest: string }> };
+  type Refusal = { error: { code: string; message: string; retryable: boolean; details: { currentCheckpoint: string }; requestId: string } };
   let checkpoints: Checkpoints['data'] = [];
-  await waitUntil(node, async () => {
+  const listTwo = () => waitUntil(node, async () => {
     checkpoints = ((await (await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints`)).json()) as Checkpoints).data;
     return checkpoints.length === 2;
   }, 60_000);
-  assert.ok(checkpoints.every((c) => c.blockNumber % 4 === 0 && c.rowCount > 0 && /^[0-9a-f]{64}$/.test(c.digest)), JSON.stringify(checkpoints));
-  assert.ok(checkpoints[0]!.blockNumber > checkpoints[1]!.blockNumber, 'newest first');
-  const refused = await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/${checkpoints[1]!.checkpoint}/restore`, { method: 'POST' });
-  const refusal = await refused.json() as { error: { code: string; message: string; retryable: boolean; details: { currentCheckpoint: string }; requestId: string } };
-  assert.equal(refused.status, 409, JSON.stringify(refusal));
-  assert.equal(refusal.error.code, 'conflict');
-  assert.equal(refusal.error.retryable, false);
-  assert.ok(refusal.error.details.currentCheckpoint === checkpoints[0]!.checkpoint && typeof refusal.error.requestId === 'string', JSON.stringify(refusal));
+  // A checkpoint is taken every 600 ms here, so between listing and restoring the older one may be
+  // pruned (404) or the newest superseded (another current one): list again and retry until the
+  // answer is about the checkpoints just listed.
+  let refused: Response | undefined;
+  let refusal: Refusal | undefined;
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    await listTwo();
+    assert.ok(checkpoints.every((c) => c.blockNumber % 4 === 0 && c.rowCount > 0 && /^[0-9a-f]{64}$/.test(c.digest)), JSON.stringify(checkpoints));
+    assert.ok(checkpoints[0]!.blockNumber > checkpoints[1]!.blockNumber, 'newest first');
+    refused = await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/${checkpoints[1]!.checkpoint}/restore`, { method: 'POST' });
+    refusal = await refused.json() as Refusal;
+    if (refused.status === 409 && refusal.error.details.currentCheckpoint === checkpoints[0]!.checkpoint) break;
+    assert.ok(refused.status === 404 || refused.status === 409, `${refused.status} ${JSON.stringify(refusal)}`);
+  }
+  assert.equal(refused!.status, 409, JSON.stringify(refusal));
+  assert.equal(refusal!.error.code, 'conflict');
+  assert.equal(refusal!.error.retryable, false);
+  assert.ok(refusal!.error.details.currentCheckpoint === checkpoints[0]!.checkpoint && typeof refusal!.error.requestId === 'string', JSON.stringify(refusal));
   assert.equal((await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/x1/restore`, { method: 'POST' })).status, 400);
   assert.equal((await fetch(`${node.baseUrl}/v1/processors/erc20/checkpoints/3/restore`, { method: 'POST' })).status, 404);
 
