@@ -12,6 +12,8 @@
  *   `job.create` {processor, fromBlock, toBlock, mode, idempotencyKey, source?} → {created, job}
  *   `job.list` → {data: job[]};  `job.get` {id} → job;  `job.cancel` {id} → job;  `job.delete` {id} → {deleted}
  *   `probe` {source} → ProbeResult
+ * Accepts (sent, from the rpc lane): `rpc.fill`, `rpc.locate` (on-demand JSON-RPC history, on-demand.ts), answered
+ *   later by a `history.filled` message to the sender.
  * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped}.
  */
 import { randomBytes } from 'node:crypto';
@@ -29,6 +31,7 @@ import { createHistorySource, type HistorySource, type HistorySourceArgs } from 
 import { missingCount, previousMissing } from './job-ranges.js';
 import { anchorDown, checkProven, recordProven, trustedHash } from './anchor.js';
 import type { HistoryApplyMessage } from '../processor/history-apply.js';
+import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
 
 export interface HistoryProcessorArgs {
   readonly id: string;
@@ -45,6 +48,8 @@ export interface HistoryArgs {
   readonly chunkBlocks: number;
   readonly sources: readonly HistorySourceArgs[];
   readonly processors: readonly HistoryProcessorArgs[];
+  /** On-demand JSON-RPC history (on-demand.ts); absent: off. */
+  readonly onDemand?: OnDemandArgs;
 }
 
 interface RunMeter {
@@ -101,7 +106,7 @@ export default defineActor<State, HistoryArgs>({
     return state;
   },
 
-  async handle(message, state, ctx) {
+  async handle(message, state, ctx, from) {
     switch (message.type) {
       case 'job.create': return createMaterializationJob(ctx, state, message as unknown as CreateRequest);
       case 'job.list': return { data: listJobs(state.store).map((job) => view(state, job)) };
@@ -109,6 +114,12 @@ export default defineActor<State, HistoryArgs>({
       case 'job.cancel': return cancelJob(ctx, state, String(message.id));
       case 'job.delete': return removeJob(state, String(message.id));
       case 'probe': return probe(ctx, state, String(message.source));
+      case 'rpc.fill':
+      case 'rpc.locate': {
+        const onDemand = ctx.args.onDemand ?? { source: null, maxBlocks: 0, timeoutMs: 60_000 };
+        startOnDemand(ctx as ActorContext<unknown>, { store: state.store, sources: state.sources, shutdown: state.shutdown.signal, chunkBlocks: ctx.args.chunkBlocks, args: onDemand }, message as unknown as FillMessage | LocateMessage, from);
+        return undefined;
+      }
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },

@@ -47,11 +47,25 @@ export function trustedHash(store: Store, number: number): Hash | null {
 }
 
 /**
+ * The proven hash at `number`: its own (trustedHash), or the parent hash the proven block above it names (the
+ * recorded chain's header, or the proven run's link).
+ */
+export function provenHash(store: Store, number: number): Hash | null {
+  const own = trustedHash(store, number);
+  if (own !== null || number < 0) return own;
+  const link = readHistoryLink(store, number + 1);
+  if (link) return link.parentHash;
+  const above = getCanonicalHash(store, number + 1);
+  const header = above ? getHeaderBytes(store, above) : undefined;
+  return header ? decodeHeader(header).parentHash : null;
+}
+
+/**
  * Proves the canonical hash at `target` (below the recorded chain) by walking headers down from the lowest trusted
  * block. Returns the proven hash. Throws HistoryBlockError naming the first header that does not link.
  */
 export async function anchorDown(store: Store, source: HistorySource, target: number, signal?: AbortSignal): Promise<Hash> {
-  const known = trustedHash(store, target);
+  const known = provenHash(store, target);
   if (known) return known;
   const lowest = lowestCanonical(store);
   if (!lowest) throw new HistoryBlockError(target, 'the node has recorded no canonical block yet, so there is nothing to anchor history to');
@@ -100,7 +114,7 @@ export function notCanonical(number: number, hash: Hash, expected: Hash): Histor
 export function checkProven(store: Store, blocks: readonly HistoryBlock[]): void {
   for (let i = blocks.length - 1; i >= 0; i -= 1) {
     const block = blocks[i]!;
-    const proven = trustedHash(store, block.number);
+    const proven = i === blocks.length - 1 ? provenHash(store, block.number) : trustedHash(store, block.number);
     if (i === blocks.length - 1 && proven === null) throw new HistoryBlockError(block.number, 'no proven canonical hash at this height to link the block to');
     if (proven !== null && proven !== block.hash) throw notCanonical(block.number, block.hash, proven);
   }

@@ -51,6 +51,8 @@ export interface HistorySource {
   fetchHeaders(from: number, to: number): Promise<HeaderLink[]>;
   /** The transaction locator (kind rpc: the upstream's eth_getTransactionByHash), or null when the source has none. */
   readonly transactionBlock: ((hash: string) => Promise<number | null>) | null;
+  /** The block locator (kind rpc: the upstream's eth_getBlockByHash), or null. */
+  readonly blockNumberOf: ((hash: string) => Promise<number | null>) | null;
   probe(nodeChainId: number): Promise<ProbeResult>;
 }
 
@@ -68,6 +70,7 @@ function rpcSource(args: HistorySourceArgs, signal: AbortSignal): HistorySource 
     fetchRange: (from, to) => history.fetchRange(from, to),
     fetchHeaders: (from, to) => history.fetchHeaders(from, to),
     transactionBlock: (hash) => history.transactionBlock(hash),
+    blockNumberOf: (hash) => history.blockNumberOf(hash),
     async probe(nodeChainId) {
       const started = performance.now();
       const chainIdHex = await history.client.call<string>('eth_chainId', []);
@@ -131,6 +134,7 @@ function devnetSource(args: HistorySourceArgs, store: Store): HistorySource {
     },
     // The devnet's transactions are all in the canonical transaction index already.
     transactionBlock: null,
+    blockNumberOf: null,
     async probe(nodeChainId) {
       const latestBlock = bound(true);
       const earliestBlock = bound(false);

@@ -42,6 +42,8 @@ export interface RpcHistory {
   fetchHeaders(from: number, to: number): Promise<HeaderLink[]>;
   /** The block number the upstream says includes transaction `hash`, or null when it knows no such mined transaction. */
   transactionBlock(hash: string): Promise<number | null>;
+  /** The number the upstream gives the block with this hash, or null when it has none. */
+  blockNumberOf(hash: string): Promise<number | null>;
 }
 
 const quantity = (n: number) => `0x${n.toString(16)}`;
@@ -113,6 +115,17 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
       const blockNumber = (answer as { blockNumber?: unknown }).blockNumber;
       if (blockNumber === null || blockNumber === undefined) return null;
       return new JsonFields(answer, 'transaction').number('blockNumber');
+    },
+    async blockNumberOf(hash) {
+      let answer: unknown;
+      try {
+        answer = await slots.run(() => client.call('eth_getBlockByHash', [hash, false]));
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new HistoryBlockError(-1, `the upstream failed eth_getBlockByHash: ${error.message}`);
+        throw error;
+      }
+      if (answer === null || answer === undefined) return null;
+      return new JsonFields(answer, 'block').number('number');
     },
   };
 }
