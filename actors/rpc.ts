@@ -139,8 +139,8 @@ function fillFailure(error: FillError): RpcError {
 
 /**
  * Asks the history lane for every distinct hole of a body at once (at most `maxPending` waiting per worker) and
- * resolves with the first failure, or null when all are filled. Each waits at most the on-demand timeout (the
- * history lane stops its own work then; this timer is the backstop should its answer never come).
+ * resolves with the first failure, or null when all are filled. Each waits at most the on-demand timeout: the
+ * history lane answers at its deadline; this timer (one second later) is the backstop should that answer never come.
  */
 function historyFiller(args: RpcHistoryArgs, pending: Map<number, (error: FillError | null) => void>, send: (message: never) => Promise<void>): HistoryFiller {
   let nextId = 1;
@@ -150,7 +150,7 @@ function historyFiller(args: RpcHistoryArgs, pending: Map<number, (error: FillEr
       return;
     }
     const id = nextId++;
-    const timer = setTimeout(() => done({ code: 'source_unavailable', message: `on-demand history did not finish within ${Math.round(args.timeoutMs / 1000)} s` }), args.timeoutMs + 5_000);
+    const timer = setTimeout(() => done({ code: 'source_unavailable', message: `on-demand history did not finish within ${args.timeoutMs / 1000} s` }), args.timeoutMs + 1_000);
     const done = (error: FillError | null) => {
       if (!pending.delete(id)) return;
       clearTimeout(timer);

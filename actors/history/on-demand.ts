@@ -72,9 +72,15 @@ export interface OnDemandDeps {
 
 /** Starts the request in the background and answers `from` when it is done (never throws into the mailbox). */
 export function startOnDemand(ctx: ActorContext<unknown>, deps: OnDemandDeps, message: FillMessage | LocateMessage, from: string): void {
-  const signal = AbortSignal.any([deps.shutdown, AbortSignal.timeout(deps.args.timeoutMs)]);
-  const work = message.type === 'rpc.fill' ? fill(deps, message.from, message.to, signal) : locate(deps, message, signal);
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new Error('on-demand history deadline')), deps.args.timeoutMs);
+  const signal = AbortSignal.any([deps.shutdown, timeout.signal]);
+  // The answer leaves at the deadline even while an upstream request hangs (that request keeps its slot until its
+  // own timeout; nothing it brings is recorded after the deadline: every step checks the signal).
+  const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  const work = Promise.race([message.type === 'rpc.fill' ? fill(deps, message.from, message.to, signal) : locate(deps, message, signal), deadline]);
   void work.then(() => null, (error: unknown) => failureOf(error, deps.args.timeoutMs, signal)).then(async (error) => {
+    clearTimeout(timer);
     if (deps.shutdown.aborted) return;
     if (error) ctx.log.info('on-demand history request failed', { request: message.type, reason: error.message, ...(error.blockNumber !== undefined ? { blockNumber: error.blockNumber } : {}) });
     const reply: FilledMessage = { type: 'history.filled', id: message.id, error };
@@ -86,7 +92,7 @@ function failureOf(error: unknown, timeoutMs: number, signal: AbortSignal): Fill
   if (error instanceof HistoryBlockError) return { code: 'source_unavailable', message: error.message, ...(error.blockNumber >= 0 ? { blockNumber: error.blockNumber } : {}) };
   if (error instanceof CodedError) return { code: error.code as FillError['code'], message: error.message };
   if (error instanceof UpstreamError) return { code: 'source_unavailable', message: error.message };
-  if (signal.aborted) return { code: 'source_unavailable', message: `on-demand history did not finish within ${Math.round(timeoutMs / 1000)} s` };
+  if (signal.aborted) return { code: 'source_unavailable', message: `on-demand history did not finish within ${timeoutMs / 1000} s` };
   return { code: 'source_unavailable', message: `on-demand history failed: ${(error as Error).message}` };
 }
 

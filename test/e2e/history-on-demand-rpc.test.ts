@@ -21,13 +21,17 @@ interface RpcRequest { id: unknown; method: string; params: unknown[] }
 async function startProxy(target: string) {
   let tampered: number | null = null;
   let requests = 0;
+  let inFlight = 0;
+  let peak = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => void (async () => {
       requests += 1;
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
       const body = Buffer.concat(chunks).toString('utf8');
-      const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).finally(() => { inFlight -= 1; });
       let text = await forwarded.text();
       if (tampered !== null) {
         const calls = ([] as RpcRequest[]).concat(JSON.parse(body) as RpcRequest | RpcRequest[]);
@@ -46,6 +50,8 @@ async function startProxy(target: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     tamperReceipts: (block: number | null) => { tampered = block; },
     get requests() { return requests; },
+    /** The most requests the node had in flight at once. */
+    get peak() { return peak; },
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
@@ -107,6 +113,12 @@ test('on-demand JSON-RPC history: old blocks, receipts, a transaction receipt an
   const asked = proxy.requests;
   assert.equal(await raw(node.rpcUrl, 'eth_getLogs', [filter]), logs);
   assert.equal(proxy.requests, asked, 'recorded history is served from the store');
+
+  // Many requests at once share the source's two request slots (source_concurrency = 2).
+  const burst = [0, 2, 6, 7, 28, 29, 31, 32, 34, 35]; // none recorded yet: each request fetches
+  const answers = await Promise.all(burst.map((n) => raw(node.rpcUrl, 'eth_getBlockByNumber', [hex(n), false])));
+  for (const [i, n] of burst.entries()) assert.equal(answers[i], await raw(producer.rpcUrl, 'eth_getBlockByNumber', [hex(n), false]), `block ${n}`);
+  assert.ok(proxy.peak <= 2, `at most 2 requests in flight at the source (saw ${proxy.peak})`);
 
   // The on-demand range maximum (20 here): -32005 query_too_expensive, before anything is fetched.
   const tooWide = JSON.parse(await raw(node.rpcUrl, 'eth_getLogs', [{ fromBlock: hex(0), toBlock: hex(25) }])) as { error: { code: number; data: { code: string; limit: number } } };

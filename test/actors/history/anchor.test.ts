@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { anchorDown, checkProven, provenHash, trustedHash } from '../../../actors/history/anchor.js';
+import { startOnDemand, type FilledMessage, type OnDemandDeps } from '../../../actors/history/on-demand.js';
+import type { ActorContext } from '../../../runtime/actor.js';
 import type { HistorySource } from '../../../actors/history/sources.js';
 import { encodeHeader, hashHeader, type BlockHeader } from '../../../net/eth/header.js';
 import { hexToBytes, type Hash } from '../../../net/eth/hex.js';
@@ -115,5 +117,40 @@ test('with nothing recorded there is nothing to anchor to', async () => {
   } finally {
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** Runs one on-demand request through startOnDemand and returns the reply it sends back. */
+function onDemand(deps: OnDemandDeps, message: Parameters<typeof startOnDemand>[2]): Promise<FilledMessage> {
+  return new Promise((resolve) => {
+    const ctx = { log: { info() {}, warn() {} }, send: async (to: string, reply: unknown) => { assert.equal(to, 'rpc.0'); resolve(reply as FilledMessage); } };
+    startOnDemand(ctx as unknown as ActorContext<unknown>, deps, message, 'rpc.0');
+  });
+}
+
+test('on-demand requests answer at their deadline even when the source hangs, refuse a range over the maximum, and need a source', async () => {
+  const fixture = storeWithChainFrom(300);
+  await fixture.init();
+  const { store } = fixture;
+  try {
+    const hanging: HistorySource = { ...source(1), fetchHeaders: () => new Promise(() => {}) };
+    const deps = (overrides: Partial<OnDemandDeps['args']> = {}): OnDemandDeps => ({
+      store, sources: new Map([['archive', hanging]]), shutdown: new AbortController().signal, chunkBlocks: 8,
+      args: { source: 'archive', maxBlocks: 20, timeoutMs: 100, ...overrides },
+    });
+    const started = performance.now();
+    assert.deepEqual(await onDemand(deps(), { type: 'rpc.fill', id: 1, from: 100, to: 110 }), {
+      type: 'history.filled', id: 1, error: { code: 'source_unavailable', message: 'on-demand history did not finish within 0.1 s' },
+    });
+    assert.ok(performance.now() - started < 5_000);
+    const wide = await onDemand(deps(), { type: 'rpc.fill', id: 2, from: 100, to: 150 });
+    assert.equal(wide.error?.code, 'query_too_expensive');
+    assert.match(wide.error!.message, /covers 51 blocks; this node fetches at most 20/);
+    const off = await onDemand(deps({ source: null }), { type: 'rpc.fill', id: 3, from: 100, to: 101 });
+    assert.equal(off.error?.code, 'unsupported_capability');
+    // At or above the recorded chain there is nothing to fetch.
+    assert.deepEqual(await onDemand(deps(), { type: 'rpc.fill', id: 4, from: 300, to: 305 }), { type: 'history.filled', id: 4, error: null });
+  } finally {
+    await fixture.close();
   }
 });
