@@ -163,7 +163,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         const first = answerBodyParts(context, body, { ...httpDispatch, holes });
         if (holes.length === 0) return finish('200 OK', first);
         // Blocks below the recorded chain: the history lane records them, then the body is answered again.
-        fillHistory(holes).then((holeFailure) => finish('200 OK', answerBodyParts(context, body, { ...httpDispatch, holeFailure })), fail);
+        fillHistory(holes).then((holeFailure) => answerBodyParts(context, body, { ...httpDispatch, holeFailure })).then((answer) => finish('200 OK', answer), fail);
       } catch (error) {
         fail(error);
       }
@@ -229,7 +229,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         // The second pass replays the first pass's subscribe/unsubscribe results instead of running them twice; the
         // frame's memory belongs to uWS only during this callback, so the second pass reads a copy.
         const frame = Buffer.from(bytes);
-        fillHistory(holes).then((holeFailure) => send(answerBody(context, frame, { ...wsDispatch, transport: replay.replay, holeFailure })), (error: unknown) => {
+        fillHistory(holes).then((holeFailure) => answerBody(context, frame, { ...wsDispatch, transport: replay.replay, holeFailure })).then(send, (error: unknown) => {
           const requestId = faults.record('rpc_ws', newRequestId(), error);
           if (!connection.closed) socket.send(errorAnswer(internalError(requestId)), false);
         });
