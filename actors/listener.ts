@@ -30,7 +30,7 @@ import { SseHub, type SseSettings } from '../api/sse/sse-hub.js';
 import { registerStreamRoute, STREAM_ROUTE } from '../api/sse/stream-route.js';
 import type { ChangesNotice, LaneTroublesNotice } from './chain-messages.js';
 import { setLaneTroubles } from '../api/aggregate/lane-health.js';
-import type { RpcServedLimits } from '../api/aggregate/rpc-method-capabilities.js';
+import type { RpcHistoryCapability, RpcServedLimits } from '../api/aggregate/rpc-method-capabilities.js';
 import { snapshotService } from './snapshot-client.js';
 import type uWS from 'uWebSockets.js';
 import { bearerCheck } from '../api/auth/bearer.js';
@@ -66,6 +66,8 @@ export interface ListenerArgs {
   readonly apiToken?: string | null;
   /** The `[rpc]` limits when the JSON-RPC lane runs (absent: capabilities report it unavailable). */
   readonly rpcLimits?: RpcServedLimits;
+  /** On-demand JSON-RPC history as configured (capabilities). */
+  readonly rpcHistory?: RpcHistoryCapability;
   /** `sources.live.kind`, for /v1/network/status (default devnet). */
   readonly liveSource?: LiveSourceKind;
 }
@@ -96,7 +98,7 @@ export default defineActor<State, ListenerArgs>({
       processors: createProcessorRegistry(args.processors),
       kinds: await kindSurfaces(args.processors, args.dataDir, (module, error) => ctx.log.warn('custom kind not served by this listener', { module, reason: error.message })),
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
-      rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}) },
+      rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}), ...(args.rpcHistory ? { history: args.rpcHistory } : {}) },
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,
       snapshots: snapshotService(ctx),
       checkpoints: {

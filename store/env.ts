@@ -86,6 +86,8 @@ export interface Store {
   devnetBlocks(): Database<unknown, Buffer>;
   /** The finality lane's light-client store (store/light-client-store.ts), created on first use. */
   finalityLightClient(): Database<unknown, string>;
+  /** The history lane's proven-canonical hashes below chain.canonical (store/history-canonical.ts); undefined while a read-only store lacks it. */
+  historyCanonical(): BinaryTable | undefined;
   /** The tables of one processor instance, created on first use (read-only: must exist). */
   processor(instance: string): ProcessorTables;
   /** Instances that have tables in this store. */
@@ -146,6 +148,7 @@ function buildStore(
   const processors = new Map<string, ProcessorTables>();
   let devnetBlocks: Database<unknown, Buffer> | undefined;
   let finalityLightClient: Database<unknown, string> | undefined;
+  let historyCanonical: BinaryTable | undefined;
   const openProcessor = (instance: string): ProcessorTables => {
     const of = <V, K extends string | Buffer>(kind: ProcessorTableKind) => table<V, K>(processorTableSpec(instance, kind));
     return {
@@ -177,6 +180,12 @@ function buildStore(
     jobs: table(SHARED_TABLES.jobs),
     devnetBlocks: () => (devnetBlocks ??= table(OPTIONAL_TABLES.devnetBlocks)),
     finalityLightClient: () => (finalityLightClient ??= table(OPTIONAL_TABLES.finalityLightClient)),
+    historyCanonical: () => {
+      if (historyCanonical === undefined && (!readOnly || listTableNames(env).includes(OPTIONAL_TABLES.historyCanonical.name))) {
+        historyCanonical = table(OPTIONAL_TABLES.historyCanonical);
+      }
+      return historyCanonical;
+    },
     processor(instance) {
       let tables = processors.get(instance);
       if (!tables) {

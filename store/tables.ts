@@ -21,6 +21,9 @@
  *                                                           with the devnet source: created on first use)
  *   finality.lightClient      string name ("store")       → msgpack light-client store record (owned by the
  *                                                           finality lane with a checkpoint root: created on first use)
+ *   history.canonical         u64 (block number)          → block hash (32) ‖ parent hash (32) of a finalized block below
+ *                                                           chain.canonical, proven canonical by the history lane
+ *                                                           (store/history-canonical.ts; created on first use)
  *
  * Per processor instance (opened on demand, owned by that instance's writer only):
  *
@@ -74,6 +77,7 @@ export const SHARED_TABLES = {
 export const OPTIONAL_TABLES = {
   devnetBlocks: { name: 'devnet.blocks', keyEncoding: 'binary', valueEncoding: 'msgpack', keyWidth: 8, keyLayout: 'u64 block number' },
   finalityLightClient: { name: 'finality.lightClient', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string name' },
+  historyCanonical: { name: 'history.canonical', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 block number' },
 } as const satisfies Record<string, TableSpec>;
 
 /** Tables that exist in every store, created when the store is created. */

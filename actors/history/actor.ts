@@ -2,8 +2,9 @@
  * Lane `history`: materialization jobs (spec §3.3, §4.6) and history-source probes. The one writer of job records
  * (store/history-jobs.ts). Jobs run one at a time, oldest first, in the background: each chunk of at most
  * `chunkBlocks` missing finalized blocks, from the top of the range down, is fetched from the job's history source,
- * verified block by block and as a hash chain linked to the trusted block above it (canonical, or the lowest block
- * the job committed) and to the canonical block below when known, recorded in the chain tables, and handed to the
+ * verified block by block and as a hash chain whose top is the proven canonical hash at its height (the recorded
+ * chain, or below it the proven run that anchor.ts walks down from the recorded chain's lowest block) and linked to
+ * the proven block below when known, recorded in the chain tables, and handed to the
  * processor lane (`history.apply`), which commits it with its coverage in one transaction. Progress is re-derived
  * from coverage after every chunk, so a restart (even kill -9) resumes exactly where committed chunks end.
  *
@@ -11,25 +12,26 @@
  *   `job.create` {processor, fromBlock, toBlock, mode, idempotencyKey, source?} → {created, job}
  *   `job.list` → {data: job[]};  `job.get` {id} → job;  `job.cancel` {id} → job;  `job.delete` {id} → {deleted}
  *   `probe` {source} → ProbeResult
+ * Accepts (sent, from the rpc lane): `rpc.fill`, `rpc.locate` (on-demand JSON-RPC history, on-demand.ts), answered
+ *   later by a `history.filled` message to the sender.
  * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped}.
  */
 import { randomBytes } from 'node:crypto';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
-import { getCanonicalHash, getHeaderBytes, recordBlocks } from '../../store/chain-material.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
 import { openStore, type Store } from '../../store/env.js';
 import {
   createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type MaterializationJob,
 } from '../../store/history-jobs.js';
-import { decodeHeader } from '../../net/eth/header.js';
-import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
 import { missingCount, previousMissing } from './job-ranges.js';
+import { anchorDown, checkProven, recordProven, trustedHash } from './anchor.js';
 import type { HistoryApplyMessage } from '../processor/history-apply.js';
+import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
 
 export interface HistoryProcessorArgs {
   readonly id: string;
@@ -46,6 +48,8 @@ export interface HistoryArgs {
   readonly chunkBlocks: number;
   readonly sources: readonly HistorySourceArgs[];
   readonly processors: readonly HistoryProcessorArgs[];
+  /** On-demand JSON-RPC history (on-demand.ts); absent: off. */
+  readonly onDemand?: OnDemandArgs;
 }
 
 interface RunMeter {
@@ -102,7 +106,7 @@ export default defineActor<State, HistoryArgs>({
     return state;
   },
 
-  async handle(message, state, ctx) {
+  async handle(message, state, ctx, from) {
     switch (message.type) {
       case 'job.create': return createMaterializationJob(ctx, state, message as unknown as CreateRequest);
       case 'job.list': return { data: listJobs(state.store).map((job) => view(state, job)) };
@@ -110,6 +114,12 @@ export default defineActor<State, HistoryArgs>({
       case 'job.cancel': return cancelJob(ctx, state, String(message.id));
       case 'job.delete': return removeJob(state, String(message.id));
       case 'probe': return probe(ctx, state, String(message.source));
+      case 'rpc.fill':
+      case 'rpc.locate': {
+        const onDemand = ctx.args.onDemand ?? { source: null, maxBlocks: 0, timeoutMs: 60_000 };
+        startOnDemand(ctx as ActorContext<unknown>, { store: state.store, sources: state.sources, shutdown: state.shutdown.signal, chunkBlocks: ctx.args.chunkBlocks, args: onDemand }, message as unknown as FillMessage | LocateMessage, from);
+        return undefined;
+      }
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },
@@ -292,10 +302,13 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
     }
     await updateJob(state.store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
     try {
+      // The chunk's top links to a proven canonical hash: below the recorded chain, headers are walked down to it first.
+      await anchorDown(state.store, source, chunk.to, state.shutdown.signal);
       const blocks = await source.fetchRange(chunk.from, chunk.to);
-      checkHashChain(blocks, chunk.from, canonicalHash(state.store, chunk.from - 1), trustedParentOf(state.store, chunk.to + 1, job.anchor ?? null));
+      checkHashChain(blocks, chunk.from, trustedHash(state.store, chunk.from - 1), null);
+      checkProven(state.store, blocks);
       if (state.stopping) return;
-      if (source.recordsNeeded) await recordBlocks(state.store, blocks.map((block) => block.material));
+      await recordProven(state.store, blocks, source.recordsNeeded);
       const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks: blocks.map((block) => ({ number: block.number, hash: block.hash })) };
       await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
       const lowest = blocks[0]!;
@@ -310,31 +323,4 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       return;
     }
   }
-}
-
-function canonicalHash(store: Store, number: number): Hash | null {
-  if (number < 0) return null;
-  const hash = getCanonicalHash(store, number);
-  return hash ? (bytesToHex(hash) as Hash) : null;
-}
-
-/**
- * The parent hash block `number` names, when its hash is trusted: the canonical block there, or — below the lowest
- * block this job committed (`anchor`) — reached from the anchor down through recorded, verified headers. A crash
- * between a chunk's commit and the record's anchor update leaves the anchor one chunk high; the walk covers it.
- */
-function trustedParentOf(store: Store, number: number, anchor: { readonly number: number; readonly hash: Hash } | null): Hash | null {
-  let hash: Uint8Array | undefined = getCanonicalHash(store, number);
-  if (!hash && anchor !== null && anchor.number >= number) {
-    let at = anchor.number;
-    let current: Hash | null = anchor.hash;
-    while (at > number && current !== null) {
-      const header = getHeaderBytes(store, hexToBytes(current));
-      current = header ? decodeHeader(header).parentHash : null;
-      at -= 1;
-    }
-    if (current !== null) hash = hexToBytes(current);
-  }
-  const header = hash ? getHeaderBytes(store, hash) : undefined;
-  return header ? decodeHeader(header).parentHash : null;
 }

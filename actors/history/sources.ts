@@ -9,7 +9,7 @@ import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { BlockVerificationError, EthFormatError } from '../../net/eth/errors.js';
 import { bytesToHex, type Hash } from '../../net/eth/hex.js';
 import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
-import { HistoryBlockError, type HistoryBlock } from '../../net/history/history-block.js';
+import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
 import { createRpcHistory, type RpcHistory } from '../../net/history/rpc-history.js';
 import { CodedError } from '../../runtime/errors.js';
 import { JsonFields } from '../../net/rpc/json-fields.js';
@@ -47,6 +47,12 @@ export interface HistorySource {
   /** Whether fetched blocks must be recorded in the chain tables before a processor reads them (devnet's already are). */
   readonly recordsNeeded: boolean;
   fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
+  /** Headers only (number, computed hash, parent hash), ascending: the anchoring walk below the recorded chain. */
+  fetchHeaders(from: number, to: number): Promise<HeaderLink[]>;
+  /** The transaction locator (kind rpc: the upstream's eth_getTransactionByHash), or null when the source has none. */
+  readonly transactionBlock: ((hash: string) => Promise<number | null>) | null;
+  /** The block locator (kind rpc: the upstream's eth_getBlockByHash), or null. */
+  readonly blockNumberOf: ((hash: string) => Promise<number | null>) | null;
   probe(nodeChainId: number): Promise<ProbeResult>;
 }
 
@@ -62,6 +68,9 @@ function rpcSource(args: HistorySourceArgs, signal: AbortSignal): HistorySource 
   return {
     id: args.id, kind: 'rpc', recordsNeeded: true,
     fetchRange: (from, to) => history.fetchRange(from, to),
+    fetchHeaders: (from, to) => history.fetchHeaders(from, to),
+    transactionBlock: (hash) => history.transactionBlock(hash),
+    blockNumberOf: (hash) => history.blockNumberOf(hash),
     async probe(nodeChainId) {
       const started = performance.now();
       const chainIdHex = await history.client.call<string>('eth_chainId', []);
@@ -115,6 +124,17 @@ function devnetSource(args: HistorySourceArgs, store: Store): HistorySource {
       for (let n = from; n <= to; n += 1) blocks.push(read(n));
       return blocks;
     },
+    async fetchHeaders(from, to) {
+      const links: HeaderLink[] = [];
+      for (let n = from; n <= to; n += 1) {
+        const { number, hash, parentHash } = read(n);
+        links.push({ number, hash, parentHash });
+      }
+      return links;
+    },
+    // The devnet's transactions are all in the canonical transaction index already.
+    transactionBlock: null,
+    blockNumberOf: null,
     async probe(nodeChainId) {
       const latestBlock = bound(true);
       const earliestBlock = bound(false);

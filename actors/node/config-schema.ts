@@ -250,6 +250,16 @@ export const configSchema = z.strictObject({
   history: z.strictObject({
     /** Blocks per materialization-job chunk: fetched, verified and committed together (memory is bounded by it, never by the job's range). */
     chunk_blocks: positiveInt.max(100_000).default(256),
+    /** On-demand JSON-RPC history (spec §4.7): blocks below the recorded chain are fetched, verified and recorded when a JSON-RPC request names them (needs a [[sources.history]]). */
+    on_demand: z.boolean().default(true),
+    /** The history source on-demand requests use; empty: the first [[sources.history]]. */
+    on_demand_source: z.string().default(''),
+    /** One on-demand request's budget (spec §8: one minute); past it the request answers source_unavailable. */
+    on_demand_timeout_seconds: positiveInt.max(3600).default(60),
+    /** Blocks one JSON-RPC request may fetch on demand (the on-demand eth_getLogs range maximum); more answers query_too_expensive. */
+    on_demand_max_blocks: positiveInt.max(100_000).default(1000),
+    /** On-demand requests one rpc worker waits on at once; more answer query_too_expensive (retryable). */
+    on_demand_max_pending: positiveInt.max(100_000).default(64),
   }).prefault({}),
   retention: z.strictObject({
     /** How often the outbox trims each change log to its `retain_changes` window. */
@@ -298,6 +308,9 @@ export const configSchema = z.strictObject({
     history: actorBudget({ mailbox_capacity: 256, memory_mb: 512 }),
   }).prefault({}),
 }).superRefine((config, ctx) => {
+  if (config.history.on_demand_source !== '' && !config.sources.history.some((source) => source.id === config.history.on_demand_source)) {
+    ctx.addIssue({ code: 'custom', path: ['history', 'on_demand_source'], message: `expected the id of a [[sources.history]] entry (${config.sources.history.map((source) => JSON.stringify(source.id)).join(', ') || 'none is configured'})` });
+  }
   config.sources.history.forEach((source, index) => {
     if (source.kind === 'devnet' && config.sources.live.kind !== 'devnet') {
       ctx.addIssue({ code: 'custom', path: ['sources', 'history', index, 'kind'], message: `expected "rpc": a "devnet" history source serves the embedded devnet's chain, and sources.live.kind is "${config.sources.live.kind}"` });

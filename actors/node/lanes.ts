@@ -7,7 +7,7 @@ import type { ChildSpec, LaneSpec, RestartPolicy } from '../../runtime/superviso
 import type { ActorBudget, NodeConfig } from './config-schema.js';
 
 import type { ListenerArgs } from '../listener.js';
-import type { RpcArgs } from '../rpc.js';
+import type { RpcArgs, RpcHistoryArgs } from '../rpc.js';
 import type { RpcServedLimits } from '../../api/aggregate/rpc-method-capabilities.js';
 import type { DevnetSourceArgs } from '../sources/devnet.js';
 import type { RpcSourceArgs } from '../sources/rpc.js';
@@ -121,6 +121,11 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     };
   });
   const historyModes = new Map(config.processors.map((p) => [p.id, p.history_mode]));
+  // On-demand JSON-RPC history (spec §4.7): on with a history source unless `[history] on_demand = false`.
+  const onDemandSource = config.history.on_demand ? (config.sources.history.find((source) => source.id === config.history.on_demand_source) ?? config.sources.history[0]) : undefined;
+  const rpcHistory: RpcHistoryArgs | null = onDemandSource
+    ? { maxBlocks: config.history.on_demand_max_blocks, locator: onDemandSource.kind === 'rpc', timeoutMs: config.history.on_demand_timeout_seconds * 1000, maxPending: config.history.on_demand_max_pending }
+    : null;
   const historyArgs: HistoryArgs = {
     dataDir, chainId: spec.chainId, chunkBlocks: config.history.chunk_blocks,
     sources: config.sources.history.map((source) => ({
@@ -132,6 +137,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
       const configured = processors.find((c) => c.id === p.id)!;
       return { id: p.id, instance: configured.instance, historyMode: p.history_mode, historyControl: p.history_control, ordering: configured.info.ordering, startBlock: p.start_block ?? null };
     }),
+    onDemand: { source: onDemandSource?.id ?? null, maxBlocks: config.history.on_demand_max_blocks, timeoutMs: config.history.on_demand_timeout_seconds * 1000 },
   };
   const checkpointPolicies = new Map(config.processors.map((p) => [p.id, { everyBlocks: p.checkpoint_every_blocks, retained: p.checkpoints_retained }]));
   const listenerArgs: ListenerArgs = {
@@ -151,6 +157,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     rpcWs: config.listeners.rpc_ws,
     apiToken,
     rpcLimits: rpcLimits(config),
+    rpcHistory: { onDemand: rpcHistory !== null, locator: rpcHistory?.locator ?? false },
     liveSource: config.sources.live.kind,
   };
   const rpcArgs: RpcArgs = {
@@ -164,6 +171,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     blockCacheEntries: config.rpc.block_cache_entries,
     processors,
     pageLimits: { defaultPageLimit: config.limits.default_page_limit, maxPageLimit: config.limits.max_page_limit, maxBlockRange: config.limits.max_block_range },
+    history: rpcHistory,
   };
   // Every actor that follows the journal gets its notices: the processors and the JSON-RPC listeners (subscriptions).
   const chainArgs: ChainArgs = { dataDir, maxReorgDepth: config.chain.max_reorg_depth, processors: [...processors.map((p) => processorLane(p.id)), ...rpcActors] };

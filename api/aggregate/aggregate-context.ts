@@ -3,7 +3,7 @@ import type { Store } from '../../store/env.js';
 import type { ProcessorRegistry } from './configured-processors.js';
 import type { PageLimits } from './query-params.js';
 import type { BearerCheck } from '../auth/bearer.js';
-import type { RpcServedLimits } from './rpc-method-capabilities.js';
+import type { RpcHistoryCapability, RpcServedLimits } from './rpc-method-capabilities.js';
 import type { SnapshotService } from './entities/snapshot-service.js';
 import type { KindSurfaces } from './kind-surface.js';
 import type { CheckpointService } from './checkpoint-routes.js';
@@ -17,7 +17,7 @@ export interface AggregateContext {
   readonly processors: ProcessorRegistry;
   readonly limits: PageLimits;
   /** Configured JSON-RPC listener addresses (host:port). */
-  readonly rpc: { readonly http: string; readonly webSocket: string; readonly limits?: RpcServedLimits };
+  readonly rpc: { readonly http: string; readonly webSocket: string; readonly limits?: RpcServedLimits; readonly history?: RpcHistoryCapability };
   /** The API bearer check, or null when no token is configured (routes registered outside api/server.ts apply it themselves). */
   readonly bearer?: BearerCheck | null;
   /** The `snapshots` lane (query-and-follow); absent where no such lane runs. */

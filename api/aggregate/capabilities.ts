@@ -35,7 +35,7 @@ export function capabilitiesBody(context: AggregateContext): unknown {
     ethereumRpc: {
       http: `http://${context.rpc.http}`,
       webSocket: `ws://${context.rpc.webSocket}`,
-      methods: rpcMethodCapabilities(context.rpc.limits ?? null),
+      methods: rpcMethodCapabilities(context.rpc.limits ?? null, context.rpc.history ?? null),
       ...(context.rpc.limits ? { limits: context.rpc.limits } : {}),
     },
     processors: context.processors.all.map((processor) => {

@@ -6,6 +6,7 @@
 import { bytesToHex, type Hex } from '../../net/eth/hex.js';
 import { getBlockNumber, getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
 import type { Store } from '../../store/env.js';
+import { readHistoryLink } from '../../store/history-canonical.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
 import { BlockView } from './block-view.js';
@@ -62,9 +63,27 @@ export class ChainReader {
     return getCanonicalHash(this.store, number);
   }
 
-  /** Whether `hash` is the canonical block at its height. */
+  /** The proven canonical hash of a block below the recorded chain (store/history-canonical.ts), or undefined. */
+  historyHash(number: number): Buffer | undefined {
+    const link = readHistoryLink(this.store, number);
+    return link ? Buffer.from(link.hash.slice(2), 'hex') : undefined;
+  }
+
+  /** The proven block below the recorded chain when its material is recorded (on-demand history), or undefined. */
+  historicalBlock(number: number): BlockView | undefined {
+    const hash = this.historyHash(number);
+    return hash ? this.block(hash) : undefined;
+  }
+
+  /** Whether block `number` is served without fetching: canonical, or proven with its header and body recorded. */
+  historicalBlockRecorded(number: number): boolean {
+    const hash = this.canonicalHash(number) ?? this.historyHash(number);
+    return hash !== undefined && getHeaderBytes(this.store, hash) !== undefined && getBodyBytes(this.store, hash) !== undefined;
+  }
+
+  /** Whether `hash` is the canonical block at its height (recorded canonical, or proven below the recorded chain). */
   isCanonical(view: BlockView): boolean {
-    const canonical = this.canonicalHash(view.number);
+    const canonical = this.canonicalHash(view.number) ?? this.historyHash(view.number);
     return canonical !== undefined && bytesToHex(canonical) === view.hash;
   }
 

@@ -6,6 +6,7 @@
  */
 import { METHODS, STATE_METHODS, UNSERVED_METHODS, type RpcResult } from './methods.js';
 import type { RpcContext } from './rpc-context.js';
+import { HistoryHole, type HoleRequest } from './history-hole.js';
 import { internalError, INVALID_REQUEST, limitExceeded, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, unsupported } from './rpc-errors.js';
 
 /** Methods a transport answers itself (WebSocket subscriptions); return undefined to fall through. */
@@ -18,6 +19,10 @@ export interface DispatchOptions {
    * it under, which the answer carries (the error's own text stays in the log, never in the answer).
    */
   readonly onInternalError?: (error: unknown, method: string) => string;
+  /** First pass with on-demand history: the holes requests found are collected here (api/rpc/history-hole.ts). */
+  readonly holes?: HoleRequest[];
+  /** Second pass: a hole still there is answered with this failure of the fill, when it failed. */
+  readonly holeFailure?: RpcError | null;
 }
 
 const STATE = new Set<string>(STATE_METHODS);
@@ -99,6 +104,15 @@ function answerRequestParts(ctx: RpcContext, request: unknown, options: Dispatch
     const result = call(ctx, object.method, params, options);
     return idJson === undefined ? undefined : response(idJson, 'result', result);
   } catch (error) {
+    if (error instanceof HistoryHole) {
+      if (options.holes) {
+        options.holes.push(error.request);
+        return idJson === undefined ? undefined : errorResponse(idJson, error);
+      }
+      if (idJson === undefined) return undefined;
+      if (options.holeFailure) return errorResponse(idJson, options.holeFailure);
+      return error.result !== undefined ? response(idJson, 'result', error.result) : errorResponse(idJson, error);
+    }
     if (idJson === undefined) return undefined;
     if (error instanceof RpcError) return errorResponse(idJson, error);
     return errorResponse(idJson, internalError(options.onInternalError?.(error, object.method)));

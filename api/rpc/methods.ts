@@ -21,6 +21,7 @@ import { blockLogs, blockReceipts } from './render-receipt.js';
 import { renderTransaction } from './render-transaction.js';
 import type { RpcContext } from './rpc-context.js';
 import { finalityUnavailable, invalidParams, limitExceeded, rangeIncomplete } from './rpc-errors.js';
+import { HistoryHole } from './history-hole.js';
 
 export type RpcResult = string | Buffer;
 export type RpcMethod = (params: readonly unknown[], ctx: RpcContext) => RpcResult;
@@ -45,17 +46,28 @@ function selectBlock(ctx: RpcContext, selector: BlockSelector): BlockView | unde
   }
   const head = chain.head();
   if (!head || number > head.number) return undefined;
-  const view = chain.canonicalBlock(number);
+  const view = chain.canonicalBlock(number) ?? chain.historicalBlock(number);
   if (!view) {
     const earliest = chain.earliest();
-    throw rangeIncomplete(`block ${number} is not retained by this node`, { block: number, retained: earliest ? { from: earliest.number, to: head.number } : null });
+    const message = `block ${number} is not retained by this node`;
+    const details = { block: number, retained: earliest ? { from: earliest.number, to: head.number } : null };
+    // Below the recorded chain, on-demand history fetches it (api/rpc/history-hole.ts).
+    if (ctx.history && earliest && number < earliest.number) throw new HistoryHole({ kind: 'range', from: number, to: number }, message, details);
+    throw rangeIncomplete(message, details);
   }
+  return view;
+}
+
+/** A recorded block by hash; unknown: the history source's locator may place it (on demand), else null. */
+function blockByHash(ctx: RpcContext, hash: Uint8Array): BlockView | undefined {
+  const view = ctx.chain.block(hash);
+  if (!view && ctx.history?.locator) throw new HistoryHole({ kind: 'block', hash: bytesToHex(hash) }, 'unknown block', {}, 'null');
   return view;
 }
 
 /** A block by hash (recorded, canonical or not, as execution clients serve it) or by selector. */
 function selectBlockOrHash(ctx: RpcContext, selector: BlockSelectorOrHash): BlockView | undefined {
-  if ('hash' in selector) return ctx.chain.block(selector.hash);
+  if ('hash' in selector) return blockByHash(ctx, selector.hash);
   return selectBlock(ctx, selector);
 }
 
@@ -79,7 +91,7 @@ const eth_getBlockByNumber: RpcMethod = (params, ctx) => {
 
 const eth_getBlockByHash: RpcMethod = (params, ctx) => {
   expectParams(params, 2, 2);
-  const view = ctx.chain.block(parseHash(params[0], 0));
+  const view = blockByHash(ctx, parseHash(params[0], 0));
   return view ? renderBlock(view, parseBool(params[1], 1)) : 'null';
 };
 
@@ -93,7 +105,11 @@ const eth_getBlockReceipts: RpcMethod = (params, ctx) => {
 /** The canonical block and index of a transaction, or undefined when the node knows no such canonical transaction. */
 function locate(ctx: RpcContext, txHash: Uint8Array): { view: BlockView; index: number } | undefined {
   const location = lookupTransaction(ctx.chain.store, txHash);
-  if (!location) return undefined;
+  if (!location) {
+    // A transaction below the recorded chain: the history source's locator names its block, which is then proven.
+    if (ctx.history?.locator) throw new HistoryHole({ kind: 'transaction', hash: bytesToHex(txHash) }, 'unknown transaction', {}, 'null');
+    return undefined;
+  }
   const view = ctx.chain.block(location.blockHash);
   if (!view || !ctx.chain.isCanonical(view)) return undefined;
   return { view, index: location.index };
@@ -188,7 +204,23 @@ function logsRange(ctx: RpcContext, filter: Readonly<Record<string, unknown>>): 
   const width = to - from + 1;
   if (width > ctx.limits.maxLogsBlockRange) throw limitExceeded(`eth_getLogs covers ${width} blocks; this node allows at most ${ctx.limits.maxLogsBlockRange}`, { limit: ctx.limits.maxLogsBlockRange, requested: width });
   const earliest = ctx.chain.earliest()!;
-  if (from < earliest.number) throw rangeIncomplete(`blocks ${from}..${earliest.number - 1} are not retained by this node`, { from, to, retained: { from: earliest.number, to: head.number } });
+  if (from < earliest.number) {
+    const details = { from, to, retained: { from: earliest.number, to: head.number } };
+    if (!ctx.history) throw rangeIncomplete(`blocks ${from}..${earliest.number - 1} are not retained by this node`, details);
+    // Below the recorded chain: on demand, within the on-demand range maximum; holes are fetched before any scan.
+    const below = Math.min(to, earliest.number - 1) - from + 1;
+    if (below > ctx.history.maxBlocks) {
+      throw limitExceeded(`eth_getLogs reaches ${below} blocks below the blocks this node retains; on-demand history fetches at most ${ctx.history.maxBlocks} per request`, { limit: ctx.history.maxBlocks, requested: below });
+    }
+    let missingFrom = -1;
+    let missingTo = -1;
+    for (let number = from; number <= from + below - 1; number++) {
+      if (ctx.chain.historicalBlockRecorded(number)) continue;
+      if (missingFrom < 0) missingFrom = number;
+      missingTo = number;
+    }
+    if (missingFrom >= 0) throw new HistoryHole({ kind: 'range', from: missingFrom, to: missingTo }, `blocks ${missingFrom}..${missingTo} are not retained by this node`, details);
+  }
   return { from, to };
 }
 
@@ -223,7 +255,7 @@ const eth_getLogs: RpcMethod = (params, ctx) => {
   const { from, to } = logsRange(ctx, f);
   const mayMatch = compileBloomCheck(criteria);
   for (let number = from; number <= to; number++) {
-    const hash = ctx.chain.canonicalHash(number);
+    const hash = ctx.chain.canonicalHash(number) ?? ctx.chain.historyHash(number);
     if (!hash) throw rangeIncomplete(`block ${number} is not retained by this node`, { block: number });
     const headerBytes = getHeaderBytes(ctx.chain.store, hash);
     if (!headerBytes) throw rangeIncomplete(`block ${number} (${bytesToHex(hash)}) has no recorded header`, { block: number });

@@ -26,8 +26,18 @@ export interface RpcChain {
   readonly depositContractAddress?: Address;
 }
 
+/** On-demand JSON-RPC history as this worker serves it (api/rpc/history-hole.ts). */
+export interface RpcHistory {
+  /** Blocks one request may fetch (`[history] on_demand_max_blocks`). */
+  readonly maxBlocks: number;
+  /** The source can place a block or transaction hash (kind rpc). */
+  readonly locator: boolean;
+}
+
 export interface RpcContext {
   readonly chain: ChainReader;
+  /** null: on-demand history is off; a block below the recorded chain is range_incomplete. */
+  readonly history: RpcHistory | null;
   readonly spec: Required<RpcChain>;
   readonly limits: RpcLimits;
   /** The `node_getCapabilities` result: the same JSON as `/v1/capabilities`. */
@@ -40,6 +50,7 @@ export interface RpcContextOptions {
   readonly chain: RpcChain;
   readonly limits: RpcLimits;
   readonly capabilities: unknown;
+  readonly history?: RpcHistory | null;
   /** Decoded blocks (with their renderings) kept per worker. */
   readonly blockCacheEntries?: number;
   readonly clientVersion?: string;
@@ -49,6 +60,7 @@ export function createRpcContext(options: RpcContextOptions): RpcContext {
   const depositContractAddress = options.chain.depositContractAddress ?? (options.chain.chainId === 1 ? MAINNET_DEPOSIT_CONTRACT : ZERO_ADDRESS);
   return {
     chain: new ChainReader(options.store, options.blockCacheEntries ?? 256),
+    history: options.history ?? null,
     spec: { ...options.chain, depositContractAddress },
     limits: options.limits,
     capabilitiesJson: JSON.stringify(options.capabilities),

@@ -12,6 +12,8 @@
  *                                 names the log line with the details)
  *   -32002  resource unavailable  data.code range_incomplete (block not retained, receipts not recorded)
  *                                 or finality_unavailable (safe/finalized before finality reached the chain)
+ *                                 or source_unavailable (on-demand history: the history source failed, timed out,
+ *                                 or served a block that does not verify — data.block names it; never served)
  *   -32004  method not supported  data.code unsupported_capability (state methods: data.reason evm_state_unavailable;
  *                                 subscriptions over HTTP: data.reason websocket_required)
  *   -32005  limit exceeded        data.code query_too_expensive (batch size, eth_getLogs block range or result count)
@@ -27,7 +29,7 @@ export const RESOURCE_UNAVAILABLE = -32002;
 export const METHOD_NOT_SUPPORTED = -32004;
 export const LIMIT_EXCEEDED = -32005;
 
-export type SpecErrorCode = 'unsupported_capability' | 'range_incomplete' | 'finality_unavailable' | 'query_too_expensive';
+export type SpecErrorCode = 'unsupported_capability' | 'range_incomplete' | 'finality_unavailable' | 'query_too_expensive' | 'source_unavailable';
 
 export class RpcError extends Error {
   override readonly name = 'RpcError';
@@ -66,4 +68,8 @@ export function finalityUnavailable(message: string): RpcError {
 
 export function limitExceeded(message: string, details: Readonly<Record<string, unknown>>): RpcError {
   return new RpcError(LIMIT_EXCEEDED, message, { code: 'query_too_expensive', ...details });
+}
+
+export function sourceUnavailable(message: string, details: Readonly<Record<string, unknown>> = {}): RpcError {
+  return new RpcError(RESOURCE_UNAVAILABLE, message, { code: 'source_unavailable', ...details });
 }

@@ -9,8 +9,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../runtime/log.js';
 import { isJsonMediaType, newRequestId } from '../http.js';
 import { requestFaults, type ListenerName } from '../request-faults.js';
-import { answerBody, answerBodyParts, joinParts, type AnswerParts, type DispatchOptions } from './dispatch.js';
+import { answerBody, answerBodyParts, joinParts, type AnswerParts, type DispatchOptions, type TransportMethods } from './dispatch.js';
 import type { RpcContext } from './rpc-context.js';
+import type { HistoryFiller, HoleRequest } from './history-hole.js';
 import { internalError, limitExceeded, RpcError } from './rpc-errors.js';
 import { SubscriptionHub, type Connection } from './subscriptions.js';
 
@@ -22,6 +23,8 @@ export interface RpcServerOptions {
   readonly maxSubscriptionsPerConnection: number;
   readonly log: Logger;
   readonly metrics: Registry;
+  /** On-demand history: fills the holes a body found before it is answered again (api/rpc/history-hole.ts). */
+  readonly fillHistory?: HistoryFiller;
 }
 
 export interface RpcServers {
@@ -88,7 +91,7 @@ function joinedForEnd(parts: AnswerParts): Buffer {
 }
 
 export function createRpcServers(options: RpcServerOptions): RpcServers {
-  const { context, log } = options;
+  const { context, log, fillHistory } = options;
   const requests = new Counter({ name: 'chain_node_rpc_requests_total', help: 'JSON-RPC bodies answered, by transport', labelNames: ['transport'], registers: [options.metrics] });
   const lagging = new Counter({ name: 'chain_node_rpc_ws_lagging_closed_total', help: 'WebSocket clients closed with 1013 for falling behind their event channel', registers: [options.metrics] });
   const refusedFrames = new Counter({ name: 'chain_node_rpc_ws_refused_frames_total', help: 'WebSocket frames refused by closing the connection, by close code (1007 not UTF-8, 1009 too big)', labelNames: ['code'], registers: [options.metrics] });
@@ -158,7 +161,13 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         if (size > options.maxBodyBytes) return finish('413 Payload Too Large', tooLargeBody(options.maxBodyBytes));
         chunks.push(Buffer.from(chunk.slice(0)));
         if (!isLast) return;
-        finish('200 OK', answerBodyParts(context, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), httpDispatch));
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        if (!fillHistory) return finish('200 OK', answerBodyParts(context, body, httpDispatch));
+        const holes: HoleRequest[] = [];
+        const first = answerBodyParts(context, body, { ...httpDispatch, holes });
+        if (holes.length === 0) return finish('200 OK', first);
+        // Blocks below the recorded chain: the history lane records them, then the body is answered again.
+        fillHistory(holes).then((holeFailure) => answerBodyParts(context, body, { ...httpDispatch, holeFailure })).then((answer) => finish('200 OK', answer), fail);
       } catch (error) {
         fail(error);
       }
@@ -203,20 +212,31 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         // uWS checks the UTF-8 of text frames itself; a binary frame carrying a request is held to the same rule.
         if (isBinary && !isUtf8(bytes)) return refuse(CLOSE_INVALID_PAYLOAD, 'a request frame must be UTF-8 JSON');
         requests.inc({ transport: 'ws' });
-        const answer = answerBody(context, bytes, {
-          ...wsDispatch,
-          transport: (method, params) => {
-            if (method === 'eth_subscribe') return hub.subscribe(connection, params);
-            if (method === 'eth_unsubscribe') return hub.unsubscribe(connection, params);
-            return undefined;
-          },
+        const transport = (method: string, params: readonly unknown[]) => {
+          if (method === 'eth_subscribe') return hub.subscribe(connection, params);
+          if (method === 'eth_unsubscribe') return hub.unsubscribe(connection, params);
+          return undefined;
+        };
+        const send = (answer: Buffer | undefined) => {
+          if (answer === undefined || connection.closed) return;
+          if (socket.send(answer, false) === 2) {
+            lagging.inc();
+            socket.end(1013, 'answer dropped: the client is not reading; reconnect');
+            hub.closeConnection(connection);
+          }
+        };
+        if (!fillHistory) return send(answerBody(context, bytes, { ...wsDispatch, transport }));
+        const holes: HoleRequest[] = [];
+        const replay = memoized(transport);
+        const first = answerBody(context, bytes, { ...wsDispatch, transport: replay.record, holes });
+        if (holes.length === 0) return send(first);
+        // The second pass replays the first pass's subscribe/unsubscribe results instead of running them twice; the
+        // frame's memory belongs to uWS only during this callback, so the second pass reads a copy.
+        const frame = Buffer.from(bytes);
+        fillHistory(holes).then((holeFailure) => answerBody(context, frame, { ...wsDispatch, transport: replay.replay, holeFailure })).then(send, (error: unknown) => {
+          const requestId = faults.record('rpc_ws', newRequestId(), error);
+          if (!connection.closed) socket.send(errorAnswer(internalError(requestId)), false);
         });
-        if (answer === undefined || connection.closed) return;
-        if (socket.send(answer, false) === 2) {
-          lagging.inc();
-          socket.end(1013, 'answer dropped: the client is not reading; reconnect');
-          hub.closeConnection(connection);
-        }
       } catch (error) {
         const requestId = faults.record('rpc_ws', newRequestId(), error);
         if (connection.closed) return;
@@ -243,6 +263,30 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
     });
   });
   return { http, ws, hub, inFlight };
+}
+
+/** A transport's results recorded in call order by the first pass and handed back in that order by the second. */
+function memoized(transport: TransportMethods): { record: TransportMethods; replay: TransportMethods } {
+  const results: Array<{ readonly ok: boolean; readonly value: unknown }> = [];
+  let next = 0;
+  return {
+    record(method, params) {
+      try {
+        const value = transport(method, params);
+        results.push({ ok: true, value });
+        return value;
+      } catch (error) {
+        results.push({ ok: false, value: error });
+        throw error;
+      }
+    },
+    replay(method, params) {
+      const result = results[next++];
+      if (!result) return transport(method, params);
+      if (!result.ok) throw result.value;
+      return result.value as ReturnType<TransportMethods>;
+    },
+  };
 }
 
 /**

@@ -13,6 +13,13 @@ export interface HistoryBlock {
   readonly material: BlockMaterial;
 }
 
+/** A header's place in the hash chain: its number, its hash (computed from its fields) and its parent hash. */
+export interface HeaderLink {
+  readonly number: number;
+  readonly hash: Hash;
+  readonly parentHash: Hash;
+}
+
 /** A block a source could not serve verified: which block, and why (the verification field, or the upstream failure). */
 export class HistoryBlockError extends Error {
   override readonly name = 'HistoryBlockError';

@@ -5,15 +5,21 @@
  * the live rpc source's timeout, retry and backoff rules (net/rpc/client.ts). Every block is converted and verified
  * by `materialFromJson` — the live rpc source's own path: block hash, transactions, withdrawals and receipts roots,
  * blob gas, bloom, gas used — before it leaves this module.
+ *
+ * Every request this source sends (materialization chunks, header walks, on-demand JSON-RPC history, transaction
+ * lookups) takes one of the same `concurrency` slots, so the source's ceiling holds whoever asks (spec §4.7).
  */
 import { BlockVerificationError } from '../eth/errors.js';
 import { EthFormatError } from '../eth/errors.js';
 import { bytesToHex, type Hash } from '../eth/hex.js';
-import { createRpcClient, type RpcClient } from '../rpc/client.js';
+import { createRpcClient, type RpcCall, type RpcClient } from '../rpc/client.js';
 import { materialFromJson } from '../rpc/convert.js';
 import { UpstreamError, UpstreamFormatError } from '../rpc/errors.js';
 import { JsonFields } from '../rpc/json-fields.js';
-import { HistoryBlockError, type HistoryBlock } from './history-block.js';
+import { hashHeader } from '../eth/header.js';
+import { headerFromJson } from '../rpc/header-json.js';
+import { HistoryBlockError, type HistoryBlock, type HeaderLink } from './history-block.js';
+import { createSlots } from './slots.js';
 
 export interface RpcHistoryOptions {
   readonly url: string;
@@ -32,6 +38,12 @@ export interface RpcHistory {
   readonly client: RpcClient;
   /** Blocks `from`..`to` (inclusive), ascending, each verified; throws HistoryBlockError naming the first bad block. */
   fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
+  /** Headers `from`..`to`, ascending, each hash computed here from the header fields (never taken from the upstream). */
+  fetchHeaders(from: number, to: number): Promise<HeaderLink[]>;
+  /** The block number the upstream says includes transaction `hash`, or null when it knows no such mined transaction. */
+  transactionBlock(hash: string): Promise<number | null>;
+  /** The number the upstream gives the block with this hash, or null when it has none. */
+  blockNumberOf(hash: string): Promise<number | null>;
 }
 
 const quantity = (n: number) => `0x${n.toString(16)}`;
@@ -42,14 +54,16 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
     backoffInitialMs: options.backoffInitialMs, backoffMaxMs: options.backoffMaxMs, ...(options.signal ? { signal: options.signal } : {}),
   });
 
+  const slots = createSlots(options.concurrency);
+
   async function fetchBatch(from: number, to: number): Promise<HistoryBlock[]> {
-    const calls = [];
+    const calls: RpcCall[] = [];
     for (let n = from; n <= to; n += 1) {
       calls.push({ method: 'eth_getBlockByNumber', params: [quantity(n), true] }, { method: 'eth_getBlockReceipts', params: [quantity(n)] });
     }
     let answers: unknown[];
     try {
-      answers = await client.batch(calls);
+      answers = await slots.run(() => client.batch(calls));
     } catch (error) {
       if (error instanceof UpstreamError) throw new HistoryBlockError(from, `the upstream failed blocks ${from}-${to}: ${error.message}`);
       throw error;
@@ -77,7 +91,56 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
       await Promise.all(Array.from({ length: Math.min(options.concurrency, batches.length) }, worker));
       return results.flat();
     },
+    async fetchHeaders(from, to) {
+      const calls: RpcCall[] = [];
+      for (let n = from; n <= to; n += 1) calls.push({ method: 'eth_getBlockByNumber', params: [quantity(n), false] });
+      let answers: unknown[];
+      try {
+        answers = await slots.run(() => client.batch(calls));
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new HistoryBlockError(to, `the upstream failed headers ${from}-${to}: ${error.message}`);
+        throw error;
+      }
+      return answers.map((answer, i) => headerLink(from + i, answer));
+    },
+    async transactionBlock(hash) {
+      let answer: unknown;
+      try {
+        answer = await slots.run(() => client.call('eth_getTransactionByHash', [hash]));
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new HistoryBlockError(-1, `the upstream failed eth_getTransactionByHash: ${error.message}`);
+        throw error;
+      }
+      if (answer === null || answer === undefined) return null;
+      const blockNumber = (answer as { blockNumber?: unknown }).blockNumber;
+      if (blockNumber === null || blockNumber === undefined) return null;
+      return new JsonFields(answer, 'transaction').number('blockNumber');
+    },
+    async blockNumberOf(hash) {
+      let answer: unknown;
+      try {
+        answer = await slots.run(() => client.call('eth_getBlockByHash', [hash, false]));
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new HistoryBlockError(-1, `the upstream failed eth_getBlockByHash: ${error.message}`);
+        throw error;
+      }
+      if (answer === null || answer === undefined) return null;
+      return new JsonFields(answer, 'block').number('number');
+    },
   };
+}
+
+/** One header JSON → its number, locally computed hash and parent hash. */
+function headerLink(number: number, block: unknown): HeaderLink {
+  if (block === null || block === undefined) throw new HistoryBlockError(number, 'the upstream does not have this block');
+  try {
+    const header = headerFromJson(block);
+    if (header.number !== number) throw new HistoryBlockError(number, `the upstream answered with block ${header.number}`);
+    return { number, hash: hashHeader(header), parentHash: header.parentHash };
+  } catch (error) {
+    if (error instanceof UpstreamFormatError || error instanceof EthFormatError) throw new HistoryBlockError(number, `malformed header: ${error.message}`);
+    throw error;
+  }
 }
 
 /** One block's JSON and receipts JSON → a verified HistoryBlock, or HistoryBlockError saying why not. */

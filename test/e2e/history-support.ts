@@ -105,3 +105,31 @@ export async function assertSameRows(node: NodeProcess, from: number, to: number
     assert.equal(history, live, `block ${n}: the history row equals the live row`);
   }
 }
+
+/** The devnet producer, without reorgs, every fork active at genesis (so a follower derives the schedule from its eth_config). */
+export const PRODUCER = ['devnet.block_time_ms=100', 'devnet.prague_after_seconds=0', 'devnet.osaka_after_seconds=0', 'devnet.bpo1_after_seconds=0', 'devnet.finality_lag=4', 'devnet.reorg_every=0', 'finality.poll_interval_ms=100', 'runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'];
+
+/** A node following `honest`'s JSON-RPC (so its recorded chain starts at that node's head), with rpc history sources. */
+export function followerToml(honest: string, forked: string | null): string {
+  return [
+    '[sources.live]', 'kind = "rpc"', `url = "${honest}"`, 'poll_interval_ms = 100',
+    '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
+    '[history]', 'chunk_blocks = 8',
+    '[[sources.history]]', 'id = "honest"', 'kind = "rpc"', `url = "${honest}"`, 'source_concurrency = 2', 'batch_blocks = 4', 'max_retries = 0',
+    ...(forked ? ['[[sources.history]]', 'id = "forked"', 'kind = "rpc"', `url = "${forked}"`, 'source_concurrency = 2', 'batch_blocks = 4', 'max_retries = 0'] : []),
+    '[[processors]]', 'id = "blobs"', 'kind = "blobs"',
+    '[[processors]]', 'id = "od"', 'kind = "blobs"', 'history_mode = "on_demand"', '',
+  ].join('\n');
+}
+
+/** One JSON-RPC call's result (throws with the error object when the node answers an error). */
+export async function rpcCall<T>(node: Pick<NodeProcess, 'rpcUrl'>, method: string, params: unknown[]): Promise<T> {
+  const answer = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await answer.json()) as { result?: T; error?: unknown };
+  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result as T;
+}
+
+export async function blockNumber(node: NodeProcess): Promise<number> {
+  return Number(BigInt(await rpcCall<string>(node, 'eth_blockNumber', [])));
+}

@@ -1,0 +1,136 @@
+/**
+ * Trust below the recorded chain. A block from a history source is verified against its own header (hash, roots,
+ * bloom) by the source; whether it is *the canonical* block at its height is proven here, by hash links down from a
+ * block the node already trusts: the lowest block of `chain.canonical` (recorded and verified by the live lane), and
+ * below it the proven run in `history.canonical` (store/history-canonical.ts).
+ *
+ * `anchorDown` extends that run down to a target height by walking headers — from blocks recorded locally when the
+ * store has them under the expected hash, otherwise fetched from the history source — each header's hash computed
+ * and checked against the parent hash its upper neighbour names. Each batch of proven links is committed as it is
+ * proven, so a restart (or the next job, after DELETE) resumes from the run's floor. A source that serves another
+ * chain (a fork, consistent in itself) fails at the first header whose hash is not the one the proven block above it
+ * names, and the error says so.
+ *
+ * `recordProven` commits blocks whose top link is proven, with their material, their links (below the recorded
+ * chain) and their transactions in the canonical transaction index, in one write transaction.
+ */
+import { decodeHeader } from '../../net/eth/header.js';
+import { transactionHashesOfBody } from '../../net/eth/body-transaction-hashes.js';
+import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
+import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
+import { getCanonicalHash, getHeaderBytes, putBlockMaterial } from '../../store/chain-material.js';
+import type { Store } from '../../store/env.js';
+import { historyFloor, putHistoryLinks, readHistoryLink } from '../../store/history-canonical.js';
+import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import { indexTransactions } from '../../store/tx-index.js';
+import type { HistorySource } from './sources.js';
+
+/** Headers fetched per request of the walk. */
+const WALK_BATCH = 256;
+
+/** The lowest block of the recorded chain with its parent hash, or null before the chain lane recorded any. */
+export function lowestCanonical(store: Store): HeaderLink | null {
+  for (const { key, value } of store.chain.canonical.getRange({ limit: 1 })) {
+    const header = getHeaderBytes(store, value);
+    if (!header) return null;
+    return { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) as Hash, parentHash: decodeHeader(header).parentHash };
+  }
+  return null;
+}
+
+/** The hash the canonical block at `number` has, when the node knows it: recorded canonical, or proven below. */
+export function trustedHash(store: Store, number: number): Hash | null {
+  if (number < 0) return null;
+  const canonical = getCanonicalHash(store, number);
+  if (canonical) return bytesToHex(canonical) as Hash;
+  return readHistoryLink(store, number)?.hash ?? null;
+}
+
+/**
+ * The proven hash at `number`: its own (trustedHash), or the parent hash the proven block above it names (the
+ * recorded chain's header, or the proven run's link).
+ */
+export function provenHash(store: Store, number: number): Hash | null {
+  const own = trustedHash(store, number);
+  if (own !== null || number < 0) return own;
+  const link = readHistoryLink(store, number + 1);
+  if (link) return link.parentHash;
+  const above = getCanonicalHash(store, number + 1);
+  const header = above ? getHeaderBytes(store, above) : undefined;
+  return header ? decodeHeader(header).parentHash : null;
+}
+
+/**
+ * Proves the canonical hash at `target` (below the recorded chain) by walking headers down from the lowest trusted
+ * block. Returns the proven hash. Throws HistoryBlockError naming the first header that does not link.
+ */
+export async function anchorDown(store: Store, source: HistorySource, target: number, signal?: AbortSignal): Promise<Hash> {
+  const known = provenHash(store, target);
+  if (known) return known;
+  const lowest = lowestCanonical(store);
+  if (!lowest) throw new HistoryBlockError(target, 'the node has recorded no canonical block yet, so there is nothing to anchor history to');
+  if (target >= lowest.number) throw new HistoryBlockError(target, `no canonical block is recorded at this height (the recorded chain starts at ${lowest.number})`);
+  let top: HeaderLink = historyFloor(store) ?? lowest;
+  while (top.number > target) {
+    signal?.throwIfAborted();
+    const high = top.number - 1;
+    const low = Math.max(target, high - WALK_BATCH + 1);
+    const links: HeaderLink[] = [];
+    let expected = top.parentHash;
+    let n = high;
+    // Headers the store already holds under the expected hash are verified material: no need to ask the source.
+    for (; n >= low; n -= 1) {
+      const bytes = getHeaderBytes(store, hexToBytes(expected));
+      if (!bytes) break;
+      const header = decodeHeader(bytes);
+      if (header.number !== n) break;
+      links.push({ number: n, hash: expected, parentHash: header.parentHash });
+      expected = header.parentHash;
+    }
+    if (n >= low) {
+      const fetched = await source.fetchHeaders(low, n);
+      for (let i = fetched.length - 1; i >= 0; i -= 1) {
+        const link = fetched[i]!;
+        if (link.hash !== expected) throw notCanonical(link.number, link.hash, expected);
+        links.push(link);
+        expected = link.parentHash;
+      }
+    }
+    signal?.throwIfAborted();
+    await store.write(() => putHistoryLinks(store, links));
+    top = links.at(-1)!;
+  }
+  return top.hash;
+}
+
+export function notCanonical(number: number, hash: Hash, expected: Hash): HistoryBlockError {
+  return new HistoryBlockError(number, `not the canonical chain: the source's block ${number} has hash ${hash}, but the proven canonical block ${number + 1} names parent ${expected}`);
+}
+
+/**
+ * Checks that `blocks` (ascending, consecutive, each verified against its header, linked to each other) end in the
+ * proven hash at their top, and that every block with a proven hash has it.
+ */
+export function checkProven(store: Store, blocks: readonly HistoryBlock[]): void {
+  for (let i = blocks.length - 1; i >= 0; i -= 1) {
+    const block = blocks[i]!;
+    const proven = i === blocks.length - 1 ? provenHash(store, block.number) : trustedHash(store, block.number);
+    if (i === blocks.length - 1 && proven === null) throw new HistoryBlockError(block.number, 'no proven canonical hash at this height to link the block to');
+    if (proven !== null && proven !== block.hash) throw notCanonical(block.number, block.hash, proven);
+  }
+}
+
+/**
+ * Records proven blocks in one write transaction: material (when the source's blocks are not recorded already),
+ * the links of those below the recorded chain, and their transactions in the canonical transaction index.
+ */
+export async function recordProven(store: Store, blocks: readonly HistoryBlock[], material: boolean): Promise<void> {
+  const lowest = lowestCanonical(store);
+  const below = blocks.filter((block) => lowest === null || block.number < lowest.number);
+  await store.write(() => {
+    if (material) for (const block of blocks) putBlockMaterial(store, block.material);
+    if (below.length === 0) return;
+    putHistoryLinks(store, below.map((block) => ({ number: block.number, hash: block.hash, parentHash: block.parentHash })));
+    for (const block of below) indexTransactions(store, block.material.hash, transactionHashesOfBody(block.material.body));
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * `history.canonical`: the hashes of finalized blocks below the chain lane's recorded chain (`chain.canonical`) that
+ * the history lane proved canonical: each entry's hash is the parent hash its upper neighbour names, down from the
+ * lowest block of `chain.canonical`. The entries form one contiguous run [floor, lowest canonical − 1]; the history
+ * lane extends it downwards only (walking headers, or committing a verified chunk linked to the floor), and it is
+ * never rewritten: finalized blocks do not reorganise. Written by the history lane only; read by the history lane
+ * and the JSON-RPC lane (which serves these blocks once their material is recorded).
+ *
+ * Value layout (64 bytes): block hash (32) ‖ parent hash (32).
+ */
+import type { Store } from './env.js';
+import { decodeU64KeyAsNumber, u64Key } from './keys.js';
+
+/** 0x-prefixed 32-byte hex (store/ imports nothing from net/). */
+export type Hash = `0x${string}`;
+
+const toHex = (bytes: Uint8Array): Hash => `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
+const fromHex = (hex: string): Buffer => Buffer.from(hex.slice(2), 'hex');
+
+export interface HistoryLink {
+  readonly number: number;
+  readonly hash: Hash;
+  readonly parentHash: Hash;
+}
+
+function decode(number: number, value: Uint8Array): HistoryLink {
+  return { number, hash: toHex(value.subarray(0, 32)), parentHash: toHex(value.subarray(32, 64)) };
+}
+
+/** The proven-canonical block at `number` below the recorded chain, or undefined. */
+export function readHistoryLink(store: Store, number: number): HistoryLink | undefined {
+  const value = store.historyCanonical()?.getBinary(u64Key(number));
+  return value ? decode(number, value) : undefined;
+}
+
+/** The lowest proven block (the run's floor), or undefined when nothing was proven yet. */
+export function historyFloor(store: Store): HistoryLink | undefined {
+  const table = store.historyCanonical();
+  if (!table) return undefined;
+  for (const { key, value } of table.getRange({ limit: 1 })) return decode(decodeU64KeyAsNumber(key), value);
+  return undefined;
+}
+
+/** Writes proven links; call inside a write transaction (the table is created on first use). */
+export function putHistoryLinks(store: Store, links: readonly HistoryLink[]): void {
+  const table = store.historyCanonical()!;
+  for (const link of links) {
+    const value = Buffer.allocUnsafe(64);
+    value.set(fromHex(link.hash), 0);
+    value.set(fromHex(link.parentHash), 32);
+    table.put(u64Key(link.number), value);
+  }
+}
