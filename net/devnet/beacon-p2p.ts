@@ -6,17 +6,17 @@
  * on the same port (UDP). Its secp256k1 key derives from the devnet seed, so its record is known before it starts
  * (`devnetBeaconPeerEnr`): a `finality.kind = "consensus_p2p"` node on the devnet uses it as its bootnode by default.
  */
-import { SignableENR } from '@chainsafe/enr';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { startDiscv5, type Discv5Service } from '../discovery/discv5.js';
-import { currentSlot, epochAtSlot, type BeaconChainConfig } from '../beacon/config.js';
+import { currentSlot, epochAtSlot } from '../beacon/config.js';
 import { enrForkId, NO_BLOB_SCHEDULE } from '../beacon/p2p/fork-digest.js';
 import { createConsensusHost } from '../beacon/p2p/host.js';
 import { serveLightClientData, type LightClientData, type LightClientServer, type ServedObject } from '../beacon/p2p/light-client-server.js';
 import { bytesToHex } from '../eth/hex.js';
 import type { DevnetBeaconChain } from './beacon-objects.js';
 import { createDevnetBeaconApi } from './beacon-server.js';
+import { devnetBeaconPeerKey } from './beacon-p2p-identity.js';
+
+export { devnetBeaconPeerEnr, devnetBeaconPeerKey } from './beacon-p2p-identity.js';
 
 export interface DevnetBeaconPeer {
   readonly enr: string;
@@ -25,24 +25,6 @@ export interface DevnetBeaconPeer {
   /** The head moved: publish the optimistic update, and the finality update when the finalized checkpoint moved. */
   headChanged(): void;
   close(): Promise<void>;
-}
-
-/** The devnet consensus peer's secp256k1 key (deterministic from the seed). */
-export function devnetBeaconPeerKey(seed: string): Uint8Array {
-  for (let i = 0; ; i++) {
-    const key = sha256(new TextEncoder().encode(`chain-data-node devnet consensus peer|${seed}|${i}`));
-    if (secp256k1.utils.isValidSecretKey(key)) return key;
-  }
-}
-
-/** The peer's node record for `host:port` (IPv4), the same the peer announces: a bootnode for consensus_p2p. */
-export function devnetBeaconPeerEnr(config: BeaconChainConfig, seed: string, host: string, port: number, nowMs = Date.now()): string {
-  const record = SignableENR.createV4(devnetBeaconPeerKey(seed));
-  record.ip = host;
-  record.udp = port;
-  record.tcp = port;
-  record.set('eth2', enrForkId(config, NO_BLOB_SCHEDULE, epochAtSlot(config, currentSlot(config, nowMs))));
-  return record.encodeTxt();
 }
 
 /** The devnet's light-client objects (Beacon API JSON from its endpoint's routes) with their context slots. */
