@@ -163,6 +163,15 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     void dialSome();
   };
   let dialing = false;
+  let retry: NodeJS.Timeout | null = null;
+  /** A candidate that failed is tried again when its backoff ends (not only at the next lookup). */
+  const scheduleRetry = () => {
+    if (stopping || retry || byPeer.size >= options.maxPeers) return;
+    const waiting = [...candidates].filter(([id]) => !byPeer.has(id)).map(([, c]) => c.nextAt);
+    if (waiting.length === 0) return;
+    retry = setTimeout(() => { retry = null; void dialSome(); }, Math.max(0, Math.min(...waiting) - now()) + 10);
+    retry.unref();
+  };
   async function dialSome(): Promise<void> {
     if (dialing || stopping) return;
     dialing = true;
@@ -175,12 +184,13 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
           candidate.failures = 0;
         } catch (error) {
           candidate.failures += 1;
-          candidate.nextAt = now() + Math.min(300_000, 1000 * 2 ** Math.min(candidate.failures, 8));
+          candidate.nextAt = now() + Math.min(300_000, 250 * 2 ** Math.min(candidate.failures, 10));
           if (candidate.failures === 1) options.log.warn('consensus peer dial failed', { peer: id, reason: (error as Error).message });
         }
       }
     } finally {
       dialing = false;
+      scheduleRetry();
     }
   }
 
@@ -216,6 +226,7 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     async stop() {
       stopping = true;
       clearInterval(timer);
+      if (retry) clearTimeout(retry);
       await discovery.stop();
       await host.stop();
     },
