@@ -16,6 +16,16 @@ import { devnetBeaconConfig } from '../../../../net/devnet/beacon-chain.js';
 import { DevnetBeaconChain } from '../../../../net/devnet/beacon-objects.js';
 import { devnetLightClientData, startDevnetBeaconPeer, type DevnetBeaconPeer } from '../../../../net/devnet/beacon-p2p.js';
 import type { LightClientData } from '../../../../net/beacon/p2p/light-client-server.js';
+import { startDiscv5 } from '../../../../net/discovery/discv5.js';
+import { createSocket } from 'node:dgram';
+
+async function freeUdp(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
+  const port = socket.address().port;
+  await new Promise<void>((resolve) => socket.close(() => resolve()));
+  return port;
+}
 
 const HEAD = 150;
 const LAG = 8;
@@ -91,6 +101,36 @@ describe('consensus p2p light-client transport (devnet peer on loopback)', () =>
     }, 30_000);
     const finalized = light.offerFinalityUpdate(update.json);
     assert.ok(finalized && finalized.slot > before, 'the gossiped update advances the verified finalized header');
+  });
+
+  test('discv5: a peer learned from a bootnode that only does discovery is found by a lookup and dialed by its eth2 entry', async () => {
+    // The bootnode serves no light-client data and announces no eth2 entry; it knows the devnet peer's record.
+    const bootnode = await startDiscv5({
+      privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', udpPort: await freeUdp(), tcpPort: 0, bootnodes: [peer.enr],
+      lookupIntervalMs: 60_000, lookupTimeoutMs: 2000, onNode: () => undefined, onError: () => undefined,
+    });
+    try {
+      const peers = await client([bootnode.enr]);
+      await until('the devnet peer found through the bootnode', () => peers.connected() > 0, 30_000);
+      assert.equal(peers.clients[0]!.endpoint, `peer ${peer.peerId}`);
+    } finally {
+      await bootnode.stop();
+    }
+  });
+
+  test('a node record announcing another fork digest (another chain) is never dialed', async () => {
+    // Same devnet blocks, another seed: another genesis validators root, so another fork digest in its eth2 entry.
+    const otherConfig = devnetBeaconConfig({ ...devnet.config, seed: 'another-chain' });
+    const blocks = { blockAt: (n: number) => { const b = devnet.blockByNumber(n); return b && { header: b.block.header, hash: b.hash }; }, head: () => devnet.head().number };
+    const other = await startDevnetBeaconPeer({ chain: new DevnetBeaconChain(otherConfig, blocks, 'another-chain', LAG), head: () => devnet.head().number, seed: 'another-chain', host: '127.0.0.1', port: 0 });
+    try {
+      // Records are considered in order: the other chain's first. Once the right peer is connected, the other was passed over.
+      const peers = await client([other.enr, peer.enr]);
+      await until('the devnet peer connected', () => peers.connected() > 0);
+      assert.deepEqual(peers.clients.map((c) => c.endpoint), [`peer ${peer.peerId}`]);
+    } finally {
+      await other.close();
+    }
   });
 
   test('a peer serving a tampered update is not believed', async () => {
