@@ -101,7 +101,8 @@ async function poll(ctx: ActorContext<FinalityArgs>, state: State, event?: { top
   state.polling = true;
   try {
     if (state.beacon) await pollBeacon(ctx, state, state.beacon, event);
-    else await pollSource(ctx, state);
+    // consensus_p2p before its light client exists (a peer connected while the network starts): nothing to ask yet.
+    else if (ctx.args.kind !== 'consensus_p2p') await pollSource(ctx, state);
   } catch (error) {
     if (state.healthy !== false) ctx.log.warn('finality backend unavailable', errorFields(error));
     degrade(ctx, state, `finality backend unavailable: ${(error as Error).message}`);
@@ -157,6 +158,11 @@ async function consensusBackend(ctx: ActorContext<FinalityArgs>, state: State, s
   const backend = await startConsensusFinality(beacon, p2p, store ? storePersistence(store, ctx.log) : undefined, {
     log: ctx.log,
     onGossip: (topic, data) => wake(ctx, state, { topic, data }),
+    onFirstPeer: () => {
+      if (state.stopping) return;
+      if (state.polling) state.again = true;
+      else void poll(ctx, state);
+    },
   });
   state.stopPeers = () => backend.peers.stop();
   return backend;

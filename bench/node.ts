@@ -58,9 +58,9 @@ export interface BenchNode {
   stop(): Promise<void>;
 }
 
-export async function startBenchNode(sets: readonly string[]): Promise<BenchNode> {
+export async function startBenchNode(sets: readonly string[], readyTimeoutMs = 30_000): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
-  return launch(dir, trackDirectory(dir), sets, 30_000);
+  return launch(dir, trackDirectory(dir), sets, readyTimeoutMs);
 }
 
 async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number): Promise<BenchNode> {

@@ -31,6 +31,8 @@ export interface ConsensusFinality extends BeaconFinality {
 export interface ConsensusFinalityHooks {
   /** A gossiped update that passed validation (topic as the Beacon API event names it, data as its JSON). */
   onGossip(topic: GossipName, data: string): void;
+  /** The first peer connected (none before): a round can run now rather than at the next poll. */
+  onFirstPeer(): void;
   log: { info(message: string, fields?: Record<string, unknown>): void; warn(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -45,10 +47,15 @@ export async function startConsensusFinality(beacon: BeaconApiFinalityArgs, p2p:
   if (!beacon.lightClient) throw new Error('consensus_p2p needs the checkpoint (finality.checkpoint_root, finality.checkpoint_slot)');
   const config = chainConfigFromData(beacon.lightClient.chain);
   let finality: BeaconFinality | null = null;
+  let hadPeer = false;
   const peers = await startConsensusPeers({
     privateKey: nodeKey(), host: p2p.host, tcpPort: p2p.tcpPort, udpPort: p2p.udpPort, bootnodes: p2p.bootnodes, config,
     schedule: p2p.blobSchedule === 'mainnet' ? MAINNET_BLOB_SCHEDULE : NO_BLOB_SCHEDULE, checkpointSlot: p2p.checkpointSlot,
     requestTimeoutMs: beacon.requestTimeoutMs, lookupIntervalMs: 30_000, maxPeers: p2p.maxPeers, log: hooks.log,
+    onPeers: (connected) => {
+      if (connected === 1 && !hadPeer) hooks.onFirstPeer();
+      hadPeer = connected > 0;
+    },
     validate: (name, json) => finality?.check(name === 'light_client_finality_update' ? 'finality_update' : 'optimistic_update', json) ?? 'ignore',
     onGossip: (name, json) => {
       if (name === 'light_client_finality_update') hooks.onGossip(name, JSON.stringify(json));

@@ -70,7 +70,7 @@ async function streamLatency(options: WorkloadOptions, mode: LatencyMode): Promi
   const node = await startBenchNode([
     'devnet.block_time_ms=400', 'devnet.reorg_every=0', 'devnet.transactions_per_block=0', 'devnet.finality_lag=4',
     `devnet.beacon_api=127.0.0.1:${port}`, `finality.checkpoint_root=${DEVNET_CHECKPOINT}`, ...(await mode.sets(endpoint)),
-  ]);
+  ], 90_000);
   const seenAt = new Map<number, number>();
   const latencies: number[] = [];
   const source = new EventSource(`${node.baseUrl}/v1/processors/blobs/stream`);
