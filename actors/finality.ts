@@ -189,8 +189,9 @@ export default defineActor<State, FinalityArgs>({
     if (state.timer) clearInterval(state.timer);
     for (const stream of state.streams) stream.close();
     state.beacon?.close();
-    while (state.polling) await new Promise((resolve) => setTimeout(resolve, 10));
+    // consensus_p2p: closing the network first ends a Req/Resp request in flight instead of waiting out its timeout.
     await state.stopPeers?.();
+    while (state.polling) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store?.close();
   },
 });

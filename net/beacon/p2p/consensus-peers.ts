@@ -56,6 +56,7 @@ export interface ConsensusPeers {
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+const MAX_CANDIDATES = 1000;
 const GOSSIP: readonly GossipName[] = ['light_client_finality_update', 'light_client_optimistic_update'];
 const KIND = new Map<GossipName, 'finality_update' | 'optimistic_update'>([['light_client_finality_update', 'finality_update'], ['light_client_optimistic_update', 'optimistic_update']]);
 
@@ -159,6 +160,12 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     if (!location) return;
     const id = enr.peerId.toString();
     if (id === host.peerId.toString() || candidates.has(id)) return;
+    // Bounded: the oldest candidate that is not connected makes room.
+    if (candidates.size >= MAX_CANDIDATES) {
+      const idle = [...candidates.keys()].find((known) => !byPeer.has(known));
+      if (idle === undefined) return;
+      candidates.delete(idle);
+    }
     candidates.set(id, { address: `${location.toString()}/p2p/${id}`, failures: 0, nextAt: 0 });
     void dialSome();
   };
