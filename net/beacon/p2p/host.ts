@@ -65,7 +65,9 @@ export async function createConsensusHost(options: ConsensusHostOptions): Promis
     streamMuxers: [yamux()],
     connectionManager: { maxConnections: 64 },
     services: {
-      identify: identify({ agentVersion: 'chain-data-node' }),
+      // Gossipsub learns that a peer speaks it from identify: an identify that times out leaves the peer out of every
+      // mesh for the whole connection, so a loaded machine gets 30 s instead of the default 5.
+      identify: identify({ agentVersion: 'chain-data-node', timeout: 30_000 }),
       pubsub: gossipsub({
         globalSignaturePolicy: 'StrictNoSign',
         allowPublishToZeroTopicPeers: options.publishToZeroPeers ?? false,
