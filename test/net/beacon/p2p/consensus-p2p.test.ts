@@ -17,6 +17,7 @@ import { DevnetBeaconChain } from '../../../../net/devnet/beacon-objects.js';
 import { devnetLightClientData, startDevnetBeaconPeer, type DevnetBeaconPeer } from '../../../../net/devnet/beacon-p2p.js';
 import type { LightClientData } from '../../../../net/beacon/p2p/light-client-server.js';
 import { startDiscv5 } from '../../../../net/discovery/discv5.js';
+import { ENR } from '@chainsafe/enr';
 import { createSocket } from 'node:dgram';
 
 async function freeUdp(): Promise<number> {
@@ -109,10 +110,12 @@ describe('consensus p2p light-client transport (devnet peer on loopback)', () =>
       privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', udpPort: await freeUdp(), tcpPort: 0, bootnodes: [peer.enr],
       lookupIntervalMs: 60_000, lookupTimeoutMs: 2000, onNode: () => undefined, onError: () => undefined,
     });
+    const bootnodePeerId = ENR.decodeTxt(bootnode.enr).peerId.toString();
     try {
       const peers = await client([bootnode.enr]);
-      await until('the devnet peer found through the bootnode', () => peers.connected() > 0, 30_000);
-      assert.equal(peers.clients[0]!.endpoint, `peer ${peer.peerId}`);
+      // Other light clients of this suite announce the same digest and may be found too; the serving peer must be among them.
+      await until('the devnet peer found through the bootnode', () => peers.clients.some((c) => c.endpoint === `peer ${peer.peerId}`), 30_000);
+      assert.ok(!peers.clients.some((c) => c.endpoint.endsWith(bootnodePeerId)), 'the discovery-only bootnode (no eth2 entry) is not dialed');
     } finally {
       await bootnode.stop();
     }
@@ -126,8 +129,8 @@ describe('consensus p2p light-client transport (devnet peer on loopback)', () =>
     try {
       // Records are considered in order: the other chain's first. Once the right peer is connected, the other was passed over.
       const peers = await client([other.enr, peer.enr]);
-      await until('the devnet peer connected', () => peers.connected() > 0);
-      assert.deepEqual(peers.clients.map((c) => c.endpoint), [`peer ${peer.peerId}`]);
+      await until('the devnet peer connected', () => peers.clients.some((c) => c.endpoint === `peer ${peer.peerId}`));
+      assert.ok(!peers.clients.some((c) => c.endpoint === `peer ${other.peerId}`), 'the other chain\'s peer is not dialed');
     } finally {
       await other.close();
     }
