@@ -22,12 +22,15 @@ import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, 
 import { openStore, type Store } from '../store/env.js';
 import { storePersistence } from './finality/persistence.js';
 import { subscribeBeaconEvents, type BeaconEventStream } from '../net/beacon/event-stream.js';
+import type { ConsensusP2pArgs } from './finality/consensus-p2p.js';
 
 export interface FinalityArgs {
-  readonly kind: 'devnet' | 'rpc' | 'none' | 'beacon_api';
+  readonly kind: 'devnet' | 'rpc' | 'none' | 'beacon_api' | 'consensus_p2p';
   readonly pollIntervalMs: number;
-  /** kind = beacon_api only. */
+  /** kind = beacon_api, and consensus_p2p's light client (no URLs: its transport is the peers). */
   readonly beacon?: BeaconApiFinalityArgs;
+  /** kind = consensus_p2p: the consensus-layer network settings. */
+  readonly p2p?: ConsensusP2pArgs;
   /** Where the light-client store is kept across restarts (beacon_api with a checkpoint root). */
   readonly dataDir?: string;
 }
@@ -46,6 +49,8 @@ interface State {
   reason: string | null;
   beacon: BeaconFinality | null;
   store: Store | null;
+  /** consensus_p2p: stops the libp2p host and discovery. */
+  stopPeers: (() => Promise<void>) | null;
 }
 
 function degrade(ctx: ActorContext<FinalityArgs>, state: State, reason: string): void {
@@ -85,7 +90,7 @@ async function pollBeacon(ctx: ActorContext<FinalityArgs>, state: State, beacon:
   }
   const round = offered ?? await beacon.round();
   if (round.kind === 'disagreement') return degrade(ctx, state, round.reason);
-  if (round.kind === 'unavailable') return degrade(ctx, state, `beacon_api finality unavailable: ${round.reason}`);
+  if (round.kind === 'unavailable') return degrade(ctx, state, `${ctx.args.kind} finality unavailable: ${round.reason}`);
   if (round.problems.length > 0) ctx.log.warn('some beacon endpoints failed', { problems: round.problems.join('; ') });
   if (state.last?.number !== round.number || state.last.hash !== round.hash) ctx.log.info('finalized', { number: round.number, hash: round.hash, detail: round.detail });
   await announce(ctx, state, { number: round.number, hash: round.hash });
@@ -96,7 +101,8 @@ async function poll(ctx: ActorContext<FinalityArgs>, state: State, event?: { top
   state.polling = true;
   try {
     if (state.beacon) await pollBeacon(ctx, state, state.beacon, event);
-    else await pollSource(ctx, state);
+    // consensus_p2p before its light client exists (a peer connected while the network starts): nothing to ask yet.
+    else if (ctx.args.kind !== 'consensus_p2p') await pollSource(ctx, state);
   } catch (error) {
     if (state.healthy !== false) ctx.log.warn('finality backend unavailable', errorFields(error));
     degrade(ctx, state, `finality backend unavailable: ${(error as Error).message}`);
@@ -143,12 +149,33 @@ function subscribe(ctx: ActorContext<FinalityArgs>, state: State): BeaconEventSt
   });
 }
 
+/** consensus_p2p: the light client over libp2p peers; a gossiped finality update wakes the lane like a Beacon API event. */
+async function consensusBackend(ctx: ActorContext<FinalityArgs>, state: State, store: Store | null): Promise<BeaconFinality> {
+  const { beacon, p2p } = ctx.args;
+  if (!beacon || !p2p) throw new Error('finality kind consensus_p2p started without its checkpoint and network settings');
+  // Loaded only for this backend: libp2p is a large import the other backends do not need.
+  const { startConsensusFinality } = await import('./finality/consensus-p2p.js');
+  const backend = await startConsensusFinality(beacon, p2p, store ? storePersistence(store, ctx.log) : undefined, {
+    log: ctx.log,
+    onGossip: (topic, data) => wake(ctx, state, { topic, data }),
+    onFirstPeer: () => {
+      if (state.stopping) return;
+      if (state.polling) state.again = true;
+      else void poll(ctx, state);
+    },
+  });
+  state.stopPeers = () => backend.peers.stop();
+  return backend;
+}
+
 export default defineActor<State, FinalityArgs>({
-  init(ctx) {
-    const store = ctx.args.kind === 'beacon_api' && ctx.args.beacon?.lightClient && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;
+  async init(ctx) {
+    const lightClientMode = (ctx.args.kind === 'beacon_api' || ctx.args.kind === 'consensus_p2p') && ctx.args.beacon?.lightClient;
+    const store = lightClientMode && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;
     const beacon = ctx.args.kind === 'beacon_api' && ctx.args.beacon ? createBeaconFinality(ctx.args.beacon, store ? storePersistence(store, ctx.log) : undefined) : null;
     if (ctx.args.kind === 'beacon_api' && !beacon) throw new Error('finality kind beacon_api started without its endpoint settings');
-    const state: State = { timer: null, last: null, polling: false, stopping: false, again: false, pending: null, streams: [], healthy: null, reason: null, beacon, store };
+    const state: State = { timer: null, last: null, polling: false, stopping: false, again: false, pending: null, streams: [], healthy: null, reason: null, beacon, store, stopPeers: null };
+    if (ctx.args.kind === 'consensus_p2p') state.beacon = await consensusBackend(ctx, state, store);
     state.timer = setInterval(() => void poll(ctx, state), ctx.args.pollIntervalMs);
     state.streams = subscribe(ctx, state);
     void poll(ctx, state);
@@ -162,6 +189,8 @@ export default defineActor<State, FinalityArgs>({
     if (state.timer) clearInterval(state.timer);
     for (const stream of state.streams) stream.close();
     state.beacon?.close();
+    // consensus_p2p: closing the network first ends a Req/Resp request in flight instead of waiting out its timeout.
+    await state.stopPeers?.();
     while (state.polling) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store?.close();
   },

@@ -61,11 +61,12 @@ export interface BenchNode {
 
 /**
  * `toml`: the workload's own configuration file (e.g. its `[[processors]]`), used instead of the run's
- * base file; the run's `--set` overrides still apply on top.
+ * base file; the run's `--set` overrides still apply on top. `readyTimeoutMs` (default 30 s) bounds the
+ * wait for readiness.
  */
-export async function startBenchNode(sets: readonly string[], toml?: string): Promise<BenchNode> {
+export async function startBenchNode(sets: readonly string[], options: { readonly toml?: string; readonly readyTimeoutMs?: number } = {}): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
-  return launch(dir, trackDirectory(dir), sets, 30_000, toml);
+  return launch(dir, trackDirectory(dir), sets, options.readyTimeoutMs ?? 30_000, options.toml);
 }
 
 async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number, toml?: string): Promise<BenchNode> {

@@ -55,12 +55,18 @@ export interface BeaconFinality {
    * event's own data (no request); null: nothing to conclude from the event alone, run a round.
    */
   offer(topic: string, data: string): Promise<BeaconRound | null>;
+  /** Gossip validation of a pushed update against the light client's store (consensus_p2p); `ignore` without a light client. */
+  check(kind: 'finality_update' | 'optimistic_update', json: unknown): 'accept' | 'ignore' | 'reject';
   close(): void;
 }
 
-export function createBeaconFinality(args: BeaconApiFinalityArgs, persistence?: LightClientPersistence): BeaconFinality {
+/**
+ * `transport`: the light client's sources instead of `args.urls` (consensus_p2p: one per connected peer, a live list
+ * the peer manager updates in place); every object is verified the same way whichever transport brought it.
+ */
+export function createBeaconFinality(args: BeaconApiFinalityArgs, persistence?: LightClientPersistence, transport?: BeaconClient[]): BeaconFinality {
   const shutdown = new AbortController();
-  const clients: BeaconClient[] = args.urls.map((url) => createBeaconClient({
+  const clients: BeaconClient[] = transport ?? args.urls.map((url) => createBeaconClient({
     url, timeoutMs: args.requestTimeoutMs, maxRetries: args.maxRetries, backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs, signal: shutdown.signal,
   }));
   const chainConfig = args.lightClient ? chainConfigFromData(args.lightClient.chain) : null;
@@ -132,7 +138,7 @@ export function createBeaconFinality(args: BeaconApiFinalityArgs, persistence?: 
     const report = await client.sync();
     await persist(client);
     if (!report.finalized) {
-      const why = client.bootstrapped ? 'the verified finalized header has no execution payload (before Capella)' : `no endpoint served a bootstrap that verifies against checkpoint ${args.lightClient!.checkpointRoot}`;
+      const why = clients.length === 0 ? 'no connected peer or endpoint to ask' : client.bootstrapped ? 'the verified finalized header has no execution payload (before Capella)' : `no endpoint served a bootstrap that verifies against checkpoint ${args.lightClient!.checkpointRoot}`;
       return { kind: 'unavailable', reason: `${why}${report.problems.length ? ` (${report.problems.join('; ')})` : ''}` };
     }
     return { kind: 'finalized', number: report.finalized.number, hash: report.finalized.hash, detail: `light-client verified slot ${report.finalized.slot}`, problems: report.problems };
@@ -155,6 +161,7 @@ export function createBeaconFinality(args: BeaconApiFinalityArgs, persistence?: 
   return {
     round: () => (lightClient ? byProof(lightClient) : byAgreement()),
     offer,
+    check: (kind, json) => (lightClient ? lightClient.checkPushed(kind, json) : 'ignore'),
     close: () => shutdown.abort(new Error('the finality lane is stopping')),
   };
 }

@@ -216,7 +216,8 @@ export const configSchema = z.strictObject({
   finality: z.strictObject({
     /**
      * devnet: the devnet's own finality; rpc: the upstream's `finalized` block tag; none: the finalized block the store records (an import's);
-     * beacon_api: Beacon API endpoints (agreement, or light-client proof with checkpoint_root); consensus_p2p: refused (not built yet).
+     * beacon_api: Beacon API endpoints (agreement, or light-client proof with checkpoint_root); consensus_p2p: a light client over the consensus
+     * layer's libp2p network (discv5 peers by their `eth2` record entry, light-client Req/Resp and gossip) from checkpoint_root at checkpoint_slot.
      */
     kind: z.enum(['devnet', 'rpc', 'none', 'beacon_api', 'consensus_p2p']).default('devnet'),
     poll_interval_ms: positiveInt.max(600_000).default(2000),
@@ -232,13 +233,28 @@ export const configSchema = z.strictObject({
     backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
     /** kind = beacon_api: also subscribe to each endpoint's `/eth/v1/events` stream (finalized_checkpoint; light_client_finality_update with checkpoint_root) and read finality at once on an event; polling stays the fallback. */
     event_stream: z.boolean().default(true),
+    /** kind = consensus_p2p: the finalized slot of checkpoint_root (the bootstrap must be at it; its fork picks the SSZ shapes); unset by default. */
+    checkpoint_slot: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    /** kind = consensus_p2p: discv5 bootnode records (`enr:…`); empty: the embedded mainnet bootnodes (on the devnet: its own consensus peer, devnet.beacon_p2p). */
+    bootnodes: z.array(z.string().regex(/^enr:[A-Za-z0-9_-]+$/, 'expected a node record "enr:<base64url>"')).max(64).default([]),
+    /** kind = consensus_p2p: the address discv5 (UDP) and libp2p (TCP) bind; loopback by default (0.0.0.0 to reach public peers). */
+    p2p_host: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/, 'expected an IPv4 address').default('127.0.0.1'),
+    /** kind = consensus_p2p: discv5's UDP port; 0 picks a free one. */
+    discovery_port: z.number().int().min(0).max(65535).default(9000),
+    /** kind = consensus_p2p: libp2p's TCP port; 0 picks a free one. */
+    p2p_port: z.number().int().min(0).max(65535).default(9000),
+    /** kind = consensus_p2p: consensus peers connected at once. */
+    max_peers: positiveInt.max(100).default(8),
   }).superRefine((finality, issues) => {
     if (finality.kind === 'consensus_p2p') {
-      issues.addIssue({
-        code: 'custom', path: ['kind'],
-        message: 'consensus_p2p is not available in this build: its libp2p transport, discv5 eth2 peer discovery and light-client req/resp + gossip are not implemented; '
-          + 'use kind = "beacon_api" with finality.checkpoint_root (every update verified by light-client proof)',
-      });
+      const missing = [finality.checkpoint_root === '' ? 'finality.checkpoint_root' : null, finality.checkpoint_slot === undefined ? 'finality.checkpoint_slot' : null].filter((key) => key !== null);
+      if (missing.length > 0) {
+        issues.addIssue({
+          code: 'custom', path: [finality.checkpoint_root === '' ? 'checkpoint_root' : 'checkpoint_slot'],
+          message: `kind = "consensus_p2p" needs a weak-subjectivity checkpoint: finality.checkpoint_root (a finalized block root, 0x + 64 hex) and finality.checkpoint_slot (its slot); missing: ${missing.join(' and ')}`,
+        });
+      }
+      return;
     }
     if (finality.kind !== 'beacon_api') return;
     if (finality.urls.length === 0) issues.addIssue({ code: 'custom', path: ['urls'], message: 'at least one Beacon API URL when finality.kind = "beacon_api"' });
@@ -285,6 +301,8 @@ export const configSchema = z.strictObject({
     bpo1_after_seconds: z.number().int().min(0).default(120),
     /** host:port of the devnet's Beacon-API-shaped finality endpoint (light-client objects signed by its own sync committee); empty: not served. */
     beacon_api: z.string().refine((value) => value === '' || listenAddress.safeParse(value).success, 'expected empty or host:port with a port between 0 and 65535, e.g. 127.0.0.1:5052').default(''),
+    /** host:port (TCP for libp2p, UDP for discv5) of the devnet's consensus p2p peer serving its light-client data (finality.kind = "consensus_p2p"); empty: not served. */
+    beacon_p2p: z.string().refine((value) => value === '' || /^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/.test(value) && Number(value.split(':')[1]) <= 65535, 'expected empty or IPv4:port, e.g. 127.0.0.1:9100').default(''),
     /** Serve the devnet chain as an RLPx/eth peer on this host:port (a `kind = "p2p"` node can follow it); empty: off. */
     p2p_listen: z.string().refine((value) => {
       if (value === '') return true;

@@ -87,7 +87,7 @@ function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number, spe
   const live = config.sources.live;
   const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js', p2p: 'peers/actor.js' }[live.kind];
   const args = live.kind === 'devnet'
-    ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api, p2p: devnetPeerArgs(config, spec) } satisfies DevnetSourceArgs)
+    ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api, beaconP2p: config.devnet.beacon_p2p === '' ? null : config.devnet.beacon_p2p, p2p: devnetPeerArgs(config, spec) } satisfies DevnetSourceArgs)
     : live.kind === 'p2p' ? peersArgs(config, dataDir, spec)
     : live.kind === 'none' ? ({ dataDir } satisfies NoneSourceArgs) : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,

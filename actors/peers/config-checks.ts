@@ -57,7 +57,7 @@ export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void
   if (finality === 'rpc' || (finality === 'devnet' && !followsDevnet)) {
     problems.push({
       key: 'finality.kind', value: JSON.stringify(finality),
-      expected: followsDevnet ? '"devnet", "beacon_api" or "none" with sources.live.kind = "p2p"' : '"beacon_api" or "none" with sources.live.kind = "p2p" on a chain from genesis_file',
+      expected: followsDevnet ? '"devnet", "beacon_api", "consensus_p2p" or "none" with sources.live.kind = "p2p"' : '"beacon_api", "consensus_p2p" or "none" with sources.live.kind = "p2p" on a chain from genesis_file',
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -31,6 +31,8 @@ export interface DevnetSourceArgs {
   readonly devnet: DevnetConfigInput;
   /** `host:port` of the devnet's Beacon-API-shaped finality endpoint; null: not served. */
   readonly beaconApi?: string | null;
+  /** `IPv4:port` of the devnet's consensus p2p peer (libp2p TCP, discv5 UDP) serving its light-client data; null: not served. */
+  readonly beaconP2p?: string | null;
   /** Serve the chain as an RLPx/eth peer on this address (`[devnet] p2p_listen`); null: off. */
   readonly p2p?: { readonly host: string; readonly port: number; readonly chain: ChainIdentity } | null;
 }
@@ -40,7 +42,7 @@ interface State {
   readonly devnet: Devnet;
   timer: NodeJS.Timeout | null;
   producing: boolean;
-  beacon: DevnetBeaconServer | null;
+  beacon: Pick<DevnetBeaconServer, 'headChanged' | 'close'> | null;
   peer: DevnetPeer | null;
 }
 
@@ -133,7 +135,7 @@ export default defineActor<State, DevnetSourceArgs>({
     const head = devnet.blockByNumber(devnet.head().number) ?? devnet.genesis;
     if (resumeAt === null) await announce(ctx, devnet.genesis);
     else if (head.hash !== devnet.genesis.hash) await announce(ctx, head);
-    const beacon = ctx.args.beaconApi ? await startDevnetBeaconEndpoint(ctx, store, devnet, ctx.args.beaconApi) : null;
+    const beacon = ctx.args.beaconApi || ctx.args.beaconP2p ? await startDevnetBeaconEndpoint(ctx, store, devnet, ctx.args.beaconApi ?? null, ctx.args.beaconP2p ?? null) : null;
     
     const state: State = { store, devnet, timer: null, producing: false, peer: null, beacon };
     if (ctx.args.p2p) {

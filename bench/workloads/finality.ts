@@ -8,6 +8,9 @@
  *    same run: polling only (`finality.event_stream = false`, `poll_interval_ms` = 250: the poll
  *    interval bounds it) and the endpoint's event stream (`event_stream = true`, the default
  *    `poll_interval_ms` = 2000 as the fallback).
+ *  - The same latency with `finality.kind = "consensus_p2p"`: the devnet's libp2p peer (devnet.beacon_p2p) publishes
+ *    the update on gossip when the devnet's head moves — the same moment its Beacon API endpoint starts serving it, so
+ *    the endpoint (not used by the node in this mode) still marks when the update came out.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,18 +52,25 @@ function verificationCosts(options: WorkloadOptions): { perUpdate: number[]; per
   return { perUpdate, perPeriod };
 }
 
-interface LatencyMode { readonly label: string; readonly sets: readonly string[] }
-const POLLING: LatencyMode = { label: `polling ${POLL_MS} ms`, sets: ['finality.event_stream=false', `finality.poll_interval_ms=${POLL_MS}`] };
-const EVENTS: LatencyMode = { label: 'event stream', sets: ['finality.event_stream=true', 'finality.poll_interval_ms=2000'] };
+interface LatencyMode { readonly label: string; readonly sets: (endpoint: string) => Promise<readonly string[]> }
+const beaconApi = (endpoint: string) => ['finality.kind=beacon_api', `finality.urls=["${endpoint}"]`];
+const POLLING: LatencyMode = { label: `polling ${POLL_MS} ms`, sets: async (endpoint) => [...beaconApi(endpoint), 'finality.event_stream=false', `finality.poll_interval_ms=${POLL_MS}`] };
+const EVENTS: LatencyMode = { label: 'event stream', sets: async (endpoint) => [...beaconApi(endpoint), 'finality.event_stream=true', 'finality.poll_interval_ms=2000'] };
+const CONSENSUS_P2P: LatencyMode = {
+  label: 'consensus_p2p gossip',
+  sets: async () => [
+    `devnet.beacon_p2p=127.0.0.1:${await freePort()}`, 'finality.kind=consensus_p2p', 'finality.checkpoint_slot=0',
+    'finality.discovery_port=0', 'finality.p2p_port=0', 'finality.poll_interval_ms=2000',
+  ],
+};
 
 async function streamLatency(options: WorkloadOptions, mode: LatencyMode): Promise<number[]> {
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
   const node = await startBenchNode([
     'devnet.block_time_ms=400', 'devnet.reorg_every=0', 'devnet.transactions_per_block=0', 'devnet.finality_lag=4',
-    `devnet.beacon_api=127.0.0.1:${port}`, 'finality.kind=beacon_api', `finality.urls=["${endpoint}"]`,
-    `finality.checkpoint_root=${DEVNET_CHECKPOINT}`, ...mode.sets,
-  ]);
+    `devnet.beacon_api=127.0.0.1:${port}`, `finality.checkpoint_root=${DEVNET_CHECKPOINT}`, ...(await mode.sets(endpoint)),
+  ], { readyTimeoutMs: 90_000 });
   const seenAt = new Map<number, number>();
   const latencies: number[] = [];
   const source = new EventSource(`${node.baseUrl}/v1/processors/blobs/stream`);
@@ -107,10 +117,10 @@ async function latestFinalityUpdate(endpoint: string): Promise<number> {
 
 export const finalityWorkload: Workload = {
   name: 'finality',
-  description: 'light-client verification CPU (mainnet objects) and finality update → finalized on /stream latency (devnet Beacon API, proof mode)',
+  description: 'light-client verification CPU (mainnet objects) and finality update → finalized on /stream latency (devnet Beacon API proof mode: polling, event stream; consensus_p2p gossip)',
   async run(options) {
     const { perUpdate, perPeriod } = verificationCosts(options);
-    const modes = [POLLING, EVENTS];
+    const modes = [POLLING, EVENTS, CONSENSUS_P2P];
     const figures: Figure[] = [
       { name: 'CPU per verified finality update (mainnet, 512 keys decoded)', unit: 'ms', better: 'lower', ...summarize(perUpdate) },
       { name: 'CPU per sync-committee period (decode 512 keys)', unit: 'ms', better: 'lower', ...summarize(perPeriod) },

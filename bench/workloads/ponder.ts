@@ -60,7 +60,7 @@ export const ponderWorkload: Workload = {
     if (missing !== null) process.stderr.write(`ponder: ${missing}; measuring the node's side only\n`);
     const shape = options.smoke ? SMOKE : FULL;
     const sets = [`devnet.block_time_ms=${shape.blockTimeMs}`, `devnet.transactions_per_block=${shape.transactions}`, 'devnet.reorg_every=0'];
-    let node = await startBenchNode(sets, '');
+    let node = await startBenchNode(sets, { toml: '' });
     const nodeRates: number[] = [];
     const ponderRates: number[] = [];
     const nodeCpuRates: number[] = [];

@@ -9,8 +9,9 @@ import { bytesToHex, type Hex } from '../eth/hex.js';
 import type { BeaconClient } from './api-client.js';
 import { currentSlot, periodAtSlot, type BeaconChainConfig } from './config.js';
 import { LightClientError } from './errors.js';
-import { parseBootstrap, parseFinalityUpdate, parseUpdate } from './json.js';
-import { finalizedExecution, initializeStore, processFinalityUpdate, processUpdate, type LightClientStore } from './sync-protocol.js';
+import { parseBootstrap, parseFinalityUpdate, parseOptimisticUpdate, parseUpdate } from './json.js';
+import { finalizedExecution, initializeStore, processFinalityUpdate, processUpdate, validateUpdate, type LightClientStore } from './sync-protocol.js';
+import type { LightClientUpdate } from './types.js';
 
 const MAX_REQUEST_UPDATES = 128;
 
@@ -97,6 +98,35 @@ export class BeaconLightClient {
       if (!(error instanceof LightClientError && error.code === 'irrelevant_update')) throw error;
     }
     return this.finalized();
+  }
+
+  /**
+   * Gossip validation (consensus p2p): whether a pushed finality or optimistic update verifies against the store as it
+   * stands, without applying it. `reject`: it breaks a rule of the sync protocol (never forwarded, never believed);
+   * `ignore`: the store cannot judge it (not bootstrapped, another period, not newer); `accept`: it verifies.
+   */
+  checkPushed(kind: 'finality_update' | 'optimistic_update', json: unknown): 'accept' | 'ignore' | 'reject' {
+    const store = this.store;
+    if (!store) return 'ignore';
+    let update: LightClientUpdate;
+    try {
+      if (kind === 'finality_update') {
+        const parsed = parseFinalityUpdate(this.config, json, 'light_client_finality_update gossip');
+        const hasFinality = parsed.finalityBranch.some((node) => node.some((b) => b !== 0));
+        update = { ...parsed, finalizedHeader: hasFinality ? parsed.finalizedHeader : null, nextSyncCommittee: null, nextSyncCommitteeBranch: [] };
+      } else {
+        update = { ...parseOptimisticUpdate(this.config, json, 'light_client_optimistic_update gossip'), finalizedHeader: null, finalityBranch: [], nextSyncCommittee: null, nextSyncCommitteeBranch: [] };
+      }
+    } catch {
+      return 'reject';
+    }
+    try {
+      validateUpdate(this.config, store, update, currentSlot(this.config, this.now()));
+      return 'accept';
+    } catch (error) {
+      if (!(error instanceof LightClientError)) throw error;
+      return error.code === 'irrelevant_update' || error.code === 'period_not_followable' || error.code === 'invalid_slot_order' ? 'ignore' : 'reject';
+    }
   }
 
   finalized(): VerifiedFinality | null {

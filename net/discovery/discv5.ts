@@ -31,6 +31,10 @@ export interface Discv5Options {
   readonly lookupTimeoutMs: number;
   readonly onNode: (node: DiscoveredNode) => void;
   readonly onError: (error: Error) => void;
+  /** Extra entries of this node's record (e.g. the consensus layer's `eth2` fork id). */
+  readonly recordEntries?: ReadonlyMap<string, Uint8Array>;
+  /** Every record discovery learns of, whole (the consensus layer reads its `eth2` entry). */
+  readonly onRecord?: (enr: ENR) => void;
 }
 
 export interface Discv5Service {
@@ -52,6 +56,7 @@ export async function startDiscv5(options: Discv5Options): Promise<Discv5Service
   record.ip = options.announceIp ?? options.host;
   record.udp = options.udpPort;
   if (options.tcpPort > 0) record.tcp = options.tcpPort;
+  for (const [key, value] of options.recordEntries ?? []) record.set(key, value);
   const service = Discv5.create({
     enr: record,
     privateKey: privateKeyFromRaw(options.privateKey) as unknown as Parameters<typeof Discv5.create>[0]['privateKey'],
@@ -59,6 +64,7 @@ export async function startDiscv5(options: Discv5Options): Promise<Discv5Service
     config: { lookupTimeout: options.lookupTimeoutMs },
   });
   const seen = (enr: ENR) => {
+    options.onRecord?.(enr);
     const node = toNode(enr);
     if (node) options.onNode(node);
   };
