@@ -81,8 +81,18 @@ interface Header {
   readonly header: BlockHeader;
 }
 
+/**
+ * Each item copied out of its message: a response's items are views into one decoded message (up to megabytes),
+ * and the structured clone that takes a block to the verification pool copies a view's whole underlying buffer,
+ * so a view would cost the whole message per block (and keep it alive as long as any of its blocks).
+ */
+const owned = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes);
+
 function parseHeaders(response: ItemsResponse): Header[] {
-  return response.items.map((bytes) => ({ bytes, hash: keccak256Hex(bytes), header: decodeHeader(bytes) }));
+  return response.items.map((item) => {
+    const bytes = owned(item);
+    return { bytes, hash: keccak256Hex(bytes), header: decodeHeader(bytes) };
+  });
 }
 
 function outcomeOf(error: unknown): RequestOutcome {
@@ -212,7 +222,7 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
           return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
         });
         answer?.value.forEach((bytes, i) => {
-          into.set(window[i]!, { bytes, session: answer.session });
+          into.set(window[i]!, { bytes: owned(bytes), session: answer.session });
           startVerify(window[i]!);
         });
       }));
