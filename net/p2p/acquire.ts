@@ -15,6 +15,7 @@ import { EMPTY_TRIE_ROOT } from '../eth/trie-root.js';
 import type { PeerPool, RequestLane, RequestOutcome } from './peer-pool.js';
 import { SessionError, type EthSession } from './session.js';
 import type { ItemsResponse } from './eth-messages.js';
+import { copyBytes } from './frame-crypto.js';
 
 export interface BlockRef {
   readonly number: number;
@@ -86,7 +87,7 @@ interface Header {
  * and the structured clone that takes a block to the verification pool copies a view's whole underlying buffer,
  * so a view would cost the whole message per block (and keep it alive as long as any of its blocks).
  */
-const owned = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes);
+const owned = copyBytes;
 
 function parseHeaders(response: ItemsResponse): Header[] {
   return response.items.map((item) => {
