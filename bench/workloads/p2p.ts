@@ -19,6 +19,8 @@ import { PeerPool } from '../../net/p2p/peer-pool.js';
 import type { EthSession } from '../../net/p2p/session.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../../net/p2p/status.js';
 import { createTaskPool, type TaskPool } from '../../runtime/pool.js';
+import { batchOutcomes, materialInput } from '../../actors/peers/verify-batch.js';
+import type { BlockMaterialOutcome } from '../../actors/tasks.js';
 import { trackChild } from '../leftovers.js';
 import { exitOf, stopProcess, tailOutput } from '../load/spawn.js';
 import { summarize } from '../stats.js';
@@ -82,8 +84,9 @@ async function pass(chain: ChainIdentity, blocks: readonly ServedBlock[], peers:
       const step = await acquireStep({
         pool: peerPool, local, isKnown: (hash) => known.has(hash), maxReorgDepth: 64, timeoutMs: 30_000, maxHeaders: 192,
         verify: async (block) => {
-          await pool.run('verifyBlockMaterial', { header: block.header, body: block.body, ...(block.receipts ? { receipts: block.receipts } : {}), expectedHash: block.hash });
+          await pool.run('verifyBlockMaterial', materialInput(block));
         },
+        verifyBatch: async (batch) => batchOutcomes(await pool.run<BlockMaterialOutcome[]>('verifyBlockMaterials', batch.map(materialInput))),
       });
       for (const block of step.branch) known.add(block.hash);
       local = step.head;

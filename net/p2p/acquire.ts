@@ -38,6 +38,12 @@ export interface AcquireOptions {
   readonly isKnown: (hash: Hash) => boolean;
   /** Verifies one block whole; throws (BlockVerificationError or a format error) when it does not match. */
   readonly verify: (block: AcquiredBlock) => Promise<void>;
+  /**
+   * Verifies the blocks completed by one answer together (one pool task instead of one per block); each block's
+   * outcome in its place: null when it verified, else the error `verify` would have thrown. Used instead of `verify`
+   * when given.
+   */
+  readonly verifyBatch?: (blocks: readonly AcquiredBlock[]) => Promise<readonly (Error | null)[]>;
   readonly maxReorgDepth: number;
   readonly timeoutMs: number;
   /** Headers asked for per step (the branch length one step may add). */
@@ -179,7 +185,8 @@ const RECEIPT_FIELDS = /failed verification: (receiptsRoot|logsBloom|gasUsed|rec
 
 /**
  * Bodies and receipts of `headers`, in windows over the pool, each block verified whole as soon as its body and
- * receipts are both in (verification on the CPU pool overlaps the requests still in flight).
+ * receipts are both in (verification on the CPU pool overlaps the requests still in flight; the blocks one answer
+ * completes go to `verifyBatch` together when it is given).
  */
 async function completeBlocks(options: AcquireOptions, headers: readonly Header[]): Promise<AcquiredBlock[]> {
   const bodies = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
@@ -195,15 +202,35 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
   const byHash = new Map(headers.map((h) => [h.hash, h]));
   interface Piece { block: AcquiredBlock; body: { session: EthSession | null }; receipt: { session: EthSession | null } | null; verified: Promise<void> }
   const pieces = new Map<Hash, Piece>();
+  // Blocks completed since the last flush: verified together (one batch per answer) or one by one.
+  let queued: Piece[] = [];
   const startVerify = (hash: Hash) => {
     const h = byHash.get(hash);
     const body = bodies.get(hash);
     const receipt = withReceipts && !skipReceipts.has(hash) ? receipts.get(hash) : null;
     if (!h || !body || receipt === undefined || pieces.has(hash)) return;
     const block: AcquiredBlock = { number: h.header.number, hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
-    const verified = options.verify(block);
-    verified.catch(() => undefined);
-    pieces.set(hash, { block, body, receipt, verified });
+    const piece: Piece = { block, body, receipt, verified: Promise.resolve() };
+    pieces.set(hash, piece);
+    queued.push(piece);
+  };
+  const flush = () => {
+    const batch = queued;
+    queued = [];
+    if (batch.length === 0) return;
+    if (options.verifyBatch) {
+      const outcomes = options.verifyBatch(batch.map((piece) => piece.block));
+      batch.forEach((piece, i) => {
+        piece.verified = outcomes.then((all) => {
+          const error = all[i];
+          if (error === undefined) throw new Error(`the batch verification returned no outcome for block ${piece.block.number}`);
+          if (error !== null) throw error;
+        });
+      });
+    } else {
+      for (const piece of batch) piece.verified = options.verify(piece.block);
+    }
+    for (const piece of batch) piece.verified.catch(() => undefined);
   };
   const exclude = new Set<EthSession>();
   const fill = async (lane: 'bodies' | 'receipts', into: Map<Hash, { bytes: Uint8Array; session: EthSession | null }>) => {
@@ -226,10 +253,12 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
           into.set(window[i]!, { bytes: owned(bytes), session: answer.session });
           startVerify(window[i]!);
         });
+        flush();
       }));
     }
   };
   for (const h of headers) startVerify(h.hash);
+  flush();
   try {
     await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
   } catch (error) {
@@ -237,6 +266,7 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
     throw error;
   }
   for (const h of headers) startVerify(h.hash);
+  flush();
   const ordered = headers.map((h) => pieces.get(h.hash)!);
   // The first failure, in block order, bans the peer that served the failing part.
   const outcomes = await Promise.allSettled(ordered.map((piece) => piece.verified));

@@ -16,6 +16,8 @@ import { PeerPool } from '../../../net/p2p/peer-pool.js';
 import { chainRequestHandler, type ChainReader } from '../../../net/p2p/serve.js';
 import type { EthSession } from '../../../net/p2p/session.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../../../net/p2p/status.js';
+import { verifyBlockMaterials } from '../../../actors/tasks.js';
+import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch.js';
 import { loadHiveChain, readerOf, type HiveChain, type RawBlock } from './hive-chain.js';
 
 let hive: HiveChain;
@@ -141,6 +143,50 @@ describe('RLPx eth sessions on loopback', () => {
     pool.add(await connect(host, honest));
     const { head } = await follow(pool, known, local);
     assert.equal(head.number, 59);
+  });
+
+  it('verifying in batches (one pool task per answer): the tampered block fails in its place, its peer is banned, an honest peer completes the chain', async () => {
+    const blocks = hive.blocks.slice(0, 60);
+    const target = blocks[30]!.hash;
+    const liar = await servingPeer(hive.chain, readerOf(blocks, (hash, body) => (hash === target ? blocks[31]!.body : body)), blocks);
+    const honest = await servingPeer(hive.chain, readerOf(blocks), blocks);
+    const host = client(hive.chain);
+    const pool = new PeerPool({ concurrency: 8, windowBlocks: 4, banMs: 60_000 });
+    const liarSession = await connect(host, liar);
+    pool.add(liarSession);
+    const known = new Map<Hash, number>([[hive.chain.genesis.hash, 0]]);
+    let local: BlockRef = { number: 0, hash: hive.chain.genesis.hash };
+    const batchSizes: number[] = [];
+    const options = {
+      isKnown: (h: Hash) => known.has(h), maxReorgDepth: 64, timeoutMs: 5000, maxHeaders: 16, receipts: false,
+      verify: async () => { throw new Error('verify is not used when verifyBatch is given'); },
+      verifyBatch: async (batch: readonly AcquiredBlock[]) => {
+        batchSizes.push(batch.length);
+        return batchOutcomes(await verifyBlockMaterials(batch.map(materialInput)));
+      },
+    };
+    let failure = '';
+    while (pool.size > 0) {
+      try {
+        const step = await acquireStep({ ...options, pool, local });
+        for (const block of step.branch) known.set(block.hash, block.number);
+        local = step.head;
+      } catch (error) {
+        failure ||= (error as Error).message;
+      }
+    }
+    assert.match(failure, /block 30 from a peer failed verification: .*transactionsRoot/);
+    assert.equal(pool.counters.bans, 1);
+    assert.ok(pool.isBanned(PeerPool.keyOf(liarSession)));
+    assert.ok(local.number < 30, 'nothing at or above the tampered block was accepted');
+    assert.ok(batchSizes.some((size) => size > 1), `blocks were verified in batches (sizes ${batchSizes.join(',')})`);
+    pool.add(await connect(host, honest));
+    while (local.number < 59) {
+      const step = await acquireStep({ ...options, pool, local });
+      for (const block of step.branch) known.set(block.hash, block.number);
+      local = step.head;
+    }
+    assert.equal(local.hash, blocks[59]!.hash);
   });
 
   it('refuses a peer of another genesis at the handshake', async () => {
