@@ -28,7 +28,7 @@ import { decodeJournalMove } from '../../store/journal.js';
 import { decodeHeader } from '../../net/eth/header.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { receiptsWanted, type LogInterest } from '../../net/p2p/log-interest.js';
-import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type BlockRef } from '../../net/p2p/acquire.js';
+import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type BlockRef, type HeadersAhead } from '../../net/p2p/acquire.js';
 import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
 import type { HeadNotice } from '../chain-messages.js';
 import type { BlockMaterialOutcome } from '../tasks.js';
@@ -191,6 +191,8 @@ async function runFollower(
   };
   const verifyBatch = async (blocks: readonly AcquiredBlock[]) => batchOutcomes(await ctx.runTask<BlockMaterialOutcome[]>('verifyBlockMaterials', blocks.map(materialInput)));
   const receiptsFor = receiptsWanted(ctx.args.receiptInterest ?? null);
+  // Headers after the head the last step reached, asked for while it fetched bodies and receipts.
+  let ahead: HeadersAhead | null = null;
   while (!signal.aborted) {
     const connected = network.pool.size;
     if (connected < ctx.args.minimumPeers) {
@@ -207,8 +209,9 @@ async function runFollower(
       const local = head.current;
       const step = await acquireStep({
         pool: network.pool, local, isKnown: (hash) => getBlockNumber(store, hexToBytes(hash, 32)) !== undefined,
-        verify, verifyBatch, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP, receiptsFor,
+        verify, verifyBatch, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP, receiptsFor, ahead,
       });
+      ahead = step.ahead;
       if (signal.aborted) break;
       const observed = network.observedHead();
       if (observed !== null) metrics.observedHead.set(observed);
@@ -231,6 +234,7 @@ async function runFollower(
         lastReason = '';
       }
     } catch (error) {
+      ahead = null;
       if (signal.aborted) break;
       if (error instanceof NoPeersError) {
         degrade(`no qualified peer answered: ${error.message}`);

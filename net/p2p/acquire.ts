@@ -55,6 +55,17 @@ export interface AcquireOptions {
    * header this accepts; the others are verified and returned without receipts (`receipts: null`). Default: all.
    */
   readonly receiptsFor?: (header: BlockHeader) => boolean;
+  /** Headers after `local` asked for by the previous step (its `ahead`); used when they follow this very head. */
+  readonly ahead?: HeadersAhead | null;
+}
+
+/**
+ * The headers after a step's new tip, asked for while that step was still fetching bodies and receipts (so the
+ * next step starts without waiting for a headers round trip). Only the next step that starts from `after` uses them.
+ */
+export interface HeadersAhead {
+  readonly after: BlockRef;
+  readonly headers: Promise<readonly Header[] | null>;
 }
 
 export interface AcquireResult {
@@ -64,6 +75,8 @@ export interface AcquireResult {
   /** True when the peers had headers after the head: ask again at once (an empty answer means caught up). */
   readonly behind: boolean;
   readonly reorged: boolean;
+  /** The headers after `head`, already asked for when the peers had more (pass as the next step's `ahead`). */
+  readonly ahead: HeadersAhead | null;
 }
 
 export class NoPeersError extends Error {
@@ -82,7 +95,7 @@ export class ReorgTooDeepError extends Error {
 
 class InvalidMaterial extends Error {}
 
-interface Header {
+export interface Header {
   readonly bytes: Uint8Array;
   readonly hash: Hash;
   readonly header: BlockHeader;
@@ -135,7 +148,7 @@ const HEADERS_PER_WINDOW_BLOCK = 24;
 const sizeOf = (response: ItemsResponse) => response.items.reduce((sum, item) => sum + item.length, 0);
 
 /** Headers after the local head, ascending and linked to each other (not yet to the local head). */
-async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<Header[] | null> {
+async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<readonly Header[] | null> {
   const { pool, local } = options;
   const answer = await ask(pool, 'headers', exclude, async (session) => {
     const limit = Math.min(options.maxHeaders, Math.max(1, pool.windowOf(session) * HEADERS_PER_WINDOW_BLOCK));
@@ -294,13 +307,19 @@ export class InvalidBlockError extends Error {
 /** One acquisition step: the verified branch from the local head (or a fork point below it) to the peers' next tip. */
 export async function acquireStep(options: AcquireOptions): Promise<AcquireResult> {
   const exclude = new Set<EthSession>();
-  let after: Header[] | null = null;
+  let after: readonly Header[] | null = null;
+  const ahead = options.ahead;
+  if (ahead && ahead.after.hash === options.local.hash && ahead.after.number === options.local.number) {
+    // An empty or failed answer asked earlier says little about now: ask again.
+    const early = await ahead.headers;
+    if (early !== null && early.length > 0) after = early;
+  }
   while (after === null) {
     if (options.pool.size === 0) throw new NoPeersError();
     after = await headersAfter(options, exclude);
     if (after === null && options.pool.sessions().every((s) => exclude.has(s))) throw new NoPeersError();
   }
-  let branch: Header[];
+  let branch: readonly Header[];
   let reorged = false;
   if (after.length > 0 && after[0]!.header.parentHash === options.local.hash) {
     branch = after;
@@ -315,7 +334,7 @@ export async function acquireStep(options: AcquireOptions): Promise<AcquireResul
       });
       const peerHead = head?.value[0];
       if (!peerHead || peerHead.hash === options.local.hash || peerHead.header.number !== options.local.number) {
-        return { branch: [], head: options.local, behind: false, reorged: false };
+        return { branch: [], head: options.local, behind: false, reorged: false, ahead: null };
       }
       branch = await walkBack(options, peerHead.hash, peerHead.header.number, new Set());
     } else {
@@ -324,10 +343,15 @@ export async function acquireStep(options: AcquireOptions): Promise<AcquireResul
     }
     reorged = true;
   }
-  if (branch.length === 0) return { branch: [], head: options.local, behind: false, reorged: false };
+  if (branch.length === 0) return { branch: [], head: options.local, behind: false, reorged: false, ahead: null };
+  // The peers had headers after the head: ask for the ones after this branch now, beside its bodies and receipts.
+  const last = branch[branch.length - 1]!;
+  const next: HeadersAhead | null = after.length > 0 && !reorged
+    ? { after: { number: last.header.number, hash: last.hash }, headers: headersAfter({ ...options, local: { number: last.header.number, hash: last.hash } }, new Set()).catch(() => null) }
+    : null;
   const blocks = await completeBlocks(options, branch);
   const tip = blocks[blocks.length - 1]!;
-  return { branch: blocks, head: { number: tip.number, hash: tip.hash }, behind: after.length > 0, reorged };
+  return { branch: blocks, head: { number: tip.number, hash: tip.hash }, behind: after.length > 0, reorged, ahead: next };
 }
 
 /** Fetches and verifies one block by hash (the genesis, or the qualification anchor) from `session`. */

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { Hash } from '../../../net/eth/hex.js';
 import { verifyBlockMaterialBytes } from '../../../net/eth/verify-material.js';
-import { acquireStep, type AcquiredBlock, type BlockRef } from '../../../net/p2p/acquire.js';
+import { acquireStep, type AcquiredBlock, type BlockRef, type HeadersAhead } from '../../../net/p2p/acquire.js';
 import { formatEnode, parseEnode } from '../../../net/p2p/enode.js';
 import { EthHost } from '../../../net/p2p/host.js';
 import { PeerPool } from '../../../net/p2p/peer-pool.js';
@@ -55,12 +55,15 @@ async function connect(host: EthHost, enode: string): Promise<EthSession> {
   return (await established)[0];
 }
 
-async function follow(pool: PeerPool, known: Map<Hash, number>, from: BlockRef): Promise<{ fetched: AcquiredBlock[]; head: BlockRef }> {
+/** Steps until caught up, each passing on the headers the previous one asked for ahead; counts the steps that did. */
+async function follow(pool: PeerPool, known: Map<Hash, number>, from: BlockRef): Promise<{ fetched: AcquiredBlock[]; head: BlockRef; stepsWithAhead: number }> {
   const fetched: AcquiredBlock[] = [];
   let local = from;
+  let ahead: HeadersAhead | null = null;
+  let stepsWithAhead = 0;
   for (;;) {
     const step = await acquireStep({
-      pool, local, isKnown: (hash) => known.has(hash), maxReorgDepth: 64, timeoutMs: 5000, maxHeaders: 128, receipts: false,
+      pool, local, isKnown: (hash) => known.has(hash), maxReorgDepth: 64, timeoutMs: 5000, maxHeaders: 128, receipts: false, ahead,
       verify: async (block) => {
         verifyBlockMaterialBytes({ header: block.header, body: block.body, expectedHash: block.hash });
       },
@@ -68,7 +71,12 @@ async function follow(pool: PeerPool, known: Map<Hash, number>, from: BlockRef):
     for (const block of step.branch) known.set(block.hash, block.number);
     fetched.push(...step.branch);
     local = step.head;
-    if (!step.behind) return { fetched, head: local };
+    if (step.ahead) {
+      assert.deepEqual(step.ahead.after, step.head, 'headers asked ahead follow the new head');
+      stepsWithAhead++;
+    }
+    ahead = step.ahead;
+    if (!step.behind) return { fetched, head: local, stepsWithAhead };
   }
 }
 
@@ -90,8 +98,9 @@ describe('RLPx eth sessions on loopback', () => {
     const pool = new PeerPool({ concurrency: 32, windowBlocks: 8, banMs: 60_000 });
     pool.add(session);
     const known = new Map<Hash, number>([[hive.chain.genesis.hash, 0]]);
-    const { fetched, head } = await follow(pool, known, { number: 0, hash: hive.chain.genesis.hash });
+    const { fetched, head, stepsWithAhead } = await follow(pool, known, { number: 0, hash: hive.chain.genesis.hash });
     assert.equal(head.number, hive.blocks.length - 1);
+    assert.ok(stepsWithAhead >= 1, 'the next step\'s headers were asked for while a step fetched its bodies');
     assert.equal(fetched.length, hive.blocks.length - 1);
     for (const block of fetched) {
       const original = hive.blocks[block.number]!;
