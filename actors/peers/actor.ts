@@ -28,9 +28,11 @@ import { decodeJournalMove } from '../../store/journal.js';
 import { decodeHeader } from '../../net/eth/header.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { receiptsWanted, type LogInterest } from '../../net/p2p/log-interest.js';
-import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type BlockRef } from '../../net/p2p/acquire.js';
+import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type BlockRef, type HeadersAhead } from '../../net/p2p/acquire.js';
 import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
 import type { HeadNotice } from '../chain-messages.js';
+import type { BlockMaterialOutcome } from '../tasks.js';
+import { batchOutcomes, materialInput } from './verify-batch.js';
 import { createP2pMetrics, type P2pMetrics } from './metrics.js';
 import { NetworkManager } from './network.js';
 import { storeChainReader } from './store-chain-reader.js';
@@ -185,9 +187,12 @@ async function runFollower(
     }
   };
   const verify = async (block: AcquiredBlock) => {
-    await ctx.runTask('verifyBlockMaterial', { header: block.header, body: block.body, ...(block.receipts ? { receipts: block.receipts } : {}), expectedHash: block.hash });
+    await ctx.runTask('verifyBlockMaterial', materialInput(block));
   };
+  const verifyBatch = async (blocks: readonly AcquiredBlock[]) => batchOutcomes(await ctx.runTask<BlockMaterialOutcome[]>('verifyBlockMaterials', blocks.map(materialInput)));
   const receiptsFor = receiptsWanted(ctx.args.receiptInterest ?? null);
+  // Headers after the head the last step reached, asked for while it fetched bodies and receipts.
+  let ahead: HeadersAhead | null = null;
   while (!signal.aborted) {
     const connected = network.pool.size;
     if (connected < ctx.args.minimumPeers) {
@@ -204,8 +209,9 @@ async function runFollower(
       const local = head.current;
       const step = await acquireStep({
         pool: network.pool, local, isKnown: (hash) => getBlockNumber(store, hexToBytes(hash, 32)) !== undefined,
-        verify, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP, receiptsFor,
+        verify, verifyBatch, maxReorgDepth: ctx.args.maxReorgDepth, timeoutMs: ctx.args.requestTimeoutMs, maxHeaders: MAX_HEADERS_PER_STEP, receiptsFor, ahead,
       });
+      ahead = step.ahead;
       if (signal.aborted) break;
       const observed = network.observedHead();
       if (observed !== null) metrics.observedHead.set(observed);
@@ -228,6 +234,7 @@ async function runFollower(
         lastReason = '';
       }
     } catch (error) {
+      ahead = null;
       if (signal.aborted) break;
       if (error instanceof NoPeersError) {
         degrade(`no qualified peer answered: ${error.message}`);

@@ -12,13 +12,15 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { Hash } from '../../net/eth/hex.js';
-import { acquireStep, type BlockRef } from '../../net/p2p/acquire.js';
+import { acquireStep, type BlockRef, type HeadersAhead } from '../../net/p2p/acquire.js';
 import { parseEnode } from '../../net/p2p/enode.js';
 import { EthHost } from '../../net/p2p/host.js';
 import { PeerPool } from '../../net/p2p/peer-pool.js';
 import type { EthSession } from '../../net/p2p/session.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../../net/p2p/status.js';
 import { createTaskPool, type TaskPool } from '../../runtime/pool.js';
+import { batchOutcomes, materialInput } from '../../actors/peers/verify-batch.js';
+import type { BlockMaterialOutcome } from '../../actors/tasks.js';
 import { trackChild } from '../leftovers.js';
 import { exitOf, stopProcess, tailOutput } from '../load/spawn.js';
 import { summarize } from '../stats.js';
@@ -75,18 +77,21 @@ async function pass(chain: ChainIdentity, blocks: readonly ServedBlock[], peers:
     await sessions;
     const known = new Set<Hash>([chain.genesis.hash]);
     let local: BlockRef = { number: 0, hash: chain.genesis.hash };
+    let ahead: HeadersAhead | null = null;
     serving.send('start');
     const cpu = process.cpuUsage();
     const started = performance.now();
     while (local.number < tip.number) {
       const step = await acquireStep({
-        pool: peerPool, local, isKnown: (hash) => known.has(hash), maxReorgDepth: 64, timeoutMs: 30_000, maxHeaders: 192,
+        pool: peerPool, local, isKnown: (hash) => known.has(hash), maxReorgDepth: 64, timeoutMs: 30_000, maxHeaders: 192, ahead,
         verify: async (block) => {
-          await pool.run('verifyBlockMaterial', { header: block.header, body: block.body, ...(block.receipts ? { receipts: block.receipts } : {}), expectedHash: block.hash });
+          await pool.run('verifyBlockMaterial', materialInput(block));
         },
+        verifyBatch: async (batch) => batchOutcomes(await pool.run<BlockMaterialOutcome[]>('verifyBlockMaterials', batch.map(materialInput))),
       });
       for (const block of step.branch) known.add(block.hash);
       local = step.head;
+      ahead = step.ahead;
     }
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);

@@ -15,6 +15,7 @@ import { EMPTY_TRIE_ROOT } from '../eth/trie-root.js';
 import type { PeerPool, RequestLane, RequestOutcome } from './peer-pool.js';
 import { SessionError, type EthSession } from './session.js';
 import type { ItemsResponse } from './eth-messages.js';
+import { copyBytes } from './frame-crypto.js';
 
 export interface BlockRef {
   readonly number: number;
@@ -37,6 +38,12 @@ export interface AcquireOptions {
   readonly isKnown: (hash: Hash) => boolean;
   /** Verifies one block whole; throws (BlockVerificationError or a format error) when it does not match. */
   readonly verify: (block: AcquiredBlock) => Promise<void>;
+  /**
+   * Verifies the blocks completed by one answer together (one pool task instead of one per block); each block's
+   * outcome in its place: null when it verified, else the error `verify` would have thrown. Used instead of `verify`
+   * when given.
+   */
+  readonly verifyBatch?: (blocks: readonly AcquiredBlock[]) => Promise<readonly (Error | null)[]>;
   readonly maxReorgDepth: number;
   readonly timeoutMs: number;
   /** Headers asked for per step (the branch length one step may add). */
@@ -48,6 +55,17 @@ export interface AcquireOptions {
    * header this accepts; the others are verified and returned without receipts (`receipts: null`). Default: all.
    */
   readonly receiptsFor?: (header: BlockHeader) => boolean;
+  /** Headers after `local` asked for by the previous step (its `ahead`); used when they follow this very head. */
+  readonly ahead?: HeadersAhead | null;
+}
+
+/**
+ * The headers after a step's new tip, asked for while that step was still fetching bodies and receipts (so the
+ * next step starts without waiting for a headers round trip). Only the next step that starts from `after` uses them.
+ */
+export interface HeadersAhead {
+  readonly after: BlockRef;
+  readonly headers: Promise<readonly Header[] | null>;
 }
 
 export interface AcquireResult {
@@ -57,6 +75,8 @@ export interface AcquireResult {
   /** True when the peers had headers after the head: ask again at once (an empty answer means caught up). */
   readonly behind: boolean;
   readonly reorged: boolean;
+  /** The headers after `head`, already asked for when the peers had more (pass as the next step's `ahead`). */
+  readonly ahead: HeadersAhead | null;
 }
 
 export class NoPeersError extends Error {
@@ -75,14 +95,24 @@ export class ReorgTooDeepError extends Error {
 
 class InvalidMaterial extends Error {}
 
-interface Header {
+export interface Header {
   readonly bytes: Uint8Array;
   readonly hash: Hash;
   readonly header: BlockHeader;
 }
 
+/**
+ * Each item copied out of its message: a response's items are views into one decoded message (up to megabytes),
+ * and the structured clone that takes a block to the verification pool copies a view's whole underlying buffer,
+ * so a view would cost the whole message per block (and keep it alive as long as any of its blocks).
+ */
+const owned = copyBytes;
+
 function parseHeaders(response: ItemsResponse): Header[] {
-  return response.items.map((bytes) => ({ bytes, hash: keccak256Hex(bytes), header: decodeHeader(bytes) }));
+  return response.items.map((item) => {
+    const bytes = owned(item);
+    return { bytes, hash: keccak256Hex(bytes), header: decodeHeader(bytes) };
+  });
 }
 
 function outcomeOf(error: unknown): RequestOutcome {
@@ -118,7 +148,7 @@ const HEADERS_PER_WINDOW_BLOCK = 24;
 const sizeOf = (response: ItemsResponse) => response.items.reduce((sum, item) => sum + item.length, 0);
 
 /** Headers after the local head, ascending and linked to each other (not yet to the local head). */
-async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<Header[] | null> {
+async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<readonly Header[] | null> {
   const { pool, local } = options;
   const answer = await ask(pool, 'headers', exclude, async (session) => {
     const limit = Math.min(options.maxHeaders, Math.max(1, pool.windowOf(session) * HEADERS_PER_WINDOW_BLOCK));
@@ -168,7 +198,8 @@ const RECEIPT_FIELDS = /failed verification: (receiptsRoot|logsBloom|gasUsed|rec
 
 /**
  * Bodies and receipts of `headers`, in windows over the pool, each block verified whole as soon as its body and
- * receipts are both in (verification on the CPU pool overlaps the requests still in flight).
+ * receipts are both in (verification on the CPU pool overlaps the requests still in flight; the blocks one answer
+ * completes go to `verifyBatch` together when it is given).
  */
 async function completeBlocks(options: AcquireOptions, headers: readonly Header[]): Promise<AcquiredBlock[]> {
   const bodies = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
@@ -184,15 +215,35 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
   const byHash = new Map(headers.map((h) => [h.hash, h]));
   interface Piece { block: AcquiredBlock; body: { session: EthSession | null }; receipt: { session: EthSession | null } | null; verified: Promise<void> }
   const pieces = new Map<Hash, Piece>();
+  // Blocks completed since the last flush: verified together (one batch per answer) or one by one.
+  let queued: Piece[] = [];
   const startVerify = (hash: Hash) => {
     const h = byHash.get(hash);
     const body = bodies.get(hash);
     const receipt = withReceipts && !skipReceipts.has(hash) ? receipts.get(hash) : null;
     if (!h || !body || receipt === undefined || pieces.has(hash)) return;
     const block: AcquiredBlock = { number: h.header.number, hash, header: h.bytes, body: body.bytes, receipts: receipt?.bytes ?? null };
-    const verified = options.verify(block);
-    verified.catch(() => undefined);
-    pieces.set(hash, { block, body, receipt, verified });
+    const piece: Piece = { block, body, receipt, verified: Promise.resolve() };
+    pieces.set(hash, piece);
+    queued.push(piece);
+  };
+  const flush = () => {
+    const batch = queued;
+    queued = [];
+    if (batch.length === 0) return;
+    if (options.verifyBatch) {
+      const outcomes = options.verifyBatch(batch.map((piece) => piece.block));
+      batch.forEach((piece, i) => {
+        piece.verified = outcomes.then((all) => {
+          const error = all[i];
+          if (error === undefined) throw new Error(`the batch verification returned no outcome for block ${piece.block.number}`);
+          if (error !== null) throw error;
+        });
+      });
+    } else {
+      for (const piece of batch) piece.verified = options.verify(piece.block);
+    }
+    for (const piece of batch) piece.verified.catch(() => undefined);
   };
   const exclude = new Set<EthSession>();
   const fill = async (lane: 'bodies' | 'receipts', into: Map<Hash, { bytes: Uint8Array; session: EthSession | null }>) => {
@@ -212,13 +263,15 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
           return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
         });
         answer?.value.forEach((bytes, i) => {
-          into.set(window[i]!, { bytes, session: answer.session });
+          into.set(window[i]!, { bytes: owned(bytes), session: answer.session });
           startVerify(window[i]!);
         });
+        flush();
       }));
     }
   };
   for (const h of headers) startVerify(h.hash);
+  flush();
   try {
     await Promise.all([fill('bodies', bodies), withReceipts ? fill('receipts', receipts) : Promise.resolve()]);
   } catch (error) {
@@ -226,6 +279,7 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
     throw error;
   }
   for (const h of headers) startVerify(h.hash);
+  flush();
   const ordered = headers.map((h) => pieces.get(h.hash)!);
   // The first failure, in block order, bans the peer that served the failing part.
   const outcomes = await Promise.allSettled(ordered.map((piece) => piece.verified));
@@ -253,13 +307,19 @@ export class InvalidBlockError extends Error {
 /** One acquisition step: the verified branch from the local head (or a fork point below it) to the peers' next tip. */
 export async function acquireStep(options: AcquireOptions): Promise<AcquireResult> {
   const exclude = new Set<EthSession>();
-  let after: Header[] | null = null;
+  let after: readonly Header[] | null = null;
+  const ahead = options.ahead;
+  if (ahead && ahead.after.hash === options.local.hash && ahead.after.number === options.local.number) {
+    // An empty or failed answer asked earlier says little about now: ask again.
+    const early = await ahead.headers;
+    if (early !== null && early.length > 0) after = early;
+  }
   while (after === null) {
     if (options.pool.size === 0) throw new NoPeersError();
     after = await headersAfter(options, exclude);
     if (after === null && options.pool.sessions().every((s) => exclude.has(s))) throw new NoPeersError();
   }
-  let branch: Header[];
+  let branch: readonly Header[];
   let reorged = false;
   if (after.length > 0 && after[0]!.header.parentHash === options.local.hash) {
     branch = after;
@@ -274,7 +334,7 @@ export async function acquireStep(options: AcquireOptions): Promise<AcquireResul
       });
       const peerHead = head?.value[0];
       if (!peerHead || peerHead.hash === options.local.hash || peerHead.header.number !== options.local.number) {
-        return { branch: [], head: options.local, behind: false, reorged: false };
+        return { branch: [], head: options.local, behind: false, reorged: false, ahead: null };
       }
       branch = await walkBack(options, peerHead.hash, peerHead.header.number, new Set());
     } else {
@@ -283,10 +343,15 @@ export async function acquireStep(options: AcquireOptions): Promise<AcquireResul
     }
     reorged = true;
   }
-  if (branch.length === 0) return { branch: [], head: options.local, behind: false, reorged: false };
+  if (branch.length === 0) return { branch: [], head: options.local, behind: false, reorged: false, ahead: null };
+  // The peers had headers after the head: ask for the ones after this branch now, beside its bodies and receipts.
+  const last = branch[branch.length - 1]!;
+  const next: HeadersAhead | null = after.length > 0 && !reorged
+    ? { after: { number: last.header.number, hash: last.hash }, headers: headersAfter({ ...options, local: { number: last.header.number, hash: last.hash } }, new Set()).catch(() => null) }
+    : null;
   const blocks = await completeBlocks(options, branch);
   const tip = blocks[blocks.length - 1]!;
-  return { branch: blocks, head: { number: tip.number, hash: tip.hash }, behind: after.length > 0, reorged };
+  return { branch: blocks, head: { number: tip.number, hash: tip.hash }, behind: after.length > 0, reorged, ahead: next };
 }
 
 /** Fetches and verifies one block by hash (the genesis, or the qualification anchor) from `session`. */

@@ -1,7 +1,7 @@
 /**
  * The `eth` sub-protocol on @ethereumjs/devp2p's RLPx: one class for eth/68 and eth/69 (devp2p's own `ETH` stops at
- * eth/68 and decodes messages itself). devp2p hands each message's payload after snappy; this class passes the raw
- * payload bytes to its listener, so decoding and validation stay in `eth-messages.ts` and `session.ts`. Outgoing
+ * eth/68 and decodes messages itself). Each message's payload arrives after snappy (`frame-body.ts`, native); this
+ * class passes the raw payload bytes to its listener, so decoding and validation stay in `eth-messages.ts` and `session.ts`. Outgoing
  * messages are compressed by `snappy.ts` (native when it loads).
  */
 import type { Capabilities, Peer } from '@ethereumjs/devp2p';
@@ -10,7 +10,8 @@ import { ETH_MESSAGE_SPACE, MAX_MESSAGE_BYTES, type EthVersion } from './eth-mes
 
 type SendMethod = (code: number, data: Uint8Array) => unknown;
 
-export type EthMessageListener = (code: number, payload: Uint8Array) => void;
+/** One message's payload; null when the peer announced one above `MAX_MESSAGE_BYTES` (`size`), left undecoded. */
+export type EthMessageListener = (code: number, payload: Uint8Array | null, size: number) => void;
 
 /** devp2p's Peer instantiates a capability's constructor as `new C(version, peer, send)` and calls `_handleMessage`. */
 export class EthWireProtocol {
@@ -18,7 +19,7 @@ export class EthWireProtocol {
   readonly peer: Peer;
   private readonly sendRaw: SendMethod;
   private listener: EthMessageListener | null = null;
-  private readonly early: [number, Uint8Array][] = [];
+  private readonly early: [number, Uint8Array | null, number][] = [];
 
   constructor(version: number, peer: Peer, send: SendMethod) {
     if (version !== 68 && version !== 69) throw new Error(`eth/${version} is not spoken by this node`);
@@ -30,12 +31,21 @@ export class EthWireProtocol {
   /** Receives every message of this protocol; messages that arrived before a listener was set are replayed. */
   listen(listener: EthMessageListener): void {
     this.listener = listener;
-    for (const [code, payload] of this.early.splice(0)) listener(code, payload);
+    for (const [code, payload, size] of this.early.splice(0)) listener(code, payload, size);
   }
 
   _handleMessage(code: number, data: Uint8Array): void {
-    if (this.listener) this.listener(code, data);
-    else if (this.early.length < 16) this.early.push([code, data]);
+    this.deliver(code, data, data.length);
+  }
+
+  /** A message whose snappy preamble announced `size` bytes, above the limit (`frame-body.ts`): not uncompressed. */
+  _handleOversized(code: number, size: number): void {
+    this.deliver(code, null, size);
+  }
+
+  private deliver(code: number, payload: Uint8Array | null, size: number): void {
+    if (this.listener) this.listener(code, payload, size);
+    else if (this.early.length < 16) this.early.push([code, payload, size]);
   }
 
   /** Sends one message (payload = its RLP), snappy-compressed when the peer's base protocol is v5+. */

@@ -60,7 +60,7 @@ export class EthSession {
 
   constructor(readonly peer: Peer, readonly protocol: EthWireProtocol, private readonly handler: EthRequestHandler | null) {
     this.version = protocol.version;
-    protocol.listen((code, payload) => this.receive(code, payload));
+    protocol.listen((code, payload, size) => this.receive(code, payload, size));
     peer.events.once('close', () => this.close(new SessionError('closed', 'the peer disconnected')));
   }
 
@@ -147,11 +147,12 @@ export class EthSession {
     }
   }
 
-  private receive(code: number, payload: Uint8Array): void {
-    this.bytesIn += payload.length;
-    if (payload.length > MAX_MESSAGE_BYTES) {
+  private receive(code: number, payload: Uint8Array | null, size: number): void {
+    this.bytesIn += payload?.length ?? 0;
+    if (payload === null || payload.length > MAX_MESSAGE_BYTES) {
+      // Announced above the limit (never uncompressed; its request, if any, times out) or arrived above it.
       this.counters.oversized++;
-      this.failAnswer(payload, 'an oversized answer');
+      if (payload !== null) this.failAnswer(payload, `an oversized answer (${size} bytes)`);
       return;
     }
     try {

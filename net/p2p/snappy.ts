@@ -1,5 +1,5 @@
 /**
- * Snappy (the raw block format devp2p v5 frames use) for the eth messages the node sends: the native `snappy`
+ * Snappy (the raw block format devp2p v5 frames use) for the eth messages the node sends and receives: the native `snappy`
  * package (Rust's snap through N-API, prebuilt for this platform inside the registry package) when its binary loads,
  * else the pure-JS `snappyjs` devp2p itself uses. Both produce valid snappy that either decoder reads (a test checks
  * the round trips both ways); the native one compressed mainnet-shaped block material about 35× faster here
@@ -30,7 +30,15 @@ export function compress(payload: Uint8Array): Uint8Array {
   return native ? native.compressSync(payload) : snappyjs.compress(payload);
 }
 
-/** Decompression as devp2p does it on receipt (snappyjs); exported for tests that read what `compress` wrote. */
+/** Decompression of received eth messages (`frame-body.ts`): native when it loads, else snappyjs. */
+export function uncompressFast(payload: Uint8Array): Uint8Array {
+  if (!native) return snappyjs.uncompress(payload);
+  const out = native.uncompressSync(payload, { asBuffer: true }) as Buffer;
+  // A plain Uint8Array over the same memory: `Buffer#slice` would not copy, and decoders compare plain arrays.
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+}
+
+/** Decompression as devp2p does it for other protocols (snappyjs); exported for tests that read what `compress` wrote. */
 export function uncompress(payload: Uint8Array): Uint8Array {
   return snappyjs.uncompress(payload);
 }

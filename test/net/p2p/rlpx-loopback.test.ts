@@ -9,13 +9,15 @@ import { once } from 'node:events';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { Hash } from '../../../net/eth/hex.js';
 import { verifyBlockMaterialBytes } from '../../../net/eth/verify-material.js';
-import { acquireStep, type AcquiredBlock, type BlockRef } from '../../../net/p2p/acquire.js';
+import { acquireStep, type AcquiredBlock, type BlockRef, type HeadersAhead } from '../../../net/p2p/acquire.js';
 import { formatEnode, parseEnode } from '../../../net/p2p/enode.js';
 import { EthHost } from '../../../net/p2p/host.js';
 import { PeerPool } from '../../../net/p2p/peer-pool.js';
 import { chainRequestHandler, type ChainReader } from '../../../net/p2p/serve.js';
 import type { EthSession } from '../../../net/p2p/session.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../../../net/p2p/status.js';
+import { verifyBlockMaterials } from '../../../actors/tasks.js';
+import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch.js';
 import { loadHiveChain, readerOf, type HiveChain, type RawBlock } from './hive-chain.js';
 
 let hive: HiveChain;
@@ -53,12 +55,15 @@ async function connect(host: EthHost, enode: string): Promise<EthSession> {
   return (await established)[0];
 }
 
-async function follow(pool: PeerPool, known: Map<Hash, number>, from: BlockRef): Promise<{ fetched: AcquiredBlock[]; head: BlockRef }> {
+/** Steps until caught up, each passing on the headers the previous one asked for ahead; counts the steps that did. */
+async function follow(pool: PeerPool, known: Map<Hash, number>, from: BlockRef): Promise<{ fetched: AcquiredBlock[]; head: BlockRef; stepsWithAhead: number }> {
   const fetched: AcquiredBlock[] = [];
   let local = from;
+  let ahead: HeadersAhead | null = null;
+  let stepsWithAhead = 0;
   for (;;) {
     const step = await acquireStep({
-      pool, local, isKnown: (hash) => known.has(hash), maxReorgDepth: 64, timeoutMs: 5000, maxHeaders: 128, receipts: false,
+      pool, local, isKnown: (hash) => known.has(hash), maxReorgDepth: 64, timeoutMs: 5000, maxHeaders: 128, receipts: false, ahead,
       verify: async (block) => {
         verifyBlockMaterialBytes({ header: block.header, body: block.body, expectedHash: block.hash });
       },
@@ -66,7 +71,12 @@ async function follow(pool: PeerPool, known: Map<Hash, number>, from: BlockRef):
     for (const block of step.branch) known.set(block.hash, block.number);
     fetched.push(...step.branch);
     local = step.head;
-    if (!step.behind) return { fetched, head: local };
+    if (step.ahead) {
+      assert.deepEqual(step.ahead.after, step.head, 'headers asked ahead follow the new head');
+      stepsWithAhead++;
+    }
+    ahead = step.ahead;
+    if (!step.behind) return { fetched, head: local, stepsWithAhead };
   }
 }
 
@@ -88,8 +98,9 @@ describe('RLPx eth sessions on loopback', () => {
     const pool = new PeerPool({ concurrency: 32, windowBlocks: 8, banMs: 60_000 });
     pool.add(session);
     const known = new Map<Hash, number>([[hive.chain.genesis.hash, 0]]);
-    const { fetched, head } = await follow(pool, known, { number: 0, hash: hive.chain.genesis.hash });
+    const { fetched, head, stepsWithAhead } = await follow(pool, known, { number: 0, hash: hive.chain.genesis.hash });
     assert.equal(head.number, hive.blocks.length - 1);
+    assert.ok(stepsWithAhead >= 1, 'the next step\'s headers were asked for while a step fetched its bodies');
     assert.equal(fetched.length, hive.blocks.length - 1);
     for (const block of fetched) {
       const original = hive.blocks[block.number]!;
@@ -141,6 +152,50 @@ describe('RLPx eth sessions on loopback', () => {
     pool.add(await connect(host, honest));
     const { head } = await follow(pool, known, local);
     assert.equal(head.number, 59);
+  });
+
+  it('verifying in batches (one pool task per answer): the tampered block fails in its place, its peer is banned, an honest peer completes the chain', async () => {
+    const blocks = hive.blocks.slice(0, 60);
+    const target = blocks[30]!.hash;
+    const liar = await servingPeer(hive.chain, readerOf(blocks, (hash, body) => (hash === target ? blocks[31]!.body : body)), blocks);
+    const honest = await servingPeer(hive.chain, readerOf(blocks), blocks);
+    const host = client(hive.chain);
+    const pool = new PeerPool({ concurrency: 8, windowBlocks: 4, banMs: 60_000 });
+    const liarSession = await connect(host, liar);
+    pool.add(liarSession);
+    const known = new Map<Hash, number>([[hive.chain.genesis.hash, 0]]);
+    let local: BlockRef = { number: 0, hash: hive.chain.genesis.hash };
+    const batchSizes: number[] = [];
+    const options = {
+      isKnown: (h: Hash) => known.has(h), maxReorgDepth: 64, timeoutMs: 5000, maxHeaders: 16, receipts: false,
+      verify: async () => { throw new Error('verify is not used when verifyBatch is given'); },
+      verifyBatch: async (batch: readonly AcquiredBlock[]) => {
+        batchSizes.push(batch.length);
+        return batchOutcomes(await verifyBlockMaterials(batch.map(materialInput)));
+      },
+    };
+    let failure = '';
+    while (pool.size > 0) {
+      try {
+        const step = await acquireStep({ ...options, pool, local });
+        for (const block of step.branch) known.set(block.hash, block.number);
+        local = step.head;
+      } catch (error) {
+        failure ||= (error as Error).message;
+      }
+    }
+    assert.match(failure, /block 30 from a peer failed verification: .*transactionsRoot/);
+    assert.equal(pool.counters.bans, 1);
+    assert.ok(pool.isBanned(PeerPool.keyOf(liarSession)));
+    assert.ok(local.number < 30, 'nothing at or above the tampered block was accepted');
+    assert.ok(batchSizes.some((size) => size > 1), `blocks were verified in batches (sizes ${batchSizes.join(',')})`);
+    pool.add(await connect(host, honest));
+    while (local.number < 59) {
+      const step = await acquireStep({ ...options, pool, local });
+      for (const block of step.branch) known.set(block.hash, block.number);
+      local = step.head;
+    }
+    assert.equal(local.hash, blocks[59]!.hash);
   });
 
   it('refuses a peer of another genesis at the handshake', async () => {

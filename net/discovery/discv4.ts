@@ -1,0 +1,74 @@
+/**
+ * discv4 (EIP-8 node discovery, the protocol mainnet and hive bootnodes speak) on @ethereumjs/devp2p's DPT: a
+ * Kademlia table bound to one UDP address with the node key, seeded with bootnodes (enode URLs with a UDP port);
+ * every node that answers a ping and announces a TCP port is handed to `onNode` as an RLPx dial candidate, and the
+ * table is refreshed (FINDNODE toward random targets) every `refreshIntervalMs`.
+ *
+ * Not wired into the node yet: `sources.live.discovery_port` other than 0 is still refused at start (see
+ * actors/peers/config-checks.ts); this module and its loopback test are the building block.
+ */
+import { DPT, type PeerInfo } from '@ethereumjs/devp2p';
+import type { Enode } from '../p2p/enode.js';
+import type { DiscoveredNode } from './discv5.js';
+
+export interface Discv4Options {
+  readonly privateKey: Uint8Array;
+  readonly host: string;
+  /** UDP port to bind (0: any free one; `port()` tells which). */
+  readonly udpPort: number;
+  /** The RLPx TCP port announced in pings (0: none: the node accepts no inbound sessions). */
+  readonly tcpPort: number;
+  /** The IPv4 address announced in pings (`sources.live.nat = "extip:<IPv4>"`); absent: `host`. */
+  readonly announceIp?: string | null;
+  readonly bootnodes: readonly Enode[];
+  readonly refreshIntervalMs: number;
+  readonly timeoutMs: number;
+  readonly onNode: (node: DiscoveredNode) => void;
+  readonly onError: (error: Error) => void;
+}
+
+export interface Discv4Service {
+  /** The bound UDP port. */
+  readonly port: number;
+  /** Nodes currently in the table. */
+  tableSize(): number;
+  /** Pings the bootnodes again and asks each for its neighbours. */
+  bootstrap(): Promise<void>;
+  stop(): void;
+}
+
+export async function startDiscv4(options: Discv4Options): Promise<Discv4Service> {
+  const dpt = new DPT(options.privateKey, {
+    endpoint: { address: options.announceIp ?? options.host, udpPort: options.udpPort, tcpPort: options.tcpPort > 0 ? options.tcpPort : null },
+    refreshInterval: options.refreshIntervalMs,
+    timeout: options.timeoutMs,
+    shouldFindNeighbours: true,
+    shouldGetDnsPeers: false,
+  });
+  const handOver = (peer: PeerInfo) => {
+    if (!peer.id || !peer.address || !peer.tcpPort) return;
+    options.onNode({ publicKey: peer.id, ip: peer.address, tcp: peer.tcpPort, udp: peer.udpPort ?? peer.tcpPort });
+  };
+  dpt.events.on('peer:added', handOver);
+  dpt.events.on('error', (error: Error) => options.onError(error));
+  const socket = (dpt as unknown as { _server: { _socket: import('node:dgram').Socket } })._server._socket;
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('listening', () => {
+      socket.off('error', reject);
+      resolve();
+    });
+    dpt.bind(options.udpPort, options.host);
+  });
+  const port = socket.address().port;
+  const bootstrap = async () => {
+    await Promise.all(options.bootnodes.map((enode) => dpt.bootstrap({ id: enode.id, address: enode.host, udpPort: enode.udpPort, tcpPort: enode.tcpPort })));
+  };
+  await bootstrap();
+  return {
+    port,
+    tableSize: () => dpt.getPeers().length,
+    bootstrap,
+    stop: () => dpt.destroy(),
+  };
+}

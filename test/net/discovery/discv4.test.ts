@@ -1,0 +1,78 @@
+/**
+ * discv4 on loopback (`net/discovery/discv4.ts` over devp2p's DPT): two nodes that know only a third (the bootnode,
+ * a plain @ethereumjs/devp2p DPT, as a third-party discv4 peer) find each other through its neighbours and learn
+ * each other's RLPx TCP port and node id.
+ */
+import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import { describe, it } from 'node:test';
+import { DPT } from '@ethereumjs/devp2p';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { startDiscv4, type Discv4Service } from '../../../net/discovery/discv4.js';
+import type { DiscoveredNode } from '../../../net/discovery/discv5.js';
+import { nodeIdOf } from '../../../net/p2p/enode.js';
+import { freePort } from '../../support/ports.js';
+
+/** A free UDP port on 127.0.0.1 (a free TCP port checked by binding it for UDP). */
+async function freeUdpPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const socket = createSocket('udp4');
+    const ok = await new Promise<boolean>((resolve) => {
+      socket.once('error', () => resolve(false));
+      socket.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    await new Promise<void>((resolve) => (ok ? socket.close(() => resolve()) : resolve()));
+    if (ok) return port;
+  }
+}
+
+/** Resolves once `found` holds the node `id` (checked on every discovery). */
+function waitForNode(found: DiscoveredNode[], listeners: (() => void)[], id: Uint8Array): Promise<DiscoveredNode> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const node = found.find((n) => Buffer.from(n.publicKey).equals(Buffer.from(id)));
+      if (node) resolve(node);
+    };
+    listeners.push(check);
+    check();
+  });
+}
+
+describe('discv4 on loopback', () => {
+  it('two nodes seeded with a DPT bootnode find each other with their RLPx ports', async (t) => {
+    const bootKey = secp256k1.utils.randomSecretKey();
+    const bootPort = await freeUdpPort();
+    const boot = new DPT(bootKey, { endpoint: { address: '127.0.0.1', udpPort: bootPort, tcpPort: null }, refreshInterval: 60_000, shouldGetDnsPeers: false });
+    await new Promise<void>((resolve) => {
+      boot.events.once('listening', () => resolve());
+      boot.bind(bootPort, '127.0.0.1');
+    });
+    t.after(() => boot.destroy());
+    const bootnode = { id: nodeIdOf(bootKey), host: '127.0.0.1', tcpPort: 0, udpPort: bootPort };
+    const nodes: { key: Uint8Array; tcp: number; found: DiscoveredNode[]; listeners: (() => void)[]; service: Discv4Service }[] = [];
+    for (const tcp of [30_601, 30_602]) {
+      const key = secp256k1.utils.randomSecretKey();
+      const found: DiscoveredNode[] = [];
+      const listeners: (() => void)[] = [];
+      const service = await startDiscv4({
+        privateKey: key, host: '127.0.0.1', udpPort: await freeUdpPort(), tcpPort: tcp, bootnodes: [bootnode], refreshIntervalMs: 1000, timeoutMs: 2000,
+        onNode: (node) => {
+          found.push(node);
+          for (const listener of listeners) listener();
+        },
+        onError: () => undefined,
+      });
+      t.after(() => service.stop());
+      nodes.push({ key, tcp, found, listeners, service });
+    }
+    const [a, b] = nodes as [typeof nodes[0], typeof nodes[0]];
+    // b joined after a: b learns of a from the bootnode's neighbours; a hears of b on its next refresh.
+    const [aSeenByB, bSeenByA] = await Promise.all([waitForNode(b.found, b.listeners, nodeIdOf(a.key)), waitForNode(a.found, a.listeners, nodeIdOf(b.key))]);
+    assert.equal(aSeenByB.ip, '127.0.0.1');
+    assert.equal(aSeenByB.tcp, a.tcp);
+    assert.equal(aSeenByB.udp, a.service.port);
+    assert.equal(bSeenByA.tcp, b.tcp);
+    assert.ok(a.service.tableSize() >= 1);
+  });
+});
