@@ -28,7 +28,8 @@ import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
-import { missingCount, previousMissing } from './job-ranges.js';
+import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
+import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
 import type { HistoryApplyMessage } from '../processor/history-apply.js';
 
 export interface HistoryProcessorArgs {
@@ -62,6 +63,8 @@ interface State {
   running: Promise<void> | null;
   meter: RunMeter | null;
   stopping: boolean;
+  /** Rescans processors for pending cold backfills (cold-backfill.ts). */
+  coldScan?: NodeJS.Timeout;
 }
 
 type Ctx = ActorContext<HistoryArgs>;
@@ -87,6 +90,8 @@ export interface JobView {
     readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
   };
   readonly lastError: MaterializationJob['lastError'];
+  /** Present on the node's own cold-backfill jobs. */
+  readonly purpose?: 'cold_backfill';
 }
 
 const APPLY_TIMEOUT_MS = 120_000;
@@ -99,6 +104,12 @@ export default defineActor<State, HistoryArgs>({
     const state: State = { store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false };
     ctx.ready();
     setImmediate(() => pump(ctx, state));
+    // Cold backfills: a processor records its plan at its first start and wakes this lane (`backfill.wake`); the
+    // scan at start and every few seconds picks up one whose wake arrived before this lane ran.
+    const scan = () => void scanColdBackfills(ctx, state);
+    setImmediate(scan);
+    state.coldScan = setInterval(scan, COLD_SCAN_MS);
+    state.coldScan.unref();
     return state;
   },
 
@@ -110,6 +121,7 @@ export default defineActor<State, HistoryArgs>({
       case 'job.cancel': return cancelJob(ctx, state, String(message.id));
       case 'job.delete': return removeJob(state, String(message.id));
       case 'probe': return probe(ctx, state, String(message.source));
+      case 'backfill.wake': return scanColdBackfills(ctx, state);
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },
@@ -120,6 +132,7 @@ export default defineActor<State, HistoryArgs>({
 
   async stop(state, ctx) {
     state.stopping = true;
+    clearInterval(state.coldScan);
     state.shutdown.abort(new Error('history lane stopping'));
     await state.running?.catch((error: unknown) => ctx.log.warn('job runner ended with an error while stopping', errorFields(error)));
     await state.store.close();
@@ -232,7 +245,20 @@ function view(state: State, job: MaterializationJob): JobView {
     state: job.state, cancelRequested: job.cancelRequested, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt,
     progress: { blocksDone: job.blocksDone, blocksTotal: job.blocksTotal, blocksPerSecond, etaSeconds, currentChunk: job.currentChunk },
     lastError: job.lastError,
+    ...(job.purpose ? { purpose: job.purpose } : {}),
   };
+}
+
+const COLD_SCAN_MS = 2000;
+
+async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
+  if (state.stopping) return;
+  try {
+    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (message, fields) => ctx.log.warn(message, fields));
+    if (created > 0) pump(ctx, state);
+  } catch (error) {
+    if (!state.stopping) ctx.log.warn('cold backfill scan failed', errorFields(error));
+  }
 }
 
 /** Starts the runner when it is idle and a job waits. */
@@ -274,6 +300,8 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   ctx.log.info('materialization job running', { job: id, processor: initial.processor, source: initial.source, fromBlock: initial.fromBlock, toBlock: initial.toBlock });
   // Chunks go from the top of the range down, each linked to the block above it: a trusted hash (the canonical
   // chain, or the lowest block this job committed, kept in the job record), as the live rpc source walks back.
+  // Ordered-state instances (cold backfills) reduce in chain order: their chunks go bottom-up (cold-backfill.ts).
+  const ascending = processor.ordering === 'ordered_state';
   let cursor = initial.toBlock;
   for (;;) {
     if (state.stopping) return;
@@ -284,7 +312,8 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       ctx.log.info('materialization job cancelled', { job: id });
       return;
     }
-    const chunk = cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
+    const chunk = ascending ? nextMissing(readRanges(tables.coverage), job.fromBlock, job.toBlock, ctx.args.chunkBlocks)
+      : cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
     if (chunk === null) {
       await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: job.currentChunk });
       ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
@@ -293,14 +322,15 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
     await updateJob(state.store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
     try {
       const blocks = await source.fetchRange(chunk.from, chunk.to);
-      checkHashChain(blocks, chunk.from, canonicalHash(state.store, chunk.from - 1), trustedParentOf(state.store, chunk.to + 1, job.anchor ?? null));
+      const below = canonicalHash(state.store, chunk.from - 1) ?? (ascending ? reducedHashAt(tables, chunk.from - 1) : null);
+      checkHashChain(blocks, chunk.from, below, trustedParentOf(state.store, chunk.to + 1, ascending ? null : job.anchor ?? null));
       if (state.stopping) return;
       if (source.recordsNeeded) await recordBlocks(state.store, blocks.map((block) => block.material));
       const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks: blocks.map((block) => ({ number: block.number, hash: block.hash })) };
       await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
       const lowest = blocks[0]!;
       cursor = chunk.from - 1;
-      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: { number: lowest.number, hash: lowest.hash } }));
+      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: ascending ? current.anchor ?? null : { number: lowest.number, hash: lowest.hash } }));
     } catch (error) {
       if (state.stopping) return;
       const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
