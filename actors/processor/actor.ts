@@ -157,6 +157,7 @@ export default defineActor<State, ProcessorArgs>({
       if (backfill) ctx.log.info('cold backfill', { instance: ctx.args.instance, fromBlock: backfill.fromBlock, targetBlock: backfill.targetBlock, source: backfill.source, completed: backfill.completed });
     }
     const settled = await settleColdBackfill(store, tables);
+    if (backfillPending(settled)) ctx.log.info('processor state', { instance: ctx.args.instance, from: null, state: settled.state });
     const state: State = {
       identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null,
       moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),

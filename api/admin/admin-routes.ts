@@ -40,7 +40,8 @@ function parseCreate(request: Request): z.infer<typeof createBody> {
   throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
 }
 
-const JOB_ID = /^mj-[0-9a-f]{12}-[0-9a-f]{8}$/;
+/** An operator's job (`mj-…`) or a processor instance's cold backfill (`cb-<instance>`, actors/history/cold-backfill.ts). */
+const JOB_ID = /^(?:mj-[0-9a-f]{12}-[0-9a-f]{8}|cb-[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127})$/;
 
 function jobId(request: Request): string {
   const id = request.params[0] ?? '';
