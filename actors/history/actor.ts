@@ -251,10 +251,16 @@ function view(state: State, job: MaterializationJob): JobView {
 
 const COLD_SCAN_MS = 2000;
 
+/** A failed cold backfill degrades its processor's state (best effort: the scan tells it again after a restart). */
+function tellBackfillFailed(ctx: Ctx, processor: string, job: string, blockNumber: number | null, message: string): void {
+  ctx.send(`processor.${processor}`, { type: 'backfill.failed', job, blockNumber, message }).catch(() => undefined);
+}
+
 async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
   if (state.stopping) return;
   try {
-    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (message, fields) => ctx.log.warn(message, fields));
+    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (message, fields) => ctx.log.warn(message, fields),
+      (job) => tellBackfillFailed(ctx, job.processor, job.id, job.lastError?.blockNumber ?? null, job.lastError?.message ?? 'failed'));
     if (created > 0) pump(ctx, state);
   } catch (error) {
     if (!state.stopping) ctx.log.warn('cold backfill scan failed', errorFields(error));
@@ -337,6 +343,7 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       const message = error instanceof HistoryBlockError ? error.message : `chunk ${chunk.from}-${chunk.to}: ${(error as Error).message}`;
       await finish(state, id, { state: 'failed', blocksDone: progressOf(), lastError: { blockNumber, message, at: new Date().toISOString() } });
       ctx.log.warn('materialization job failed; its chunk was not committed', { job: id, chunkFrom: chunk.from, chunkTo: chunk.to, blockNumber, reason: message });
+      if (initial.purpose === 'cold_backfill') tellBackfillFailed(ctx, initial.processor, id, blockNumber, message);
       return;
     }
   }

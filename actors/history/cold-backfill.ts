@@ -11,7 +11,7 @@
  */
 import { readProgress, readRanges } from '../../store/coverage.js';
 import type { ProcessorTables, Store } from '../../store/env.js';
-import { createJob, jobIdForKey, type MaterializationJob } from '../../store/history-jobs.js';
+import { createJob, jobIdForKey, readJob, type MaterializationJob } from '../../store/history-jobs.js';
 import type { Hash } from '../../net/eth/hex.js';
 import { missingCount } from './job-ranges.js';
 
@@ -25,14 +25,26 @@ const coldJobKey = (instance: string): string => `cold-backfill:${instance}`;
 
 let serial: Promise<unknown> = Promise.resolve();
 
-/** Creates the missing job of every pending cold backfill (serialised: scans never race to create one twice). */
-export function ensureColdBackfillJobs(store: Store, processors: readonly ColdBackfillProcessor[], sources: ReadonlySet<string>, log: (message: string, fields: Record<string, unknown>) => void): Promise<number> {
+/**
+ * Creates the missing job of every pending cold backfill (serialised: scans never race to create one twice), and
+ * hands `failed` each pending backfill whose job has failed (its processor reports `degraded` until it is retried).
+ */
+export function ensureColdBackfillJobs(
+  store: Store, processors: readonly ColdBackfillProcessor[], sources: ReadonlySet<string>,
+  log: (message: string, fields: Record<string, unknown>) => void, failed: (job: MaterializationJob) => void,
+): Promise<number> {
   const run = serial.then(async () => {
     let created = 0;
     for (const processor of processors) {
       const tables = store.processor(processor.instance);
       const backfill = readProgress(tables.state).coldBackfill;
-      if (!backfill || backfill.completed || jobIdForKey(store, coldJobKey(processor.instance)) !== undefined) continue;
+      if (!backfill || backfill.completed) continue;
+      const existing = jobIdForKey(store, coldJobKey(processor.instance));
+      if (existing !== undefined) {
+        const job = readJob(store, existing);
+        if (job?.state === 'failed') failed(job);
+        continue;
+      }
       if (!sources.has(backfill.source)) {
         log('cold backfill waits: its history source is no longer configured', { processor: processor.id, source: backfill.source });
         continue;

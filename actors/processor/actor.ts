@@ -62,6 +62,8 @@ interface State {
   running: boolean;
   /** After a cold backfill completes: the journal position the held-back moves run to (`catching_up` until then). */
   catchUpTo: number | null;
+  /** The reason the cold-backfill job failed (the history lane tells; cleared by the next history chunk): state `degraded`. */
+  backfillFailure: string | null;
   readonly moves: Counter;
   readonly commitSeconds: Histogram;
 }
@@ -90,6 +92,11 @@ async function startAtJournalHead(store: Store, tables: ProcessorTables): Promis
   });
 }
 
+/** While a cold backfill is pending: `backfilling`, or `degraded` after its job failed (a wrong block, say; see the job's lastError). */
+function backfillState(state: State): CoverageState {
+  return state.backfillFailure === null ? 'backfilling' : 'degraded';
+}
+
 /** Applies journal moves until the instance reaches the journal head it has been told about. */
 async function run(ctx: Ctx, state: State): Promise<void> {
   if (state.running) return;
@@ -99,13 +106,13 @@ async function run(ctx: Ctx, state: State): Promise<void> {
     // waits for the history below, which reduces first in chain order).
     const pending = backfillPending(state.progress);
     if (pending && state.commit.ordering === 'ordered_state') {
-      await setState(state, 'backfilling', ctx);
+      await setState(state, backfillState(state), ctx);
       return;
     }
     while (state.progress.journalSequence < state.target) {
       const behind = state.target - state.progress.journalSequence;
       const catchingUp = state.catchUpTo !== null && state.progress.journalSequence < state.catchUpTo;
-      await setState(state, backfillPending(state.progress) ? 'backfilling' : catchingUp || behind > ctx.args.batchMoves ? 'catching_up' : 'live', ctx);
+      await setState(state, backfillPending(state.progress) ? backfillState(state) : catchingUp || behind > ctx.args.batchMoves ? 'catching_up' : 'live', ctx);
       const moves = readMoves(state.store, state.progress.journalSequence, Math.min(behind, ctx.args.batchMoves));
       if (moves.length === 0) break;
       const started = performance.now();
@@ -124,7 +131,7 @@ async function run(ctx: Ctx, state: State): Promise<void> {
       }
     }
     state.catchUpTo = null;
-    await setState(state, backfillPending(state.progress) ? 'backfilling' : 'live', ctx);
+    await setState(state, backfillPending(state.progress) ? backfillState(state) : 'live', ctx);
   } finally {
     state.running = false;
   }
@@ -159,7 +166,7 @@ export default defineActor<State, ProcessorArgs>({
     const settled = await settleColdBackfill(store, tables);
     if (backfillPending(settled)) ctx.log.info('processor state', { instance: ctx.args.instance, from: null, state: settled.state });
     const state: State = {
-      identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null,
+      identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null, backfillFailure: null,
       moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
       commitSeconds: new Histogram({ name: 'chain_node_processor_commit_seconds', help: 'Time of one processor commit (a batch of moves)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [ctx.metrics] }),
     };
@@ -177,6 +184,7 @@ export default defineActor<State, ProcessorArgs>({
         return run(ctx, state);
       case 'history.apply': {
         const result = await applyHistoryBlocks(state.commit, message as unknown as HistoryApplyMessage, new Date().toISOString());
+        state.backfillFailure = null;
         state.progress = {
           ...state.progress,
           changeSequence: result.progress.changeSequence > state.progress.changeSequence ? result.progress.changeSequence : state.progress.changeSequence,
@@ -195,6 +203,15 @@ export default defineActor<State, ProcessorArgs>({
           setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
         }
         return { applied: result.applied, skipped: result.skipped };
+      }
+      case 'backfill.failed': {
+        // The cold-backfill job failed: its chunk committed nothing; the job's lastError names the block and why.
+        if (!backfillPending(state.progress)) return { degraded: false };
+        if (state.backfillFailure === String(message.message)) return { degraded: true };
+        state.backfillFailure = String(message.message);
+        ctx.log.warn('cold backfill failed', { instance: ctx.args.instance, job: String(message.job), blockNumber: message.blockNumber ?? null, reason: state.backfillFailure });
+        if (!state.running) await setState(state, 'degraded', ctx);
+        return { degraded: true };
       }
       case 'checkpoint.restore':
         return restoreCheckpoint(state.commit, String(message.checkpoint));

@@ -5,10 +5,14 @@
  * states backfilling → (catching_up →) live, historicalTargetBlock the target, coverage one interval from 0 to the
  * head, rows equal to the instances that processed every block live (byte-identical blobs answers, equal erc20
  * balances). Kill -9 during a backfill (several trials, each a new instance) resumes with no gap and no block
- * applied twice.
+ * applied twice. An rpc history source that is down, then serves one tampered block, fails the backfill's chunk
+ * (never covered), the job names the block and the instance reports `degraded`; DELETE of the failed job is the
+ * retry boundary, after which the backfill completes.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { admin, appliesPerBlock, assertOncePerBlock, FAST, JOBS, missingIn, type Job } from './history-support.js';
 
@@ -172,4 +176,77 @@ test('kill -9 during cold backfills, several trials (a new instance each): the b
   assert.equal(await node!.stop('SIGTERM'), 0);
   const verify = await runCli(['db', 'verify', '--data-dir', node!.dataDir]);
   assert.equal(verify.code, 0, `db verify after the kill -9 trials:\n${verify.stdout}${verify.stderr}`);
+});
+
+/** A JSON-RPC upstream in front of `target` (502 until it is set) that can flip one block's first receipt status. */
+async function startUpstream() {
+  let target = '';
+  let tampered: number | null = null;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => void (async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      let text = await forwarded.text();
+      if (tampered !== null) {
+        const requests = ([] as Array<{ id: unknown; method: string; params: unknown[] }>).concat(JSON.parse(body));
+        const ids = new Set(requests.filter((r) => r.method === 'eth_getBlockReceipts' && Number(r.params[0]) === tampered).map((r) => r.id));
+        if (ids.size > 0) {
+          const answers = JSON.parse(text) as Array<{ id: unknown; result: Array<{ status: string }> }>;
+          for (const answer of answers) if (ids.has(answer.id)) answer.result[0]!.status = answer.result[0]!.status === '0x1' ? '0x0' : '0x1';
+          text = JSON.stringify(answers);
+        }
+      }
+      response.writeHead(forwarded.status, { 'content-type': 'application/json' }).end(text);
+    })().catch((error: Error) => response.writeHead(502).end(error.message)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    setTarget: (url: string) => { target = url; },
+    tamperReceipts: (block: number | null) => { tampered = block; },
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+test('a cold backfill from an rpc history source that is down, then serves a tampered block: the chunk is never covered, the job names the block, the instance is degraded; DELETE retries and it completes', async (t) => {
+  const dir = await chainWithHistory(60);
+  const upstream = await startUpstream();
+  t.after(() => upstream.close());
+  const source = ['[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${upstream.url}"`, 'source_concurrency = 2', 'batch_blocks = 4', 'max_retries = 0'];
+  const config = ['[history]', 'chunk_blocks = 8', ...source, ...LIVE, ...blobsAt0('cb'), ''].join('\n');
+  const node = await startNodeProcess({ dir, toml: config, sets: FAST });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(dir); });
+  const target = (await status(node, 'cb')).historicalTargetBlock!;
+  assert.ok(target >= 60);
+
+  // The upstream answers 502 until it has a target: the job fails, nothing is covered below the live lane.
+  await waitUntil(node, async () => (await coldJob(node, 'cb')).state === 'failed' && (await status(node, 'cb')).state === 'degraded', 60_000);
+  assert.deepEqual(missingIn(await status(node, 'cb'), 0, target).length, target + 1);
+
+  // Served, with block 30's receipts tampered: the chunks above commit, the one holding 30 fails and names it.
+  upstream.setTarget(node.rpcUrl);
+  upstream.tamperReceipts(30);
+  assert.equal((await admin(node, 'DELETE', `${JOBS}/cb-cb`)).status, 204);
+  await waitUntil(node, async () => (await coldJob(node, 'cb')).state === 'failed', 60_000);
+  const failed = await coldJob(node, 'cb');
+  assert.equal(failed.lastError?.blockNumber, 30, JSON.stringify(failed.lastError));
+  assert.match(failed.lastError!.message, /receipts/);
+  const cov = await status(node, 'cb');
+  assert.ok(missingIn(cov, 0, target).includes(30), 'the tampered block is never covered');
+  assert.deepEqual(missingIn(cov, 31, target).filter((n) => n > 31 + 8), [], 'the chunks above it committed');
+  await waitUntil(node, async () => (await status(node, 'cb')).state === 'degraded', 30_000);
+
+  // The source is right again; DELETE is the retry boundary: the backfill completes.
+  upstream.tamperReceipts(null);
+  assert.equal((await admin(node, 'DELETE', `${JOBS}/cb-cb`)).status, 204);
+  await waitUntil(node, async () => (await coldJob(node, 'cb')).state === 'completed' && (await status(node, 'cb')).state === 'live', 60_000);
+  const done = await status(node, 'cb');
+  assert.deepEqual(missingIn(done, 0, done.available.at(-1)!.toBlock), []);
+  assertOncePerBlock(await appliesPerBlock(node, 'cb'), 0, target);
+  for (let n = 1; n <= target; n += 1) {
+    const [a, b] = await Promise.all(['blobs', 'cb'].map(async (p) => (await fetch(`${node.baseUrl}/v1/processors/${p}/query/blobs/blocks/${n}`)).text()));
+    assert.equal(b, a, `block ${n}: the backfilled row equals the live row`);
+  }
 });
