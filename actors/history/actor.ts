@@ -122,6 +122,7 @@ export default defineActor<State, HistoryArgs>({
       case 'job.delete': return removeJob(state, String(message.id));
       case 'probe': return probe(ctx, state, String(message.source));
       case 'backfill.wake': return scanColdBackfills(ctx, state);
+      case 'rebuild': return refuseRebuild(state, String(message.processor));
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },
@@ -250,6 +251,15 @@ function view(state: State, job: MaterializationJob): JobView {
 }
 
 const COLD_SCAN_MS = 2000;
+
+/** POST /admin/v1/processors/{processor}/rebuild: not built (spec §9.5); the reason names what works instead. */
+function refuseRebuild(state: State, id: string): never {
+  const processor = state.processors.get(id);
+  if (!processor) throw new CodedError('not_found', `no processor '${id.slice(0, 80)}'`, { processor: id.slice(0, 80) });
+  throw new CodedError('unsupported_capability',
+    `rebuilds are not implemented in this build (no instance is ever rebuilding, so nothing answers processor_rebuilding): to rebuild processor '${processor.id}' (instance '${processor.instance}'), configure a new [[processors]] entry of the same kind with its own id and instance and a start_block; it is cold-backfilled from [[sources.history]] beside the serving one (README, "Cold backfills"), and clients move to its id when the operator chooses`,
+    { processor: processor.id, instance: processor.instance });
+}
 
 /** A failed cold backfill degrades its processor's state (best effort: the scan tells it again after a restart). */
 function tellBackfillFailed(ctx: Ctx, processor: string, job: string, blockNumber: number | null, message: string): void {
