@@ -96,6 +96,8 @@ test('cold backfill: new blobs and erc20 instances with start_block = 0 are back
     assert.deepEqual([job.fromBlock, job.toBlock], [0, target]);
     assert.equal(job.progress.blocksDone, job.progress.blocksTotal);
     assert.equal(job.progress.blocksTotal, target + 1);
+    const seconds = (Date.parse((job as unknown as { finishedAt: string }).finishedAt) - Date.parse((job as unknown as { startedAt: string }).startedAt)) / 1000;
+    t.diagnostic(`${instance}: ${job.progress.blocksTotal} blocks backfilled in ${seconds} s (${Math.round(job.progress.blocksTotal / Math.max(seconds, 0.001))} blocks/s, shared machine)`);
   }
   // The order the node went through (from its log): ordered-state holds its live lane, then catches up.
   assert.deepEqual(loggedStates(node, 'cbe').filter((s, i, all) => all.indexOf(s) === i), ['backfilling', 'catching_up', 'live'], `cbe states: ${loggedStates(node, 'cbe').join(' → ')}`);
