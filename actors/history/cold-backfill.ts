@@ -24,6 +24,8 @@ export const coldJobId = (instance: string): string => `cb-${instance}`;
 const coldJobKey = (instance: string): string => `cold-backfill:${instance}`;
 
 let serial: Promise<unknown> = Promise.resolve();
+/** Instances already warned about (once per process) for a history source no longer configured. */
+const warned = new Set<string>();
 
 /**
  * Creates the missing job of every pending cold backfill (serialised: scans never race to create one twice), and
@@ -46,6 +48,8 @@ export function ensureColdBackfillJobs(
         continue;
       }
       if (!sources.has(backfill.source)) {
+        if (warned.has(processor.instance)) continue;
+        warned.add(processor.instance);
         log('cold backfill waits: its history source is no longer configured', { processor: processor.id, source: backfill.source });
         continue;
       }

@@ -33,7 +33,7 @@ const TOML = [
   '[[sources.history]]', 'id = "devnet"', 'kind = "devnet"', '',
 ].join('\n');
 /** Operations the walk cannot drive to a success on a live node: rebuilds are not implemented (always 422). */
-const NO_LIVE_SUCCESS = new Set<string>(['rebuildProcessor']);
+const NO_LIVE_SUCCESS = new Set<string>(['POST /admin/v1/processors/{processor}/rebuild']);
 
 interface Call { method?: string; path: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number; /** Statuses also accepted (still validated against the document): a race the walk retries. */ tolerate?: readonly number[] }
 
