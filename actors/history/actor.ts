@@ -269,7 +269,7 @@ function tellBackfillFailed(ctx: Ctx, processor: string, job: string, blockNumbe
 async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
   if (state.stopping) return;
   try {
-    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (message, fields) => ctx.log.warn(message, fields),
+    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (level, message, fields) => ctx.log[level](message, fields),
       (job) => tellBackfillFailed(ctx, job.processor, job.id, job.lastError?.blockNumber ?? null, job.lastError?.message ?? 'failed'));
     if (created > 0) pump(ctx, state);
   } catch (error) {

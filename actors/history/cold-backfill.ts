@@ -33,7 +33,7 @@ const warned = new Set<string>();
  */
 export function ensureColdBackfillJobs(
   store: Store, processors: readonly ColdBackfillProcessor[], sources: ReadonlySet<string>,
-  log: (message: string, fields: Record<string, unknown>) => void, failed: (job: MaterializationJob) => void,
+  log: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void, failed: (job: MaterializationJob) => void,
 ): Promise<number> {
   const run = serial.then(async () => {
     let created = 0;
@@ -50,7 +50,7 @@ export function ensureColdBackfillJobs(
       if (!sources.has(backfill.source)) {
         if (warned.has(processor.instance)) continue;
         warned.add(processor.instance);
-        log('cold backfill waits: its history source is no longer configured', { processor: processor.id, source: backfill.source });
+        log('warn', 'cold backfill waits: its history source is no longer configured', { processor: processor.id, source: backfill.source });
         continue;
       }
       const now = new Date().toISOString();
@@ -63,7 +63,7 @@ export function ensureColdBackfillJobs(
         purpose: 'cold_backfill',
       };
       await createJob(store, job);
-      log('cold backfill job created', { job: job.id, processor: processor.id, fromBlock: job.fromBlock, toBlock: job.toBlock, blocksTotal: job.blocksTotal });
+      log('info', 'cold backfill job created', { job: job.id, processor: processor.id, fromBlock: job.fromBlock, toBlock: job.toBlock, blocksTotal: job.blocksTotal });
       created += 1;
     }
     return created;
