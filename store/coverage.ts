@@ -33,6 +33,18 @@ export interface ProcessorProgress {
   readonly seededFromCheckpoint: boolean;
   /** The savepoint the state was seeded from (absent: none). */
   readonly seed?: ProcessorSeed;
+  /** A cold backfill (actors/processor/cold-backfill.ts): history [fromBlock, targetBlock] the node fills from `source` (absent: none). */
+  readonly coldBackfill?: ColdBackfill;
+}
+
+/** The history an instance that started after its `start_block` is backfilled with, below its live lane's first block. */
+export interface ColdBackfill {
+  readonly fromBlock: number;
+  /** The finalized block the live lane begins right after (spec §2.1 `historicalTargetBlock`). */
+  readonly targetBlock: number;
+  readonly source: string;
+  /** Set by the processor lane once coverage holds every block of [fromBlock, targetBlock]. */
+  readonly completed: boolean;
 }
 
 /** Where a seeded instance's state came from: a savepoint's state as of a finalized block. */
@@ -174,7 +186,7 @@ export function describeCoverage(input: {
     ...(input.requested ? { requested: input.requested } : {}),
     available,
     configuredStartBlock,
-    historicalTargetBlock: null,
+    historicalTargetBlock: progress.coldBackfill?.targetBlock ?? null,
     liveHeadBlock: input.liveHeadBlock,
     processedThrough,
     finalizedThrough,

@@ -42,6 +42,8 @@ export interface MaterializationJob {
   readonly cancelRequested: boolean;
   /** The lowest block this job committed, with its verified hash: the trusted link for the chunk below it. */
   readonly anchor?: { readonly number: number; readonly hash: `0x${string}` } | null;
+  /** Absent: an operator's materialization job; `cold_backfill`: the node's own job filling a processor's history below its live lane. */
+  readonly purpose?: 'cold_backfill';
 }
 
 const jobKey = (id: string) => `job:${id}`;

@@ -28,8 +28,9 @@ import {
 import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
-import { missingCount, previousMissing } from './job-ranges.js';
+import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { anchorDown, checkProven, recordProven, trustedHash } from './anchor.js';
+import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
 import type { HistoryApplyMessage } from '../processor/history-apply.js';
 import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
 
@@ -66,6 +67,8 @@ interface State {
   running: Promise<void> | null;
   meter: RunMeter | null;
   stopping: boolean;
+  /** Rescans processors for pending cold backfills (cold-backfill.ts). */
+  coldScan?: NodeJS.Timeout;
 }
 
 type Ctx = ActorContext<HistoryArgs>;
@@ -91,6 +94,8 @@ export interface JobView {
     readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
   };
   readonly lastError: MaterializationJob['lastError'];
+  /** Present on the node's own cold-backfill jobs. */
+  readonly purpose?: 'cold_backfill';
 }
 
 const APPLY_TIMEOUT_MS = 120_000;
@@ -103,6 +108,12 @@ export default defineActor<State, HistoryArgs>({
     const state: State = { store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false };
     ctx.ready();
     setImmediate(() => pump(ctx, state));
+    // Cold backfills: a processor records its plan at its first start and wakes this lane (`backfill.wake`); the
+    // scan at start and every few seconds picks up one whose wake arrived before this lane ran.
+    const scan = () => void scanColdBackfills(ctx, state);
+    setImmediate(scan);
+    state.coldScan = setInterval(scan, COLD_SCAN_MS);
+    state.coldScan.unref();
     return state;
   },
 
@@ -120,6 +131,8 @@ export default defineActor<State, HistoryArgs>({
         startOnDemand(ctx as ActorContext<unknown>, { store: state.store, sources: state.sources, shutdown: state.shutdown.signal, chunkBlocks: ctx.args.chunkBlocks, args: onDemand }, message as unknown as FillMessage | LocateMessage, from);
         return undefined;
       }
+      case 'backfill.wake': return scanColdBackfills(ctx, state);
+      case 'rebuild': return refuseRebuild(state, String(message.processor));
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },
@@ -130,6 +143,7 @@ export default defineActor<State, HistoryArgs>({
 
   async stop(state, ctx) {
     state.stopping = true;
+    clearInterval(state.coldScan);
     state.shutdown.abort(new Error('history lane stopping'));
     await state.running?.catch((error: unknown) => ctx.log.warn('job runner ended with an error while stopping', errorFields(error)));
     await state.store.close();
@@ -242,7 +256,35 @@ function view(state: State, job: MaterializationJob): JobView {
     state: job.state, cancelRequested: job.cancelRequested, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt,
     progress: { blocksDone: job.blocksDone, blocksTotal: job.blocksTotal, blocksPerSecond, etaSeconds, currentChunk: job.currentChunk },
     lastError: job.lastError,
+    ...(job.purpose ? { purpose: job.purpose } : {}),
   };
+}
+
+const COLD_SCAN_MS = 2000;
+
+/** POST /admin/v1/processors/{processor}/rebuild: not built (spec §9.5); the reason names what works instead. */
+function refuseRebuild(state: State, id: string): never {
+  const processor = state.processors.get(id);
+  if (!processor) throw new CodedError('not_found', `no processor '${id.slice(0, 80)}'`, { processor: id.slice(0, 80) });
+  throw new CodedError('unsupported_capability',
+    `rebuilds are not implemented in this build (no instance is ever rebuilding, so nothing answers processor_rebuilding): to rebuild processor '${processor.id}' (instance '${processor.instance}'), configure a new [[processors]] entry of the same kind with its own id and instance and a start_block; it is cold-backfilled from [[sources.history]] beside the serving one (README, "Cold backfills"), and clients move to its id when the operator chooses`,
+    { processor: processor.id, instance: processor.instance });
+}
+
+/** A failed cold backfill degrades its processor's state (best effort: the scan tells it again after a restart). */
+function tellBackfillFailed(ctx: Ctx, processor: string, job: string, blockNumber: number | null, message: string): void {
+  ctx.send(`processor.${processor}`, { type: 'backfill.failed', job, blockNumber, message }).catch(() => undefined);
+}
+
+async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
+  if (state.stopping) return;
+  try {
+    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (level, message, fields) => ctx.log[level](message, fields),
+      (job) => tellBackfillFailed(ctx, job.processor, job.id, job.lastError?.blockNumber ?? null, job.lastError?.message ?? 'failed'));
+    if (created > 0) pump(ctx, state);
+  } catch (error) {
+    if (!state.stopping) ctx.log.warn('cold backfill scan failed', errorFields(error));
+  }
 }
 
 /** Starts the runner when it is idle and a job waits. */
@@ -284,6 +326,8 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   ctx.log.info('materialization job running', { job: id, processor: initial.processor, source: initial.source, fromBlock: initial.fromBlock, toBlock: initial.toBlock });
   // Chunks go from the top of the range down, each linked to the block above it: a trusted hash (the canonical
   // chain, or the lowest block this job committed, kept in the job record), as the live rpc source walks back.
+  // Ordered-state instances (cold backfills) reduce in chain order: their chunks go bottom-up (cold-backfill.ts).
+  const ascending = processor.ordering === 'ordered_state';
   let cursor = initial.toBlock;
   for (;;) {
     if (state.stopping) return;
@@ -294,7 +338,8 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       ctx.log.info('materialization job cancelled', { job: id });
       return;
     }
-    const chunk = cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
+    const chunk = ascending ? nextMissing(readRanges(tables.coverage), job.fromBlock, job.toBlock, ctx.args.chunkBlocks)
+      : cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
     if (chunk === null) {
       await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: job.currentChunk });
       ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
@@ -305,7 +350,9 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       // The chunk's top links to a proven canonical hash: below the recorded chain, headers are walked down to it first.
       await anchorDown(state.store, source, chunk.to, state.shutdown.signal);
       const blocks = await source.fetchRange(chunk.from, chunk.to);
-      checkHashChain(blocks, chunk.from, trustedHash(state.store, chunk.from - 1), null);
+      // Below the chunk: a trusted hash, or for chain-order (ordered-state) history the hash its reduce reached.
+      const below = trustedHash(state.store, chunk.from - 1) ?? (ascending ? reducedHashAt(tables, chunk.from - 1) : null);
+      checkHashChain(blocks, chunk.from, below, null);
       checkProven(state.store, blocks);
       if (state.stopping) return;
       await recordProven(state.store, blocks, source.recordsNeeded);
@@ -313,13 +360,14 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
       const lowest = blocks[0]!;
       cursor = chunk.from - 1;
-      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: { number: lowest.number, hash: lowest.hash } }));
+      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: ascending ? current.anchor ?? null : { number: lowest.number, hash: lowest.hash } }));
     } catch (error) {
       if (state.stopping) return;
       const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
       const message = error instanceof HistoryBlockError ? error.message : `chunk ${chunk.from}-${chunk.to}: ${(error as Error).message}`;
       await finish(state, id, { state: 'failed', blocksDone: progressOf(), lastError: { blockNumber, message, at: new Date().toISOString() } });
       ctx.log.warn('materialization job failed; its chunk was not committed', { job: id, chunkFrom: chunk.from, chunkTo: chunk.to, blockNumber, reason: message });
+      if (initial.purpose === 'cold_backfill') tellBackfillFailed(ctx, initial.processor, id, blockNumber, message);
       return;
     }
   }

@@ -105,6 +105,17 @@ function rpcLimits(config: NodeConfig): RpcServedLimits {
   };
 }
 
+/**
+ * The source of a processor's cold backfill (actors/processor/cold-backfill.ts): the first `[[sources.history]]`
+ * entry, for a node_owned instance with a start_block and a history_mode other than on_demand; else none.
+ */
+function coldBackfillSourceOf(config: NodeConfig, id: string): { coldBackfillSource?: string } {
+  const processor = config.processors.find((p) => p.id === id);
+  const source = config.sources.history[0];
+  if (!processor || !source || processor.start_block === undefined || processor.history_mode === 'on_demand' || processor.history_control !== 'node_owned') return {};
+  return { coldBackfillSource: source.id };
+}
+
 /** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
 /** `seeds`: each seeded processor's `seed_savepoint` as an absolute path (by processor id). */
 export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map(), seeds: ReadonlyMap<string, string> = new Map()): LaneSpec[] {
@@ -192,6 +203,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = {
         historyMode: historyModes.get(p.id) ?? 'live_only',
+        ...coldBackfillSourceOf(config, p.id),
         dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}), listeners, batchMoves: 256,
         chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
       };

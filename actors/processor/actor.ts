@@ -22,6 +22,7 @@ import type { KindOptions } from './kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
 import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';
+import { backfillPending, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -47,6 +48,8 @@ export interface ProcessorArgs {
   readonly chain: Parameters<typeof kindContext>[1];
   /** `history_mode` (default live_only). */
   readonly historyMode?: 'live_only' | 'on_demand';
+  /** The history source of a cold backfill (cold-backfill.ts): set for a node_owned, non-on_demand instance with a start_block when a source is configured. */
+  readonly coldBackfillSource?: string;
 }
 
 interface State {
@@ -57,6 +60,10 @@ interface State {
   progress: ProcessorProgress;
   target: number;
   running: boolean;
+  /** After a cold backfill completes: the journal position the held-back moves run to (`catching_up` until then). */
+  catchUpTo: number | null;
+  /** The reason the cold-backfill job failed (the history lane tells; cleared by the next history chunk): state `degraded`. */
+  backfillFailure: string | null;
   readonly moves: Counter;
   readonly commitSeconds: Histogram;
 }
@@ -68,8 +75,9 @@ function journalHead(store: Store): number {
   return 0;
 }
 
-async function setState(state: State, coverageState: CoverageState): Promise<void> {
+async function setState(state: State, coverageState: CoverageState, ctx?: Ctx): Promise<void> {
   if (state.progress.state === coverageState) return;
+  ctx?.log.info('processor state', { instance: state.commit.instance, from: state.progress.state, state: coverageState });
   state.progress = { ...state.progress, state: coverageState };
   const progress = state.progress;
   await state.store.write(() => writeProgress(state.tables.state, { ...readProgress(state.tables.state), state: progress.state, stateReason: null }));
@@ -84,14 +92,27 @@ async function startAtJournalHead(store: Store, tables: ProcessorTables): Promis
   });
 }
 
+/** While a cold backfill is pending: `backfilling`, or `degraded` after its job failed (a wrong block, say; see the job's lastError). */
+function backfillState(state: State): CoverageState {
+  return state.backfillFailure === null ? 'backfilling' : 'degraded';
+}
+
 /** Applies journal moves until the instance reaches the journal head it has been told about. */
 async function run(ctx: Ctx, state: State): Promise<void> {
   if (state.running) return;
   state.running = true;
   try {
+    // A cold backfill: block-local kinds run their live lane beside it; ordered-state kinds hold it (their state
+    // waits for the history below, which reduces first in chain order).
+    const pending = backfillPending(state.progress);
+    if (pending && state.commit.ordering === 'ordered_state') {
+      await setState(state, backfillState(state), ctx);
+      return;
+    }
     while (state.progress.journalSequence < state.target) {
       const behind = state.target - state.progress.journalSequence;
-      await setState(state, behind > ctx.args.batchMoves ? 'catching_up' : 'live');
+      const catchingUp = state.catchUpTo !== null && state.progress.journalSequence < state.catchUpTo;
+      await setState(state, backfillPending(state.progress) ? backfillState(state) : catchingUp || behind > ctx.args.batchMoves ? 'catching_up' : 'live', ctx);
       const moves = readMoves(state.store, state.progress.journalSequence, Math.min(behind, ctx.args.batchMoves));
       if (moves.length === 0) break;
       const started = performance.now();
@@ -109,7 +130,8 @@ async function run(ctx: Ctx, state: State): Promise<void> {
         })));
       }
     }
-    await setState(state, 'live');
+    state.catchUpTo = null;
+    await setState(state, backfillPending(state.progress) ? backfillState(state) : 'live', ctx);
   } finally {
     state.running = false;
   }
@@ -137,13 +159,21 @@ export default defineActor<State, ProcessorArgs>({
       startBlock: seed ? Math.max(ctx.args.startBlock ?? 0, seed.blockNumber + 1) : ctx.args.startBlock,
     };
     if (ctx.args.historyMode === 'on_demand') await startAtJournalHead(store, tables);
+    if (ctx.args.coldBackfillSource !== undefined && ctx.args.startBlock !== null) {
+      const backfill = await planColdBackfill(store, tables, ctx.args.startBlock, ctx.args.coldBackfillSource);
+      if (backfill) ctx.log.info('cold backfill', { instance: ctx.args.instance, fromBlock: backfill.fromBlock, targetBlock: backfill.targetBlock, source: backfill.source, completed: backfill.completed });
+    }
+    const settled = await settleColdBackfill(store, tables);
+    if (backfillPending(settled)) ctx.log.info('processor state', { instance: ctx.args.instance, from: null, state: settled.state });
     const state: State = {
-      identity, store, tables, commit, progress: readProgress(tables.state), target: journalHead(store), running: false,
+      identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null, backfillFailure: null,
       moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
       commitSeconds: new Histogram({ name: 'chain_node_processor_commit_seconds', help: 'Time of one processor commit (a batch of moves)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [ctx.metrics] }),
     };
     ctx.log.info('processor resumes', { instance: ctx.args.instance, journalSequence: state.progress.journalSequence, changeSequence: state.progress.changeSequence.toString(), journalHead: state.target });
     ctx.ready();
+    // The history lane finds the backfill in the store when it starts; this only wakes it if it runs already.
+    if (backfillPending(state.progress)) ctx.send('history', { type: 'backfill.wake', processor: ctx.args.id }).catch(() => undefined);
     setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
     return state;
   },
@@ -154,12 +184,34 @@ export default defineActor<State, ProcessorArgs>({
         return run(ctx, state);
       case 'history.apply': {
         const result = await applyHistoryBlocks(state.commit, message as unknown as HistoryApplyMessage, new Date().toISOString());
-        state.progress = { ...state.progress, changeSequence: result.progress.changeSequence, configuredStartBlock: result.progress.configuredStartBlock };
+        state.backfillFailure = null;
+        state.progress = {
+          ...state.progress,
+          changeSequence: result.progress.changeSequence > state.progress.changeSequence ? result.progress.changeSequence : state.progress.changeSequence,
+          configuredStartBlock: result.progress.configuredStartBlock,
+          ...(result.progress.coldBackfill ? { coldBackfill: result.progress.coldBackfill } : {}),
+          ...(state.commit.ordering === 'ordered_state' ? { reduceCursor: result.progress.reduceCursor } : {}),
+        };
         if (result.changes > 0) {
           const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt: performance.timeOrigin + performance.now() };
           await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch(() => undefined)));
         }
+        if (result.backfillCompleted) {
+          ctx.log.info('cold backfill completed', { instance: ctx.args.instance, ...result.progress.coldBackfill });
+          // The moves held back (ordered-state) or arriving meanwhile are caught up before the lane reports live.
+          state.catchUpTo = state.target;
+          setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
+        }
         return { applied: result.applied, skipped: result.skipped };
+      }
+      case 'backfill.failed': {
+        // The cold-backfill job failed: its chunk committed nothing; the job's lastError names the block and why.
+        if (!backfillPending(state.progress)) return { degraded: false };
+        if (state.backfillFailure === String(message.message)) return { degraded: true };
+        state.backfillFailure = String(message.message);
+        ctx.log.warn('cold backfill failed', { instance: ctx.args.instance, job: String(message.job), blockNumber: message.blockNumber ?? null, reason: state.backfillFailure });
+        if (!state.running) await setState(state, 'degraded', ctx);
+        return { degraded: true };
       }
       case 'checkpoint.restore':
         return restoreCheckpoint(state.commit, String(message.checkpoint));

@@ -5,18 +5,27 @@
  *
  * Exactness: a block already covered is skipped inside the transaction (never processed twice, whoever covered it
  * first); a block above the instance's finalized block, or whose hash contradicts the canonical chain, fails the
- * chunk and nothing of it is committed (never phantom coverage). Only block-local kinds: an ordered-state kind
- * reduces in chain order, which a gap filled behind the live lane cannot honour.
+ * chunk and nothing of it is committed (never phantom coverage).
+ *
+ * Ordered-state kinds reduce in chain order: their history is accepted only while the instance's cold backfill is
+ * pending (its live lane holds, so nothing above has been reduced yet), and only as the next blocks after the reduce
+ * cursor, each naming the previous one as its parent — a block out of order or off the chain fails the chunk.
+ * When coverage holds every block of a pending cold backfill, the same transaction marks it completed.
  */
 import { CodedError } from '../../runtime/errors.js';
 import { bytesToHex, type Hex } from '../../net/eth/hex.js';
 import { encodeChangeValue, putChange } from '../../store/change-log.js';
 import { getCanonicalHash } from '../../store/chain-material.js';
-import { coverBlock, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
+import { coverBlock, rangeCovered, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
+import { StateBatch } from '../processors/sdk/state.js';
+import type { KindContext } from './kind.js';
 import { encodeCursor } from '../../store/cursor.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
 import { renderEnvelope } from './envelope.js';
+
+/** Rows and inverses an ordered-state chunk holds in memory before it writes them out mid-commit (as commit.ts). */
+const BATCH_HELD_LIMIT = 100_000;
 
 export type HistoryApplyMessage = {
   readonly type: 'history.apply';
@@ -30,17 +39,23 @@ export interface HistoryApplyResult {
   readonly skipped: number;
   readonly progress: ProcessorProgress;
   readonly changes: number;
+  /** True when this chunk completed the instance's cold backfill. */
+  readonly backfillCompleted: boolean;
 }
 
 export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApplyMessage, emittedAt: string): Promise<HistoryApplyResult> {
-  if (ctx.ordering !== 'block_local') {
-    throw new CodedError('unsupported_capability', `processor instance '${ctx.instance}' has an ordered-state kind; materialization jobs fill gaps of block-local kinds only`);
-  }
+  const ordered = ctx.ordering === 'ordered_state';
   let applied = 0;
   let skipped = 0;
   let written = 0;
+  let backfillCompleted = false;
   const progress = await ctx.store.write(() => {
     let current = readProgress(ctx.tables.state);
+    if (ordered && (!current.coldBackfill || current.coldBackfill.completed)) {
+      throw new CodedError('unsupported_capability', `processor instance '${ctx.instance}' has an ordered-state kind, which reduces in chain order: it takes history only through its cold backfill, below a live lane that waits for it`);
+    }
+    const batch = ordered ? new StateBatch(ctx.tables.entities, ctx.tables.undo) : null;
+    const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let changeSequence = current.changeSequence;
     const finalized = current.finalizedNumber;
     for (const { number, hash } of message.blocks) {
@@ -51,13 +66,22 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
       if (canonical && bytesToHex(canonical) !== hash) {
         throw new CodedError('conflict', `block ${number} from the history source (${hash}) is not the canonical block ${bytesToHex(canonical)}`);
       }
-      if (readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to)) {
+      if (!ordered && readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to)) {
         skipped += 1;
         continue;
       }
       const input = readBlockInput(ctx.store, number, hash, ctx.needs);
+      if (ordered) {
+        // Chain order: the next block after the reduce cursor (or the backfill's first block), linked to it.
+        const cursor = current.reduceCursor;
+        const expected = cursor === null ? current.coldBackfill!.fromBlock : cursor.number + 1;
+        if (number !== expected) throw new CodedError('conflict', `block ${number} is out of chain order for ordered-state instance '${ctx.instance}' (its next block is ${expected})`);
+        if (cursor !== null && input.header.parentHash !== cursor.hash) {
+          throw new CodedError('conflict', `block ${number} (${hash}) names parent ${input.header.parentHash}, not block ${cursor.number} (${cursor.hash}) the instance's state reflects`);
+        }
+      }
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
-      for (const change of ctx.kind.apply(ctx.kindContext, input, 'finalized')) {
+      for (const change of ctx.kind.apply(kindContext, input, 'finalized')) {
         changeSequence += 1n;
         const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance, sequence: changeSequence, block: { number, hash } });
         const json = renderEnvelope({
@@ -69,12 +93,20 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
       }
       coverBlock(ctx.tables, number);
       applied += 1;
+      if (ordered) current = { ...current, reduceCursor: { number, hash } };
       // Without a configured start, the instance's start is its lowest covered block.
       if (ctx.startBlock === null && (current.configuredStartBlock === null || number < current.configuredStartBlock)) current = { ...current, configuredStartBlock: number };
+      if (batch !== null && batch.size >= BATCH_HELD_LIMIT) batch.flush();
+    }
+    batch?.flush();
+    const backfill = current.coldBackfill;
+    if (backfill && !backfill.completed && rangeCovered(readRanges(ctx.tables.coverage), backfill.fromBlock, backfill.targetBlock)) {
+      current = { ...current, coldBackfill: { ...backfill, completed: true } };
+      backfillCompleted = true;
     }
     current = { ...current, changeSequence };
     writeProgress(ctx.tables.state, current);
     return current;
   });
-  return { applied, skipped, progress, changes: written };
+  return { applied, skipped, progress, changes: written, backfillCompleted };
 }

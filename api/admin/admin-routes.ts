@@ -7,6 +7,7 @@
  *   GET    /admin/v1/materialization-jobs/{id}           job (state, progress: blocks done/total, blocks/s, ETA, current chunk; lastError)
  *   POST   /admin/v1/materialization-jobs/{id}/cancel    job (a queued job is cancelled at once; a running one after its chunk in flight)
  *   DELETE /admin/v1/materialization-jobs/{id}           204; only a terminal job (409 otherwise): the retry boundary
+ *   POST   /admin/v1/processors/{processor}/rebuild      422 unsupported_capability: rebuilds (spec §9.5) are not built; 404 for an unknown processor
  *   POST   /admin/v1/sources/{source}/probe              what the history source can serve, measured
  *
  * Bodies are validated here; everything else is the `history` lane's (asked over its mailbox), so a slow or busy
@@ -40,7 +41,8 @@ function parseCreate(request: Request): z.infer<typeof createBody> {
   throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
 }
 
-const JOB_ID = /^mj-[0-9a-f]{12}-[0-9a-f]{8}$/;
+/** An operator's job (`mj-…`) or a processor instance's cold backfill (`cb-<instance>`, actors/history/cold-backfill.ts). */
+const JOB_ID = /^(?:mj-[0-9a-f]{12}-[0-9a-f]{8}|cb-[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127})$/;
 
 function jobId(request: Request): string {
   const id = request.params[0] ?? '';
@@ -75,6 +77,15 @@ export function adminRoutes(ask: HistoryAsk): Route[] {
       handler: async (request) => {
         await call({ type: 'job.delete', id: jobId(request) });
         return { status: 204 };
+      },
+    },
+    {
+      // Not implemented (spec §9.5): answered by the history lane with the reason and the supported alternative.
+      method: 'post', pattern: '/admin/v1/processors/:processor/rebuild', open: false,
+      handler: async (request) => {
+        const processor = request.params[0] ?? '';
+        if (!NAME.test(processor)) throw new HttpError('not_found', `no processor '${processor.slice(0, 80)}'`, { processor: processor.slice(0, 80) });
+        return { body: await call({ type: 'rebuild', processor }) };
       },
     },
     {

@@ -32,8 +32,8 @@ const TOML = [
   '[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"',
   '[[sources.history]]', 'id = "devnet"', 'kind = "devnet"', '',
 ].join('\n');
-/** Operations the walk cannot drive to a success on a live node (none). */
-const NO_LIVE_SUCCESS = new Set<string>();
+/** Operations the walk cannot drive to a success on a live node: rebuilds are not implemented (always 422). */
+const NO_LIVE_SUCCESS = new Set<string>(['POST /admin/v1/processors/{processor}/rebuild']);
 
 interface Call { method?: string; path: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number; /** Statuses also accepted (still validated against the document): a race the walk retries. */ tolerate?: readonly number[] }
 
@@ -297,6 +297,10 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   await send({ method: 'POST', path: `${jobs}/nope/cancel`, expect: 404 });
   await send({ method: 'POST', path: '/admin/v1/sources/devnet/probe', expect: 200 });
   await send({ method: 'POST', path: '/admin/v1/sources/nope/probe', expect: 404 });
+  const rebuild = await send({ method: 'POST', path: '/admin/v1/processors/erc20/rebuild', body: {}, expect: 422 });
+  assert.equal(rebuild.json?.error?.code, 'unsupported_capability');
+  await send({ method: 'POST', path: '/admin/v1/processors/nope/rebuild', expect: 404 });
+  await send({ method: 'POST', path: '/admin/v1/processors/constructor/rebuild', expect: 404 });
 
   assert.deepEqual(problems, [], 'every response is allowed by the document');
   const unexercised = validator.operationNames().filter((name) => !NO_LIVE_SUCCESS.has(name) && ![...(validator.exercised.get(name) ?? [])].some((status) => status.startsWith('2')));

@@ -111,14 +111,14 @@ async function openSocket(t: TestContext, url: string) {
 
 const SEGMENTS = ['v1', 'processors', 'blobs', 'q', 'collections', 'blocks', 'transactions', 'entities', 'changes', 'stream', 'consumers', 'head', 'status',
   'schema', 'snapshot', 'schedule', 'query-and-follow', 'query-snapshots', 'checkpoints', 'savepoints', 'capabilities', 'lease', 'ack', 'admin', 'metrics', 'health',
-  'ready', 'live', 'network', 'debug', 'query', 'erc20', 'amm', 'balances', 'pools', 'restore', 'openapi.json', 'materialization-jobs', 'sources', 'probe', 'cancel', 'devnet', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
+  'ready', 'live', 'network', 'debug', 'query', 'erc20', 'amm', 'balances', 'pools', 'restore', 'openapi.json', 'materialization-jobs', 'sources', 'probe', 'cancel', 'devnet', 'rebuild', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
 const address = fc.oneof(fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}`), fc.constantFrom('0x', '0xZZ', `0x${'0'.repeat(40)}`, `0X${'A'.repeat(40)}`));
 const segment = fc.oneof(fc.constantFrom(...SEGMENTS), fc.string({ maxLength: 12 }).map(encodeURIComponent), address);
 const path = fc.oneof(
   fc.array(segment, { minLength: 1, maxLength: 7 }).map((parts) => `/${parts.join('/')}`),
   fc.tuple(fc.constantFrom('/v1/processors/blobs/', '/v1/q/blobs/', '/v1/processors/blobs/collections/blocks/', '/v1/q/erc20/balances/', '/v1/q/amm/pools/',
     '/v1/processors/erc20/', '/v1/processors/erc20/checkpoints/', '/v1/processors/amm/collections/', '/v1/network/', '/debug/',
-    '/admin/v1/materialization-jobs/', '/admin/v1/sources/', '/admin/v1/sources/devnet/'), fc.array(segment, { maxLength: 3 })).map(([prefix, parts]) => prefix + parts.join('/')),
+    '/admin/v1/materialization-jobs/', '/admin/v1/sources/', '/admin/v1/sources/devnet/', '/admin/v1/processors/', '/admin/v1/processors/blobs/'), fc.array(segment, { maxLength: 3 })).map(([prefix, parts]) => prefix + parts.join('/')),
 );
 const QUERY_KEYS = ['fromBlock', 'toBlock', 'limit', 'cursor', 'after', 'allowPartial', 'blockNumber', 'atBlock', 'fromTimestamp', 'toTimestamp', ...PROTOTYPE_NAMES];
 const queryValue = fc.oneof(hexish, fc.constantFrom('1', '0', '-1', '1e309', 'NaN', 'Infinity', '1.5', 'true', 'AAAA', '9007199254740993'), fc.base64String({ maxLength: 80 }), fc.string({ maxLength: 30 }));

@@ -1,0 +1,96 @@
+/**
+ * Cold backfills (spec Operations summary, §2.1 `historicalTargetBlock`, §3.1): a `node_owned` instance whose
+ * `start_block` lies before the chain's finalized block, with `history_mode` other than `on_demand` and a history
+ * source configured, gets its history from that source instead of waiting for blocks it will never see live.
+ *
+ * On the instance's first start (nothing committed yet) one write transaction fixes the split:
+ * - the target is the chain's finalized block F (the newest `finalize` move of the journal);
+ * - the live lane begins right before the journal's apply of the canonical block F+1 (every move after it is one an
+ *   instance following since F would have seen: undos below F+1 cannot follow a finalized F), so its first block is
+ *   F+1 and blocks above F come live, with their reorgs;
+ * - the history lane backfills [start_block, F] as a node-owned job (finalized blocks only, verified like live ones).
+ *
+ * Block-local kinds commit history beside their running live lane; ordered-state kinds reduce the history in chain
+ * order first while the live lane holds (it has reduced nothing above F), so no state is ever computed over a gap.
+ * The record lives in the instance's progress (`coldBackfill`) and is marked completed by the commit whose coverage
+ * makes [start_block, F] whole (history-apply.ts); a restart resumes from coverage.
+ */
+import { getCanonicalHash } from '../../store/chain-material.js';
+import { rangeCovered, readProgress, readRanges, writeProgress, type ColdBackfill, type ProcessorProgress } from '../../store/coverage.js';
+import type { ProcessorTables, Store } from '../../store/env.js';
+import { decodeJournalMove } from '../../store/journal.js';
+import { decodeU64KeyAsNumber } from '../../store/keys.js';
+
+/** Where a cold backfill splits the chain: history through `targetBlock`, the live lane after `journalSequence`. */
+export interface ColdSplit {
+  readonly targetBlock: number;
+  readonly journalSequence: number;
+}
+
+/**
+ * The split for an instance starting at `startBlock` now, or null when none applies: nothing finalized yet, the
+ * start above the finalized block (the journal reaches it), or the journal no longer holds the apply of F+1.
+ */
+export function coldSplit(store: Store, startBlock: number): ColdSplit | null {
+  let head = 0;
+  let finalized: number | null = null;
+  for (const { key, value } of store.chain.journal.getRange({ reverse: true })) {
+    if (head === 0) head = decodeU64KeyAsNumber(key);
+    const move = decodeJournalMove(value);
+    if (move.op === 'finalize') {
+      finalized = move.number;
+      break;
+    }
+  }
+  if (finalized === null || startBlock > finalized) return null;
+  const next = getCanonicalHash(store, finalized + 1);
+  if (!next) return { targetBlock: finalized, journalSequence: head };
+  // The newest apply of the canonical F+1: the live lane starts right before it.
+  for (const { key, value } of store.chain.journal.getRange({ reverse: true })) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'apply' && move.number === finalized + 1 && Buffer.compare(Buffer.from(move.hash), next) === 0) {
+      return { targetBlock: finalized, journalSequence: decodeU64KeyAsNumber(key) - 1 };
+    }
+  }
+  return null;
+}
+
+/** A new instance: nothing committed, no coverage, no record of a backfill. */
+function isNew(progress: ProcessorProgress, tables: ProcessorTables): boolean {
+  return progress.journalSequence === 0 && progress.changeSequence === 0n && !progress.coldBackfill && !progress.seed && readRanges(tables.coverage).length === 0;
+}
+
+/**
+ * Plans the cold backfill of a new instance (one write transaction); answers the instance's backfill record — the
+ * one just planned or the one a previous start planned — or undefined when it has none.
+ */
+export async function planColdBackfill(store: Store, tables: ProcessorTables, startBlock: number, source: string): Promise<ColdBackfill | undefined> {
+  return store.write(() => {
+    const progress = readProgress(tables.state);
+    if (!isNew(progress, tables)) return progress.coldBackfill;
+    const split = coldSplit(store, startBlock);
+    if (split === null) return undefined;
+    const coldBackfill: ColdBackfill = { fromBlock: startBlock, targetBlock: split.targetBlock, source, completed: false };
+    writeProgress(tables.state, {
+      ...progress, journalSequence: split.journalSequence, finalizedNumber: split.targetBlock, configuredStartBlock: startBlock, state: 'backfilling', stateReason: null, coldBackfill,
+    });
+    return coldBackfill;
+  });
+}
+
+/** True while history below the live lane is still missing. */
+export function backfillPending(progress: ProcessorProgress): boolean {
+  return progress.coldBackfill !== undefined && !progress.coldBackfill.completed;
+}
+
+/** Marks a pending backfill completed when coverage already holds its range (a crash between a chunk and its record, say). */
+export async function settleColdBackfill(store: Store, tables: ProcessorTables): Promise<ProcessorProgress> {
+  return store.write(() => {
+    const progress = readProgress(tables.state);
+    const backfill = progress.coldBackfill;
+    if (!backfill || backfill.completed || !rangeCovered(readRanges(tables.coverage), backfill.fromBlock, backfill.targetBlock)) return progress;
+    const next = { ...progress, coldBackfill: { ...backfill, completed: true } };
+    writeProgress(tables.state, next);
+    return next;
+  });
+}
