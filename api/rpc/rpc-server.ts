@@ -41,6 +41,15 @@ interface SocketData {
 
 const JSON_TYPE = 'application/json';
 
+/**
+ * The context, its store reads moved to the newest commit: the history lane (another worker) has just recorded
+ * the blocks a body's first pass missed, and this thread's LMDB read transaction may still be the older snapshot.
+ */
+function readFresh(context: RpcContext): RpcContext {
+  context.chain.store.env.resetReadTxn();
+  return context;
+}
+
 /** What each JSON-RPC listener serves: requests are POSTed; the WebSocket listener takes upgrades (GET). */
 export const RPC_HTTP_METHODS: readonly string[] = ['POST'];
 export const RPC_WS_METHODS: readonly string[] = ['GET'];
@@ -167,7 +176,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         const first = answerBodyParts(context, body, { ...httpDispatch, holes });
         if (holes.length === 0) return finish('200 OK', first);
         // Blocks below the recorded chain: the history lane records them, then the body is answered again.
-        fillHistory(holes).then((holeFailure) => answerBodyParts(context, body, { ...httpDispatch, holeFailure })).then((answer) => finish('200 OK', answer), fail);
+        fillHistory(holes).then((holeFailure) => answerBodyParts(readFresh(context), body, { ...httpDispatch, holeFailure })).then((answer) => finish('200 OK', answer), fail);
       } catch (error) {
         fail(error);
       }
@@ -233,7 +242,7 @@ export function createRpcServers(options: RpcServerOptions): RpcServers {
         // The second pass replays the first pass's subscribe/unsubscribe results instead of running them twice; the
         // frame's memory belongs to uWS only during this callback, so the second pass reads a copy.
         const frame = Buffer.from(bytes);
-        fillHistory(holes).then((holeFailure) => answerBody(context, frame, { ...wsDispatch, transport: replay.replay, holeFailure })).then(send, (error: unknown) => {
+        fillHistory(holes).then((holeFailure) => answerBody(readFresh(context), frame, { ...wsDispatch, transport: replay.replay, holeFailure })).then(send, (error: unknown) => {
           const requestId = faults.record('rpc_ws', newRequestId(), error);
           if (!connection.closed) socket.send(errorAnswer(internalError(requestId)), false);
         });

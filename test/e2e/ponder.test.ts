@@ -50,6 +50,13 @@ test('Ponder indexes the devnet tokens from the node\'s JSON-RPC, unmodified, to
   const { balances, block } = await nodeBalances(node);
   assert.ok(balances.size > 20, `${balances.size} balances at block ${block}`);
 
+  // Ponder backfills up to the finalized block and follows the rest live, answering /ready after the backfill:
+  // wait until the snapshot's block is finalized, so /ready means every block through it is indexed.
+  await waitUntil(node, async () => {
+    const answer = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['finalized', false] }) });
+    const finalized = ((await answer.json()) as { result: { number: string } | null }).result;
+    return finalized !== null && Number(finalized.number) >= block;
+  }, 120_000);
   const work = mkdtempSync(join(tmpdir(), 'cdn-ponder-'));
   t.after(() => removeDir(work));
   const ponder = await startPonder({ rpcUrl: node.rpcUrl, chainId: 1337, tokens: TOKENS, endBlock: block, databaseDir: join(work, 'pglite') });
@@ -58,8 +65,9 @@ test('Ponder indexes the devnet tokens from the node\'s JSON-RPC, unmodified, to
   await ponder.ready(240_000);
   // The bench's figure comes from these two log lines (bench/workloads/ponder.ts).
   assert.ok(((await ponder.backfillSeconds()) ?? -1) > 0, 'Ponder logged the start and end of its backfill');
+  // Ponder's status names the last block it indexed an event or checkpoint of: never past endBlock.
   const status = (await (await fetch(`${ponder.url}/status`)).json()) as { devnet: { block: { number: number } } };
-  assert.equal(status.devnet.block.number, block);
+  assert.ok(status.devnet.block.number <= block, `Ponder reports block ${status.devnet.block.number}, endBlock ${block}`);
 
   const indexed = new Map<string, bigint>();
   let after: string | null = null;
