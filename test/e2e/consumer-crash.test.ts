@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { ConsumerClient, consumerBody, type Envelope } from './consumer-client.js';
 
-const TRIALS = 20;
+const TRIALS = 10;
 /**
  * Trials past MIN_TRIALS stop early past this budget so the test stays well inside the runner's
  * 300 s per-test timeout on a machine shared by many processes (a restart can take 10 s there, and
