@@ -39,9 +39,6 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 test('a p2p node finds the devnet peer over discv4 from a bootnode', async (t) => {
   const port = await freePort();
-  const producer = await startNodeProcess({ sets: [...DEVNET, `devnet.p2p_listen=127.0.0.1:${port}`] });
-  t.after(async () => { await producer.stop(); removeDir(producer.dir); });
-
   const bootKey = secp256k1.utils.randomSecretKey();
   const bootPort = await freeUdpPort();
   const boot = new DPT(bootKey, { endpoint: { address: '127.0.0.1', udpPort: bootPort, tcpPort: null }, refreshInterval: 60_000, shouldGetDnsPeers: false });
@@ -69,13 +66,20 @@ test('a p2p node finds the devnet peer over discv4 from a bootnode', async (t) =
   t.after(() => presence.stop());
   await inBootTable;
 
+  // The producer and the follower start side by side: the follower finds the peer at once and re-dials it (backoff
+  // at most 1 s) until the producer's RLPx listener is up; it is ready once it follows a qualified session.
   // The bootnode's enode URL: its TCP port is the UDP one (nothing listens there, as with a discovery-only bootnode).
   const bootEnode = `enode://${hex(nodeIdOf(bootKey))}@127.0.0.1:${bootPort}`;
-  const follower = await startNodeProcess({
-    toml: `[sources.live]\nkind = "p2p"\ndiscovery_port = ${await freeUdpPort()}\ndiscv4_bootnodes = ["${bootEnode}"]\nnat = "extip:127.0.0.1"\npoll_interval_ms = 100\n[finality]\nkind = "devnet"\n`,
-    sets: DEVNET,
-  });
-  t.after(async () => { await follower.stop(); removeDir(follower.dir); });
+  const started = await Promise.allSettled([
+    startNodeProcess({ sets: [...DEVNET, `devnet.p2p_listen=127.0.0.1:${port}`] }),
+    startNodeProcess({
+      toml: `[sources.live]\nkind = "p2p"\ndiscovery_port = ${await freeUdpPort()}\ndiscv4_bootnodes = ["${bootEnode}"]\nnat = "extip:127.0.0.1"\npoll_interval_ms = 100\nbackoff_max_ms = 1000\n[finality]\nkind = "devnet"\n`,
+      sets: DEVNET, readyTimeoutMs: 30_000,
+    }),
+  ]);
+  for (const result of started) if (result.status === 'fulfilled') t.after(async () => { await result.value.stop(); removeDir(result.value.dir); });
+  for (const result of started) if (result.status === 'rejected') throw result.reason;
+  const [producer, follower] = started.map((result) => (result as PromiseFulfilledResult<NodeProcess>).value) as [NodeProcess, NodeProcess];
   const target = await blockNumber(producer);
   await waitUntil(follower, async () => (await blockNumber(follower)) >= target, 30_000);
   const status = (await (await fetch(`${follower.baseUrl}/v1/network/status`)).json()) as NetworkStatus;
@@ -92,12 +96,13 @@ test('a p2p node finds the devnet peer over discv4 from a bootnode', async (t) =
 
 test('bad discv4 settings are refused at start naming the key, the value and what is expected', async () => {
   const enode = `enode://${hex(nodeIdOf(secp256k1.utils.randomSecretKey()))}@127.0.0.1:30303`;
-  for (const [toml, key, expected] of [
+  const cases = [
     [`[sources.live]\nkind = "p2p"\ndiscovery_port = 30399\ndiscv4_bootnodes = ["enode://nope@127.0.0.1:1"]\n`, 'sources.live.discv4_bootnodes[0]', 'enode://'],
     [`[sources.live]\nkind = "p2p"\ndiscv4_bootnodes = ["${enode}"]\n`, 'sources.live.discovery_port', 'a UDP port'],
     [`[sources.live]\nkind = "p2p"\ndiscovery_port = 30399\n`, 'sources.live.trusted_peers', 'discv4_bootnodes'],
     [`[sources.live]\nkind = "p2p"\ndiscovery_port = 30399\ndiscv4_bootnodes = ["${enode}"]\nenable_discv5 = true\ndiscv5_port = 30399\n`, 'sources.live.discv5_port', 'other than discovery_port'],
-  ] as const) {
+  ] as const;
+  await Promise.all(cases.map(async ([toml, key, expected]) => {
     const node = await startNodeProcess({ toml, waitReady: false });
     const code = await node.exited;
     removeDir(node.dir);
@@ -105,5 +110,5 @@ test('bad discv4 settings are refused at start naming the key, the value and wha
     const line = node.output.find((l) => l.includes(key));
     assert.ok(line, `${key} named in:\n${node.output.join('\n')}`);
     assert.ok(line.includes(expected), `${expected} in: ${line}`);
-  }
+  }));
 });
