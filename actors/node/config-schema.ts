@@ -194,7 +194,7 @@ export const configSchema = z.strictObject({
       enable_discv5: z.boolean().default(false),
       /** kind = p2p: discv5 bootnode records (`enr:…`). */
       discv5_bootnodes: z.array(z.string()).default([]),
-      /** kind = p2p: the address announced to peers ("none", or "extip:<IPv4>"); only "none" is implemented. */
+      /** kind = p2p: the address announced to peers ("none", or "extip:<IPv4>": what discv4 pings and the discv5 record announce). */
       nat: z.string().default('none'),
       /** kind = p2p: material requests in flight at once (also at most 4 per peer). */
       material_request_concurrency: positiveInt.max(1024).default(32),
