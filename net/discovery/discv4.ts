@@ -54,14 +54,24 @@ export async function startDiscv4(options: Discv4Options): Promise<Discv4Service
   dpt.events.on('peer:added', handOver);
   dpt.events.on('error', (error: Error) => options.onError(error));
   const socket = (dpt as unknown as { _server: { _socket: import('node:dgram').Socket } })._server._socket;
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('listening', () => {
-      socket.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.once('listening', () => {
+        socket.off('error', reject);
+        resolve();
+      });
+      dpt.bind(options.udpPort, options.host);
     });
-    dpt.bind(options.udpPort, options.host);
-  });
+  } catch (error) {
+    // The DPT's refresh timer runs from its constructor: stop it with the table (the socket never bound).
+    try {
+      dpt.destroy();
+    } catch {
+      // the unbound socket may refuse to close
+    }
+    throw error;
+  }
   const port = socket.address().port;
   const bootstrap = async () => {
     await Promise.all(options.bootnodes.map((enode) => dpt.bootstrap({ id: enode.id, address: enode.host, udpPort: enode.udpPort, tcpPort: enode.tcpPort })));

@@ -89,6 +89,9 @@ test('a p2p node finds the devnet peer over discv4 from a bootnode', async (t) =
   assert.equal(status.network.byOrigin?.sessions.trusted, 0);
   assert.equal(status.network.byOrigin?.sessions.dns_tree, 0);
   assert.ok(boot.getPeers().length >= 2, 'the follower pinged the bootnode too');
+  // The devnet peer answers discv4 itself on its RLPx port (UDP): a ping returns its node id.
+  const answered = await boot.addPeer({ address: '127.0.0.1', udpPort: port, tcpPort: port });
+  assert.equal(hex(answered.id!), peerId);
   const metrics = await (await fetch(`${follower.baseUrl}/metrics`)).text();
   assert.match(metrics, /^node_p2p_qualifications_total\{[^}]*outcome="qualified"[^}]*\} [1-9]/m);
   assert.match(metrics, /^node_p2p_sessions(\{[^}]*\})? 1$/m);
