@@ -16,7 +16,10 @@ import type { DiscoveredNode } from './discv5.js';
 export interface Discv4Options {
   readonly privateKey: Uint8Array;
   readonly host: string;
-  /** UDP port to bind (0: any free one; `port()` tells which). */
+  /**
+   * UDP port to bind. 0 binds any free one (`port` tells which) but pings still announce 0, so third-party nodes
+   * (e.g. @ethereumjs/client) cannot ping back and never put this node in their tables: the node passes a fixed port.
+   */
   readonly udpPort: number;
   /** The RLPx TCP port announced in pings (0: none: the node accepts no inbound sessions). */
   readonly tcpPort: number;
