@@ -184,15 +184,17 @@ export const configSchema = z.strictObject({
       dns_server: z.string().default(''),
       /** kind = p2p: inbound RLPx TCP port on 127.0.0.1 (0: no inbound listener). */
       listener_port: z.number().int().min(0).max(65535).default(0),
-      /** kind = p2p: discv4 UDP port; discovery is not implemented yet, so only 0 (off) is accepted. */
+      /** kind = p2p: discv4 UDP port on 127.0.0.1 (0: discv4 off); peers found are dialled, origin discv4_or_5. */
       discovery_port: z.number().int().min(0).max(65535).default(0),
+      /** kind = p2p: discv4 bootnodes (`enode://<id>@<host>:<tcp>[?discport=<udp>]`), pinged and asked for neighbours. */
+      discv4_bootnodes: z.array(z.string()).default([]),
       /** kind = p2p: discv5 UDP port on 127.0.0.1 (0: any free port). */
       discv5_port: z.number().int().min(0).max(65535).default(0),
       /** kind = p2p: discv5 discovery (peers found are dialled, origin discv4_or_5). */
       enable_discv5: z.boolean().default(false),
       /** kind = p2p: discv5 bootnode records (`enr:…`). */
       discv5_bootnodes: z.array(z.string()).default([]),
-      /** kind = p2p: the address announced to peers ("none", or "extip:<IPv4>"); only "none" is implemented. */
+      /** kind = p2p: the address announced to peers ("none", or "extip:<IPv4>": what discv4 pings and the discv5 record announce). */
       nat: z.string().default('none'),
       /** kind = p2p: material requests in flight at once (also at most 4 per peer). */
       material_request_concurrency: positiveInt.max(1024).default(32),

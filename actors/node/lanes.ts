@@ -74,6 +74,7 @@ function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec): PeersS
     dataDir, chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis }, trustedPeers: live.trusted_peers, listenerPort: live.listener_port,
     dnsTrees: live.dns_trees, dnsServer: live.dns_server === '' ? null : live.dns_server, peerStoreMaxEntries: live.peer_store_max_entries,
     discv5: live.enable_discv5 ? { port: live.discv5_port, bootnodes: live.discv5_bootnodes, announceIp: announcedIp(live.nat) } : null,
+    discv4: live.discovery_port !== 0 ? { port: live.discovery_port, bootnodes: live.discv4_bootnodes, announceIp: announcedIp(live.nat) } : null,
     maxPeers: live.max_peers, materialRequestConcurrency: live.material_request_concurrency, materialRequestBlocks: live.material_request_blocks,
     minimumPeers: live.minimum_peers, peerRecoveryTimeoutSeconds: live.peer_recovery_timeout_seconds, peerBanSeconds: live.peer_ban_seconds,
     requestTimeoutMs: live.request_timeout_ms, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms, pollIntervalMs: live.poll_interval_ms,

@@ -51,6 +51,8 @@ export interface PeersSourceArgs {
   readonly peerStoreMaxEntries: number;
   /** discv5 (UDP port on 127.0.0.1, 0: any free one; bootnode records); null: off. */
   readonly discv5: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
+  /** discv4 (UDP port on 127.0.0.1; bootnode enode URLs); null: off (`discovery_port = 0`). */
+  readonly discv4?: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
   readonly listenerPort: number;
   readonly maxPeers: number;
   readonly materialRequestConcurrency: number;
@@ -124,7 +126,7 @@ export default defineActor<State, PeersSourceArgs>({
       chain: args.chain, trustedPeers: args.trustedPeers,
       dnsTrees: args.dnsTrees, resolveTxt: dnsTxtResolver(args.dnsServer, args.requestTimeoutMs), dnsIntervalMs: DNS_ROOT_INTERVAL_MS, maxCandidates: args.peerStoreMaxEntries,
       peerStore: new PeerStore(join(args.dataDir, PEER_STORE_FILE), args.peerStoreMaxEntries),
-      discv5: args.discv5,
+      discv5: args.discv5, discv4: args.discv4 ?? null,
       listenPort: args.listenerPort, maxPeers: args.maxPeers,
       concurrency: args.materialRequestConcurrency, windowBlocks: args.materialRequestBlocks, banMs: args.peerBanSeconds * 1000,
       recoveryMs: args.peerRecoveryTimeoutSeconds * 1000, backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs,

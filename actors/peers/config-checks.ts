@@ -1,8 +1,9 @@
 /**
  * What `[sources.live] kind = "p2p"` accepts today, checked at start so a configuration asking for an unfinished
  * part of the devp2p lane stops with the key, its value and what is expected instead of running without it:
- * peers come from `trusted_peers`, `dns_trees`, the peer store and discv5 (discv4 is not wired yet), `nat` as "none" or
- * "extip:<IPv4>" (the address the discv5 record announces; no UPnP/NAT-PMP mapping), and the
+ * peers come from `trusted_peers`, `dns_trees`, the peer store, discv4 (`discovery_port` ≠ 0 with `discv4_bootnodes`)
+ * and discv5, `nat` as "none" or "extip:<IPv4>" (the address the discv4 pings and the discv5 record announce; no
+ * UPnP/NAT-PMP mapping), and the
  * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one,
  * `beacon_api`: the finality lane's own Beacon API endpoints, whose finalized block anchors peer qualification).
  */
@@ -22,8 +23,25 @@ export function announcedIp(nat: string): string | null {
 export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void {
   const live = config.sources.live;
   const problems: { key: string; value: string; expected: string }[] = [];
-  if (live.trusted_peers.length === 0 && live.dns_trees.length === 0 && !(live.enable_discv5 && live.discv5_bootnodes.length > 0)) {
-    problems.push({ key: 'sources.live.trusted_peers', value: '[]', expected: 'at least one enode URL, a tree in sources.live.dns_trees, or enable_discv5 with discv5_bootnodes (discv4 is not implemented yet)' });
+  const discv4 = live.discovery_port !== 0 && live.discv4_bootnodes.length > 0;
+  if (live.trusted_peers.length === 0 && live.dns_trees.length === 0 && !(live.enable_discv5 && live.discv5_bootnodes.length > 0) && !discv4) {
+    problems.push({
+      key: 'sources.live.trusted_peers', value: '[]',
+      expected: 'at least one enode URL, a tree in sources.live.dns_trees, enable_discv5 with discv5_bootnodes, or discovery_port (discv4) with discv4_bootnodes',
+    });
+  }
+  for (const [index, url] of live.discv4_bootnodes.entries()) {
+    try {
+      parseEnode(url);
+    } catch (error) {
+      problems.push({ key: `sources.live.discv4_bootnodes[${index}]`, value: JSON.stringify(url), expected: `${(error as Error).message} (the UDP port after ?discport= when it differs)` });
+    }
+  }
+  if (live.discovery_port === 0 && live.discv4_bootnodes.length > 0) {
+    problems.push({ key: 'sources.live.discovery_port', value: '0', expected: 'a UDP port (1–65535) for discv4: discv4_bootnodes is set but discv4 is off' });
+  }
+  if (live.discovery_port !== 0 && live.enable_discv5 && live.discv5_port === live.discovery_port) {
+    problems.push({ key: 'sources.live.discv5_port', value: String(live.discv5_port), expected: `a UDP port other than discovery_port (${live.discovery_port}, discv4's)` });
   }
   for (const [index, record] of live.discv5_bootnodes.entries()) {
     try {
@@ -49,7 +67,6 @@ export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void
       problems.push({ key: `sources.live.trusted_peers[${index}]`, value: JSON.stringify(url), expected: (error as Error).message });
     }
   }
-  if (live.discovery_port !== 0) problems.push({ key: 'sources.live.discovery_port', value: String(live.discovery_port), expected: '0: discv4 discovery is not implemented yet' });
   if (live.nat !== 'none' && announcedIp(live.nat) === null) {
     problems.push({ key: 'sources.live.nat', value: JSON.stringify(live.nat), expected: '"none" or "extip:<IPv4>" (e.g. "extip:203.0.113.7"); UPnP and NAT-PMP mapping are not implemented' });
   }

@@ -1,6 +1,7 @@
 /**
  * The network manager of the peer lane: one RLPx host (eth/69 + eth/68), the trusted peers and the peers of the
- * configured EIP-1459 DNS trees (roots re-resolved every 15 s) and of the peer store (kept across restarts) it dials and re-dials
+ * configured EIP-1459 DNS trees (roots re-resolved every 15 s), of discv4 and discv5 (origin `discv4_or_5`) and of the peer
+ * store (kept across restarts) it dials and re-dials
  * with bounded exponential backoff, the qualification of every new session against the verified execution anchor
  * (the peer must serve the anchor's header with the right hash), and the supervisor state the status snapshot shows
  * (`running`, `backing_off`, `stopped`). Zero sessions for `recoveryMs` rebuilds the whole host; the replaced
@@ -15,6 +16,7 @@ import { emptyByOrigin, type ManagerRow, type P2pSnapshot, type PeerOrigin, type
 import { syncDnsTree, type TxtResolver } from '../../net/discovery/dns-tree.js';
 import type { PeerStore } from '../../net/discovery/peer-store.js';
 import { startDiscv5, type Discv5Service } from '../../net/discovery/discv5.js';
+import { startDiscv4, type Discv4Service } from '../../net/discovery/discv4.js';
 import { nodeIdOf } from '../../net/p2p/enode.js';
 import { createSocket } from 'node:dgram';
 
@@ -35,6 +37,8 @@ import type { P2pMetrics } from './metrics.js';
 
 export const STOPPED_RECORDS_KEPT = 32;
 const PEER_STORE_SAVE_MS = 30_000;
+/** discv4 table refresh (FINDNODE toward random targets), and the bootnodes pinged again while the table is empty. */
+const DISCV4_REFRESH_MS = 30_000;
 
 function storeEntry(enode: Enode): { id: string; host: string; tcpPort: number; udpPort: number } {
   return { id: Buffer.from(enode.id).toString('hex'), host: enode.host, tcpPort: enode.tcpPort, udpPort: enode.udpPort };
@@ -55,6 +59,8 @@ export interface NetworkOptions {
   readonly peerStore: PeerStore | null;
   /** discv5 on 127.0.0.1 (UDP port, 0: any free one) with these bootnodes; null: off. */
   readonly discv5: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
+  /** discv4 on 127.0.0.1 (UDP port) with these bootnode enode URLs; null or absent: off. */
+  readonly discv4?: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
   readonly listenPort: number;
   readonly maxPeers: number;
   readonly concurrency: number;
@@ -109,6 +115,7 @@ export class NetworkManager {
   private syncingTrees = false;
   private savedAt = Date.now();
   private discv5: Discv5Service | null = null;
+  private discv4: Discv4Service | null = null;
   private stopped = false;
   private failures = 0;
   private lastError: string | null = null;
@@ -147,6 +154,7 @@ export class NetworkManager {
     this.timer = setInterval(() => this.tick(), 250);
     this.tick();
     if (this.options.discv5) void this.startDiscv5(this.options.discv5);
+    if (this.options.discv4) void this.startDiscv4(this.options.discv4);
     if (this.options.dnsTrees.length > 0) {
       void this.syncTrees();
       this.dnsTimer = setInterval(() => void this.syncTrees(), this.options.dnsIntervalMs);
@@ -158,6 +166,7 @@ export class NetworkManager {
     if (this.timer) clearInterval(this.timer);
     if (this.dnsTimer) clearInterval(this.dnsTimer);
     void this.discv5?.stop().catch(() => undefined);
+    this.discv4?.stop();
     this.savePeers();
     this.retire();
     this.setSupervisorGauge();
@@ -310,6 +319,25 @@ export class NetworkManager {
       else this.options.log.info('discv5 started', { port });
     } catch (error) {
       this.noteFailure(`discv5 did not start: ${(error as Error).message}`);
+    }
+  }
+
+  private async startDiscv4(config: { port: number; bootnodes: readonly string[]; announceIp?: string | null }): Promise<void> {
+    try {
+      const service = await startDiscv4({
+        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: config.port, tcpPort: this.options.listenPort, announceIp: config.announceIp ?? null,
+        bootnodes: config.bootnodes.map((url) => parseEnode(url)), refreshIntervalMs: DISCV4_REFRESH_MS, timeoutMs: this.options.requestTimeoutMs,
+        onNode: (node) => this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp }, 'discv4_or_5'),
+        onError: (error) => this.noteFailure(`discv4: ${error.message}`),
+      });
+      if (this.stopped) {
+        service.stop();
+        return;
+      }
+      this.discv4 = service;
+      this.options.log.info('discv4 started', { port: service.port, bootnodes: config.bootnodes.length });
+    } catch (error) {
+      this.noteFailure(`discv4 did not start: ${(error as Error).message}`);
     }
   }
 

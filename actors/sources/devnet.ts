@@ -151,7 +151,7 @@ export default defineActor<State, DevnetSourceArgs>({
         return { number: ref.number, hash: ref.hash, timestamp: block?.block.header.timestamp ?? 0 };
       };
       state.peer = await startDevnetPeer({ seed: String(devnet.config.seed), chain, reader, head, host, port });
-      ctx.log.info('serving the devnet over RLPx (eth/69, eth/68)', { enode: state.peer.enode });
+      ctx.log.info('serving the devnet over RLPx (eth/69, eth/68)', { enode: state.peer.enode, discv4Port: state.peer.discv4Port });
     }
     state.timer = setInterval(() => {
       produce(ctx, state).catch((error: unknown) => {

@@ -2,10 +2,12 @@
  * discv4 (EIP-8 node discovery, the protocol mainnet and hive bootnodes speak) on @ethereumjs/devp2p's DPT: a
  * Kademlia table bound to one UDP address with the node key, seeded with bootnodes (enode URLs with a UDP port);
  * every node that answers a ping and announces a TCP port is handed to `onNode` as an RLPx dial candidate, and the
- * table is refreshed (FINDNODE toward random targets) every `refreshIntervalMs`.
+ * table is refreshed (FINDNODE toward random targets) every `refreshIntervalMs`; while the table is empty (no
+ * bootnode answered yet) the bootnodes are pinged again at that pace (devp2p bans a node that missed a ping for five
+ * minutes, so an unreachable bootnode is retried after that).
  *
- * Not wired into the node yet: `sources.live.discovery_port` other than 0 is still refused at start (see
- * actors/peers/config-checks.ts); this module and its loopback test are the building block.
+ * The peer lane runs it when `sources.live.discovery_port` is not 0 (actors/peers/network.ts), seeded with
+ * `sources.live.discv4_bootnodes`; the nodes it finds are dialled with origin `discv4_or_5`.
  */
 import { DPT, type PeerInfo } from '@ethereumjs/devp2p';
 import type { Enode } from '../p2p/enode.js';
@@ -14,7 +16,10 @@ import type { DiscoveredNode } from './discv5.js';
 export interface Discv4Options {
   readonly privateKey: Uint8Array;
   readonly host: string;
-  /** UDP port to bind (0: any free one; `port()` tells which). */
+  /**
+   * UDP port to bind. 0 binds any free one (`port` tells which) but pings still announce 0, so third-party nodes
+   * (e.g. @ethereumjs/client) cannot ping back and never put this node in their tables: the node passes a fixed port.
+   */
   readonly udpPort: number;
   /** The RLPx TCP port announced in pings (0: none: the node accepts no inbound sessions). */
   readonly tcpPort: number;
@@ -52,23 +57,40 @@ export async function startDiscv4(options: Discv4Options): Promise<Discv4Service
   dpt.events.on('peer:added', handOver);
   dpt.events.on('error', (error: Error) => options.onError(error));
   const socket = (dpt as unknown as { _server: { _socket: import('node:dgram').Socket } })._server._socket;
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('listening', () => {
-      socket.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.once('listening', () => {
+        socket.off('error', reject);
+        resolve();
+      });
+      dpt.bind(options.udpPort, options.host);
     });
-    dpt.bind(options.udpPort, options.host);
-  });
+  } catch (error) {
+    // The DPT's refresh timer runs from its constructor: stop it with the table (the socket never bound).
+    try {
+      dpt.destroy();
+    } catch {
+      // the unbound socket may refuse to close
+    }
+    throw error;
+  }
   const port = socket.address().port;
   const bootstrap = async () => {
     await Promise.all(options.bootnodes.map((enode) => dpt.bootstrap({ id: enode.id, address: enode.host, udpPort: enode.udpPort, tcpPort: enode.tcpPort })));
   };
   await bootstrap();
+  const retry = setInterval(() => {
+    if (dpt.getPeers().length === 0) void bootstrap();
+  }, options.refreshIntervalMs);
+  retry.unref();
   return {
     port,
     tableSize: () => dpt.getPeers().length,
     bootstrap,
-    stop: () => dpt.destroy(),
+    stop: () => {
+      clearInterval(retry);
+      dpt.destroy();
+    },
   };
 }

@@ -227,10 +227,10 @@ test('/v1/network/status on the devnet source reports what applies and says what
   assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=/, 'no external assets');
 });
 
-test('kind = "p2p" without trusted peers, or with discovery switched on, is refused at start naming the key', async () => {
+test('kind = "p2p" without trusted peers, or with a bad discovery value, is refused at start naming the key', async () => {
   for (const [toml, key] of [
     ['[sources.live]\nkind = "p2p"\n', 'sources.live.trusted_peers'],
-    [`[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://${'ab'.repeat(64)}@127.0.0.1:30303"]\ndiscovery_port = 30303\n`, 'sources.live.discovery_port'],
+    [`[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://${'ab'.repeat(64)}@127.0.0.1:30303"]\ndiscovery_port = 30303\ndiscv4_bootnodes = ["enode://nope"]\n`, 'sources.live.discv4_bootnodes[0]'],
     [`[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://${'ab'.repeat(64)}@127.0.0.1:30303"]\n[finality]\nkind = "rpc"\n`, 'finality.kind'],
   ] as const) {
     const node = await startNodeProcess({ toml, waitReady: false });
