@@ -4,7 +4,8 @@
  * failed or when no test ran at all.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,7 +29,12 @@ if (files.length === 0) {
 // Node 20 applies --test-timeout to each test file as a whole (its subprocess): the slowest files
 // (bench --smoke, the kill -9 consumer loop) take about 230 s beside one busy loop on this 2-core
 // machine, so the bound that catches a hang is 15 minutes, not 5.
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=900000', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
+// A second reporter writes each file's time to a scratch file; the slowest are printed at the end, so the
+// suite's 15-minute budget has names attached.
+const timesDir = mkdtempSync(join(tmpdir(), 'cdn-test-times-'));
+const timesFile = join(timesDir, 'files.tsv');
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(testRoot, 'file-times-reporter.js')}`, `--test-reporter-destination=${timesFile}`];
+const child = spawn(process.execPath, ['--test', ...reporters, '--test-timeout=900000', ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
 /** The reporter's closing counters (`ℹ tests N`, `ℹ fail N`), from wherever they appear in the output. */
 const counters = new Map<string, number>();
 let pending = '';
@@ -43,6 +49,7 @@ child.stdout.on('data', (chunk: Buffer) => {
 });
 // 'close' (stdout drained), not 'exit': the closing counters are the last lines the reporter writes.
 child.on('close', (code) => {
+  printSlowestFiles();
   const tests = counters.get('tests') ?? NaN;
   const failed = counters.get('fail') ?? NaN;
   if (!(tests > 0)) {
@@ -51,3 +58,19 @@ child.on('close', (code) => {
   }
   process.exit(code === 0 && failed === 0 ? 0 : 1);
 });
+
+function printSlowestFiles(): void {
+  try {
+    const lines = readFileSync(timesFile, 'utf8').split('\n').filter((line) => line !== '');
+    if (lines.length > 0) {
+      process.stdout.write(`ℹ slowest test files (seconds):\n${lines.slice(0, 15).map((line) => {
+        const [seconds, file] = line.split('\t');
+        return `ℹ   ${seconds!.padStart(6)}  ${relative(testRoot, file!)}`;
+      }).join('\n')}\n`);
+    }
+  } catch {
+    // No times (the run ended before the reporter wrote any): nothing to print.
+  } finally {
+    rmSync(timesDir, { recursive: true, force: true });
+  }
+}
