@@ -17,6 +17,7 @@ import { digestForks, digestOfEnrForkId, enrForkId, forkDigest, type BlobSchedul
 import { createConsensusHost, gossipTopic, type ConsensusHost } from './host.js';
 import { peerBeaconClient } from './light-client-requests.js';
 import { sszToJson } from './light-client-ssz.js';
+import { GOODBYE, startPeerProtocols, type LocalChainStatus, type PeerProtocols } from './peer-protocols.js';
 
 export type GossipName = 'light_client_finality_update' | 'light_client_optimistic_update';
 export type GossipVerdict = 'accept' | 'ignore' | 'reject';
@@ -36,6 +37,10 @@ export interface ConsensusPeersOptions {
   readonly requestTimeoutMs: number;
   readonly lookupIntervalMs: number;
   readonly maxPeers: number;
+  /** The chain as the light client knows it (its verified store), for the Status handshake. */
+  readonly chain: () => LocalChainStatus;
+  /** Ping interval to each connected peer (default 15 s). */
+  readonly pingIntervalMs?: number;
   readonly now?: () => number;
   /** Decides a gossip message before it is forwarded or handed on (runs the light client's checks). */
   readonly validate: (name: GossipName, json: { version: string; data: unknown }) => GossipVerdict;
@@ -51,6 +56,8 @@ export interface ConsensusPeers {
   readonly peerId: string;
   readonly tcpPort: number;
   readonly udpPort: number;
+  /** Status, MetaData, Ping and Goodbye with every connected peer (./peer-protocols.ts). */
+  readonly protocols: PeerProtocols;
   connected(): number;
   stop(): Promise<void>;
 }
@@ -98,8 +105,18 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     if (!stopping) options.log.warn('consensus peer disconnected', { peer: id, peers: byPeer.size });
     options.onPeers?.(byPeer.size);
   };
-  host.addEventListener('peer:connect', (event) => addPeer(event.detail));
   host.addEventListener('peer:disconnect', (event) => removePeer(event.detail));
+  // A peer becomes a light-client transport once its Status handshake shows it on this chain and fork.
+  const candidates = new Map<string, { address: string; failures: number; nextAt: number }>();
+  const protocols = await startPeerProtocols({
+    host, config, schedule, now, chain: options.chain, requestTimeoutMs: options.requestTimeoutMs, pingIntervalMs: options.pingIntervalMs ?? 15_000, log: options.log,
+    onReady: (peer) => addPeer(peer),
+    onGoodbye: (peer, reason) => {
+      // Not dialed again soon: a peer that left or is on another network (a shutdown one may come back).
+      const candidate = candidates.get(peer.toString());
+      if (candidate) candidate.nextAt = now() + (reason === GOODBYE.irrelevantNetwork ? 3_600_000 : 60_000);
+    },
+  });
 
   // Gossip: the topics of the current digest (re-subscribed when a fork or BPO fork changes it).
   const pubsub = host.services.pubsub;
@@ -151,7 +168,6 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
   const udpPort = options.udpPort === 0 ? await freeUdpPort(options.host) : options.udpPort;
 
   // Discovery: dial nodes of this chain and fork.
-  const candidates = new Map<string, { address: string; failures: number; nextAt: number }>();
   const consider = (enr: ENR) => {
     const eth2 = enr.kvs.get('eth2');
     const digest = eth2 ? digestOfEnrForkId(eth2) : null;
@@ -229,11 +245,13 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     peerId: host.peerId.toString(),
     tcpPort,
     udpPort,
+    protocols,
     connected: () => byPeer.size,
     async stop() {
       stopping = true;
       clearInterval(timer);
       if (retry) clearTimeout(retry);
+      await protocols.stop();
       await discovery.stop();
       await host.stop();
     },
