@@ -112,6 +112,7 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     host, config, schedule, now, chain: options.chain, requestTimeoutMs: options.requestTimeoutMs, pingIntervalMs: options.pingIntervalMs ?? 15_000, log: options.log,
     onReady: (peer) => addPeer(peer),
     onGoodbye: (peer, reason) => {
+      removePeer(peer);
       // Not dialed again soon: a peer that left or is on another network (a shutdown one may come back).
       const candidate = candidates.get(peer.toString());
       if (candidate) candidate.nextAt = now() + (reason === GOODBYE.irrelevantNetwork ? 3_600_000 : 60_000);

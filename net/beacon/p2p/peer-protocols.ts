@@ -271,6 +271,7 @@ export interface PeerProtocols {
 }
 
 const MAX_REQUEST_BYTES = 256;
+const GOODBYE_GRACE_MS = 1000;
 
 export async function startPeerProtocols(options: PeerProtocolsOptions): Promise<PeerProtocols> {
   const { host, config, schedule } = options;
@@ -406,7 +407,9 @@ export async function startPeerProtocols(options: PeerProtocolsOptions): Promise
       state(peer).leaving = true;
       options.log.info('consensus peer said goodbye', { peer: peer.toString(), reason: Number(reason) });
       options.onGoodbye?.(peer, reason, false);
-      void host.hangUp(peer).catch(() => undefined);
+      // The answer is on its way: the sender closes the connection once it has it; if it does not, it is closed
+      // after a grace period (closing at once could cut the answer off).
+      setTimeout(() => void host.hangUp(peer).catch(() => undefined), GOODBYE_GRACE_MS).unref();
     });
   }]);
   for (const [protocol, handle] of handlers) {
