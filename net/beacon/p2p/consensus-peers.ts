@@ -13,11 +13,11 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { startDiscv5, type Discv5Service } from '../../discovery/discv5.js';
 import type { BeaconClient } from '../api-client.js';
 import { currentSlot, epochAtSlot, type BeaconChainConfig, type ForkName } from '../config.js';
-import { digestForks, digestOfEnrForkId, enrForkId, forkDigest, type BlobSchedule } from './fork-digest.js';
+import { digestEpochs, digestForks, digestOfEnrForkId, enrForkId, forkDigest, type BlobSchedule } from './fork-digest.js';
 import { createConsensusHost, gossipTopic, type ConsensusHost } from './host.js';
 import { peerBeaconClient } from './light-client-requests.js';
 import { sszToJson } from './light-client-ssz.js';
-import { GOODBYE, startPeerProtocols, type LocalChainStatus, type PeerProtocols } from './peer-protocols.js';
+import { ATTESTATION_SUBNET_COUNT, CUSTODY_REQUIREMENT, GOODBYE, startPeerProtocols, SYNC_COMMITTEE_SUBNET_COUNT, type LocalChainStatus, type PeerProtocols } from './peer-protocols.js';
 
 export type GossipName = 'light_client_finality_update' | 'light_client_optimistic_update';
 export type GossipVerdict = 'accept' | 'ignore' | 'reject';
@@ -66,6 +66,29 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const MAX_CANDIDATES = 1000;
 const GOSSIP: readonly GossipName[] = ['light_client_finality_update', 'light_client_optimistic_update'];
 const KIND = new Map<GossipName, 'finality_update' | 'optimistic_update'>([['light_client_finality_update', 'finality_update'], ['light_client_optimistic_update', 'optimistic_update']]);
+
+/** A Uint64 big-endian without leading zero bytes (0: the empty string), as the ENR `cgc` entry takes it. */
+function bigEndianMinimal(value: bigint): Uint8Array {
+  const bytes: number[] = [];
+  for (let v = value; v > 0n; v >>= 8n) bytes.unshift(Number(v & 0xffn));
+  return Uint8Array.from(bytes);
+}
+
+/**
+ * The node record's consensus entries: `eth2` (ENRForkID), `attnets` and (from Altair) `syncnets` as the MetaData
+ * announces them (no subnet), and once Fulu is scheduled `cgc` (the custody group count, big-endian without leading
+ * zeros) and `nfd` (the next fork digest, zeros when none is scheduled).
+ */
+export function recordEntries(config: BeaconChainConfig, schedule: BlobSchedule, epoch: number): Map<string, Uint8Array> {
+  const entries = new Map<string, Uint8Array>([['eth2', enrForkId(config, schedule, epoch)], ['attnets', new Uint8Array(ATTESTATION_SUBNET_COUNT / 8)]]);
+  if (config.forks.some((f) => f.name === 'altair' && Number.isFinite(f.epoch))) entries.set('syncnets', new Uint8Array(Math.ceil(SYNC_COMMITTEE_SUBNET_COUNT / 8)));
+  if (config.forks.some((f) => f.name === 'fulu' && Number.isFinite(f.epoch))) {
+    entries.set('cgc', bigEndianMinimal(CUSTODY_REQUIREMENT));
+    const next = digestEpochs(config, schedule).find((e) => e > epoch);
+    entries.set('nfd', next === undefined ? new Uint8Array(4) : forkDigest(config, schedule, next));
+  }
+  return entries;
+}
 
 /** Picks a free UDP port on `host` (discv5 binds it; 0 is not accepted by its socket setup). */
 async function freeUdpPort(host: string): Promise<number> {
@@ -220,7 +243,7 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
 
   const discovery: Discv5Service = await startDiscv5({
     privateKey: options.privateKey, host: options.host, udpPort, tcpPort, bootnodes: options.bootnodes,
-    recordEntries: new Map([['eth2', enrForkId(config, schedule, epochNow())]]),
+    recordEntries: recordEntries(config, schedule, epochNow()),
     lookupIntervalMs: options.lookupIntervalMs, lookupTimeoutMs: Math.min(options.lookupIntervalMs, 10_000),
     onNode: () => undefined,
     onRecord: consider,

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { multiaddr } from '@multiformats/multiaddr';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { MAINNET } from '../../../../net/beacon/config.js';
-import { startConsensusPeers, type ConsensusPeers } from '../../../../net/beacon/p2p/consensus-peers.js';
+import { ENR } from '@chainsafe/enr';
+import { recordEntries, startConsensusPeers, type ConsensusPeers } from '../../../../net/beacon/p2p/consensus-peers.js';
 import { forkDigest, MAINNET_BLOB_SCHEDULE } from '../../../../net/beacon/p2p/fork-digest.js';
 import {
   decodeMetadata, decodeStatus, encodeMetadata, encodeStatus, irrelevance, lightClientStatus, versionsAt, type Status,
@@ -61,6 +62,17 @@ describe('Status, Ping, MetaData, Goodbye encodings', () => {
     assert.deepEqual(versionsAt(MAINNET, 74240), { status: 1, metadata: 2 });
     assert.deepEqual(versionsAt(MAINNET, 411391), { status: 1, metadata: 2 });
     assert.deepEqual(versionsAt(MAINNET, 411392), { status: 2, metadata: 3 });
+  });
+
+  test('node record entries: attnets and syncnets empty, Fulu cgc = 4 big-endian and nfd the next digest (zeros when none)', () => {
+    const beforeBpo1 = recordEntries(MAINNET, MAINNET_BLOB_SCHEDULE, 411_400);
+    assert.equal(Buffer.from(beforeBpo1.get('attnets')!).toString('hex'), '0000000000000000');
+    assert.equal(Buffer.from(beforeBpo1.get('syncnets')!).toString('hex'), '00');
+    assert.equal(Buffer.from(beforeBpo1.get('cgc')!).toString('hex'), '04');
+    assert.equal(Buffer.from(beforeBpo1.get('nfd')!).toString('hex'), Buffer.from(forkDigest(MAINNET, MAINNET_BLOB_SCHEDULE, 412_672)).toString('hex'));
+    assert.equal(Buffer.from(recordEntries(MAINNET, MAINNET_BLOB_SCHEDULE, 420_000).get('nfd')!).toString('hex'), '00000000');
+    const noFulu = { ...MAINNET, forks: MAINNET.forks.filter((f) => f.name !== 'fulu') };
+    assert.deepEqual([...recordEntries(noFulu, MAINNET_BLOB_SCHEDULE, 100).keys()], ['eth2', 'attnets', 'syncnets']);
   });
 
   test('irrelevance: another fork digest, or another finalized root at the same epoch (genesis exempt)', () => {
@@ -120,6 +132,7 @@ describe('Status, Ping, MetaData, Goodbye against an independent libp2p peer (lo
     const dialer = await startDialer({ digest, metadataSeq: () => metadataSeq, pingSeq: () => metadataSeq });
     stopped.push(async () => { await dialer.node.stop(); });
     await dial(dialer, peers);
+    assert.equal(Buffer.from(ENR.decodeTxt(peers.enr).kvs.get('cgc')!).toString('hex'), '04', 'the node record announces its custody group count');
 
     // The node sends Status v2 on connection, with its digest, finalized checkpoint, head and earliest slot.
     const sent = await until('the node\'s status request', () => dialer.received.find((r) => r.name === 'status'));
