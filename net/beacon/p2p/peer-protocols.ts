@@ -309,6 +309,8 @@ export async function startPeerProtocols(options: PeerProtocolsOptions): Promise
 
   /** The peer's Status against ours: a relevant peer becomes ready (and its MetaData is asked for). */
   const judge = (peer: PeerId, remote: Status) => {
+    // A peer that left meanwhile leaves no entry behind.
+    if (host.getConnections(peer).length === 0) return;
     const entry = state(peer);
     entry.status = remote;
     const problem = irrelevance(status(), remote);
@@ -404,7 +406,8 @@ export async function startPeerProtocols(options: PeerProtocolsOptions): Promise
       return encodeSuccessChunk(null, PingOrGoodbye.serialize(0n));
     }, () => {
       if (reason === null) return;
-      state(peer).leaving = true;
+      const entry = peers.get(peer.toString());
+      if (entry) entry.leaving = true;
       options.log.info('consensus peer said goodbye', { peer: peer.toString(), reason: Number(reason) });
       options.onGoodbye?.(peer, reason, false);
       // The answer is on its way: the sender closes the connection once it has it; if it does not, it is closed
