@@ -12,7 +12,7 @@ import { decideAgreement, readFinalizedAnchor, type AnchorReport } from '../../n
 import { BeaconLightClient } from '../../net/beacon/light-client.js';
 import { restoreStore, encodeStore, storeStateKey, StoreRecordRejected, type StoreRecord } from '../../net/beacon/store-codec.js';
 import { periodAtSlot } from '../../net/beacon/config.js';
-import { finalizedExecution } from '../../net/beacon/sync-protocol.js';
+import { finalizedExecution, type LightClientStore } from '../../net/beacon/sync-protocol.js';
 import { bytesToHex, hexToBytes, type Hex } from '../../net/eth/hex.js';
 
 export interface BeaconApiFinalityArgs {
@@ -57,6 +57,8 @@ export interface BeaconFinality {
   offer(topic: string, data: string): Promise<BeaconRound | null>;
   /** Gossip validation of a pushed update against the light client's store (consensus_p2p); `ignore` without a light client. */
   check(kind: 'finality_update' | 'optimistic_update', json: unknown): 'accept' | 'ignore' | 'reject';
+  /** The light client's verified store (null before bootstrap or without a light client). */
+  lightClientStore?(): LightClientStore | null;
   close(): void;
 }
 
@@ -162,6 +164,7 @@ export function createBeaconFinality(args: BeaconApiFinalityArgs, persistence?: 
     round: () => (lightClient ? byProof(lightClient) : byAgreement()),
     offer,
     check: (kind, json) => (lightClient ? lightClient.checkPushed(kind, json) : 'ignore'),
+    lightClientStore: () => lightClient?.current ?? null,
     close: () => shutdown.abort(new Error('the finality lane is stopping')),
   };
 }

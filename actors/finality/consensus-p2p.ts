@@ -9,6 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { chainConfigFromData } from '../../net/beacon/config.js';
+import { lightClientStatus } from '../../net/beacon/p2p/peer-protocols.js';
+import { hexToBytes } from '../../net/eth/hex.js';
 import { startConsensusPeers, type ConsensusPeers, type GossipName } from '../../net/beacon/p2p/consensus-peers.js';
 import { MAINNET_BLOB_SCHEDULE, NO_BLOB_SCHEDULE } from '../../net/beacon/p2p/fork-digest.js';
 import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, type LightClientPersistence } from './beacon-api.js';
@@ -47,11 +49,13 @@ export async function startConsensusFinality(beacon: BeaconApiFinalityArgs, p2p:
   if (!beacon.lightClient) throw new Error('consensus_p2p needs the checkpoint (finality.checkpoint_root, finality.checkpoint_slot)');
   const config = chainConfigFromData(beacon.lightClient.chain);
   let finality: BeaconFinality | null = null;
+  const checkpointRoot = hexToBytes(beacon.lightClient.checkpointRoot, 32);
   let hadPeer = false;
   const peers = await startConsensusPeers({
     privateKey: nodeKey(), host: p2p.host, tcpPort: p2p.tcpPort, udpPort: p2p.udpPort, bootnodes: p2p.bootnodes, config,
     schedule: p2p.blobSchedule === 'mainnet' ? MAINNET_BLOB_SCHEDULE : NO_BLOB_SCHEDULE, checkpointSlot: p2p.checkpointSlot,
     requestTimeoutMs: beacon.requestTimeoutMs, lookupIntervalMs: 30_000, maxPeers: p2p.maxPeers, log: hooks.log,
+    chain: () => lightClientStatus(config, finality?.lightClientStore?.() ?? null, checkpointRoot, p2p.checkpointSlot),
     onPeers: (connected) => {
       if (connected === 1 && !hadPeer) hooks.onFirstPeer();
       hadPeer = connected > 0;
@@ -68,6 +72,7 @@ export async function startConsensusFinality(beacon: BeaconApiFinalityArgs, p2p:
     round: () => inner.round(),
     offer: (topic, data) => inner.offer(topic, data),
     check: (kind, json) => inner.check(kind, json),
+    lightClientStore: () => inner.lightClientStore?.() ?? null,
     close: () => {
       inner.close();
     },

@@ -10,6 +10,7 @@ import { startDiscv5, type Discv5Service } from '../discovery/discv5.js';
 import { currentSlot, epochAtSlot } from '../beacon/config.js';
 import { enrForkId, NO_BLOB_SCHEDULE } from '../beacon/p2p/fork-digest.js';
 import { createConsensusHost } from '../beacon/p2p/host.js';
+import { startPeerProtocols, type LocalChainStatus, type PeerProtocols } from '../beacon/p2p/peer-protocols.js';
 import { serveLightClientData, type LightClientData, type LightClientServer, type ServedObject } from '../beacon/p2p/light-client-server.js';
 import { bytesToHex } from '../eth/hex.js';
 import type { DevnetBeaconChain } from './beacon-objects.js';
@@ -22,6 +23,8 @@ export interface DevnetBeaconPeer {
   readonly enr: string;
   readonly peerId: string;
   readonly tcpPort: number;
+  /** Status, MetaData, Ping and Goodbye with the peers connected to it. */
+  readonly protocols: PeerProtocols;
   /** The head moved: publish the optimistic update, and the finality update when the finalized checkpoint moved. */
   headChanged(): void;
   close(): Promise<void>;
@@ -63,7 +66,20 @@ export interface DevnetBeaconPeerOptions {
   readonly port: number;
   /** Light-client data to serve instead of the devnet's own (tests: a peer that serves tampered objects). */
   readonly data?: LightClientData;
+  /** Ping interval to each connected peer (default 15 s). */
+  readonly pingIntervalMs?: number;
   readonly onError?: (error: Error) => void;
+}
+
+/** The devnet beacon chain's Status: its head slot and block, its finalized checkpoint (genesis: the zero root). */
+export function devnetChainStatus(chain: DevnetBeaconChain, head: number): LocalChainStatus {
+  const headSlot = chain.slot(head);
+  const finalizedSlot = chain.finalizedSlotAt(head);
+  const finalizedRoot = finalizedSlot === 0 ? new Uint8Array(32) : chain.epochRoot(finalizedSlot);
+  return {
+    finalizedRoot, finalizedEpoch: epochAtSlot(chain.config, finalizedSlot), headRoot: headSlot?.root ?? new Uint8Array(32), headSlot: head,
+    earliestAvailableSlot: head,
+  };
 }
 
 export async function startDevnetBeaconPeer(options: DevnetBeaconPeerOptions): Promise<DevnetBeaconPeer> {
@@ -75,7 +91,13 @@ export async function startDevnetBeaconPeer(options: DevnetBeaconPeerOptions): P
   const slotNow = () => currentSlot(config, Date.now());
   let server: LightClientServer | null = null;
   let discovery: Discv5Service | null = null;
+  let protocols: PeerProtocols | null = null;
   try {
+    const log = { info: () => undefined, warn: () => undefined };
+    protocols = await startPeerProtocols({
+      host, config, schedule: NO_BLOB_SCHEDULE, chain: () => devnetChainStatus(options.chain, options.head()), requestTimeoutMs: 5_000,
+      pingIntervalMs: options.pingIntervalMs ?? 15_000, log,
+    });
     server = await serveLightClientData({ host, config, schedule: NO_BLOB_SCHEDULE, data, currentSlot: slotNow, onError: options.onError });
     // Serving peers subscribe to the topics they publish on, so the mesh forms with light clients that subscribe too.
     for (const topic of server.topics()) host.services.pubsub.subscribe(topic);
@@ -89,7 +111,9 @@ export async function startDevnetBeaconPeer(options: DevnetBeaconPeerOptions): P
     let lastFinalizedSlot = -1;
     const running = server;
     const started = discovery;
+    const talking = protocols;
     return {
+      protocols: talking,
       enr: started.enr,
       peerId: host.peerId.toString(),
       tcpPort,
@@ -105,12 +129,14 @@ export async function startDevnetBeaconPeer(options: DevnetBeaconPeerOptions): P
         })().catch((error: unknown) => options.onError?.(error as Error));
       },
       async close() {
+        await talking.stop();
         await started.stop();
         await running.stop();
         await host.stop();
       },
     };
   } catch (error) {
+    await protocols?.stop();
     await discovery?.stop();
     await host.stop();
     throw error;

@@ -13,10 +13,11 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { startDiscv5, type Discv5Service } from '../../discovery/discv5.js';
 import type { BeaconClient } from '../api-client.js';
 import { currentSlot, epochAtSlot, type BeaconChainConfig, type ForkName } from '../config.js';
-import { digestForks, digestOfEnrForkId, enrForkId, forkDigest, type BlobSchedule } from './fork-digest.js';
+import { digestEpochs, digestForks, digestOfEnrForkId, enrForkId, forkDigest, type BlobSchedule } from './fork-digest.js';
 import { createConsensusHost, gossipTopic, type ConsensusHost } from './host.js';
 import { peerBeaconClient } from './light-client-requests.js';
 import { sszToJson } from './light-client-ssz.js';
+import { ATTESTATION_SUBNET_COUNT, CUSTODY_REQUIREMENT, GOODBYE, startPeerProtocols, SYNC_COMMITTEE_SUBNET_COUNT, type LocalChainStatus, type PeerProtocols } from './peer-protocols.js';
 
 export type GossipName = 'light_client_finality_update' | 'light_client_optimistic_update';
 export type GossipVerdict = 'accept' | 'ignore' | 'reject';
@@ -36,6 +37,10 @@ export interface ConsensusPeersOptions {
   readonly requestTimeoutMs: number;
   readonly lookupIntervalMs: number;
   readonly maxPeers: number;
+  /** The chain as the light client knows it (its verified store), for the Status handshake. */
+  readonly chain: () => LocalChainStatus;
+  /** Ping interval to each connected peer (default 15 s). */
+  readonly pingIntervalMs?: number;
   readonly now?: () => number;
   /** Decides a gossip message before it is forwarded or handed on (runs the light client's checks). */
   readonly validate: (name: GossipName, json: { version: string; data: unknown }) => GossipVerdict;
@@ -51,6 +56,8 @@ export interface ConsensusPeers {
   readonly peerId: string;
   readonly tcpPort: number;
   readonly udpPort: number;
+  /** Status, MetaData, Ping and Goodbye with every connected peer (./peer-protocols.ts). */
+  readonly protocols: PeerProtocols;
   connected(): number;
   stop(): Promise<void>;
 }
@@ -59,6 +66,29 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const MAX_CANDIDATES = 1000;
 const GOSSIP: readonly GossipName[] = ['light_client_finality_update', 'light_client_optimistic_update'];
 const KIND = new Map<GossipName, 'finality_update' | 'optimistic_update'>([['light_client_finality_update', 'finality_update'], ['light_client_optimistic_update', 'optimistic_update']]);
+
+/** A Uint64 big-endian without leading zero bytes (0: the empty string), as the ENR `cgc` entry takes it. */
+function bigEndianMinimal(value: bigint): Uint8Array {
+  const bytes: number[] = [];
+  for (let v = value; v > 0n; v >>= 8n) bytes.unshift(Number(v & 0xffn));
+  return Uint8Array.from(bytes);
+}
+
+/**
+ * The node record's consensus entries: `eth2` (ENRForkID), `attnets` and (from Altair) `syncnets` as the MetaData
+ * announces them (no subnet), and once Fulu is scheduled `cgc` (the custody group count, big-endian without leading
+ * zeros) and `nfd` (the next fork digest, zeros when none is scheduled).
+ */
+export function recordEntries(config: BeaconChainConfig, schedule: BlobSchedule, epoch: number): Map<string, Uint8Array> {
+  const entries = new Map<string, Uint8Array>([['eth2', enrForkId(config, schedule, epoch)], ['attnets', new Uint8Array(ATTESTATION_SUBNET_COUNT / 8)]]);
+  if (config.forks.some((f) => f.name === 'altair' && Number.isFinite(f.epoch))) entries.set('syncnets', new Uint8Array(Math.ceil(SYNC_COMMITTEE_SUBNET_COUNT / 8)));
+  if (config.forks.some((f) => f.name === 'fulu' && Number.isFinite(f.epoch))) {
+    entries.set('cgc', bigEndianMinimal(CUSTODY_REQUIREMENT));
+    const next = digestEpochs(config, schedule).find((e) => e > epoch);
+    entries.set('nfd', next === undefined ? new Uint8Array(4) : forkDigest(config, schedule, next));
+  }
+  return entries;
+}
 
 /** Picks a free UDP port on `host` (discv5 binds it; 0 is not accepted by its socket setup). */
 async function freeUdpPort(host: string): Promise<number> {
@@ -98,8 +128,19 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     if (!stopping) options.log.warn('consensus peer disconnected', { peer: id, peers: byPeer.size });
     options.onPeers?.(byPeer.size);
   };
-  host.addEventListener('peer:connect', (event) => addPeer(event.detail));
   host.addEventListener('peer:disconnect', (event) => removePeer(event.detail));
+  // A peer becomes a light-client transport once its Status handshake shows it on this chain and fork.
+  const candidates = new Map<string, { address: string; failures: number; nextAt: number }>();
+  const protocols = await startPeerProtocols({
+    host, config, schedule, now, chain: options.chain, requestTimeoutMs: options.requestTimeoutMs, pingIntervalMs: options.pingIntervalMs ?? 15_000, log: options.log,
+    onReady: (peer) => addPeer(peer),
+    onGoodbye: (peer, reason) => {
+      removePeer(peer);
+      // Not dialed again soon: a peer that left or is on another network (a shutdown one may come back).
+      const candidate = candidates.get(peer.toString());
+      if (candidate) candidate.nextAt = now() + (reason === GOODBYE.irrelevantNetwork ? 3_600_000 : 60_000);
+    },
+  });
 
   // Gossip: the topics of the current digest (re-subscribed when a fork or BPO fork changes it).
   const pubsub = host.services.pubsub;
@@ -151,7 +192,6 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
   const udpPort = options.udpPort === 0 ? await freeUdpPort(options.host) : options.udpPort;
 
   // Discovery: dial nodes of this chain and fork.
-  const candidates = new Map<string, { address: string; failures: number; nextAt: number }>();
   const consider = (enr: ENR) => {
     const eth2 = enr.kvs.get('eth2');
     const digest = eth2 ? digestOfEnrForkId(eth2) : null;
@@ -203,7 +243,7 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
 
   const discovery: Discv5Service = await startDiscv5({
     privateKey: options.privateKey, host: options.host, udpPort, tcpPort, bootnodes: options.bootnodes,
-    recordEntries: new Map([['eth2', enrForkId(config, schedule, epochNow())]]),
+    recordEntries: recordEntries(config, schedule, epochNow()),
     lookupIntervalMs: options.lookupIntervalMs, lookupTimeoutMs: Math.min(options.lookupIntervalMs, 10_000),
     onNode: () => undefined,
     onRecord: consider,
@@ -229,11 +269,13 @@ export async function startConsensusPeers(options: ConsensusPeersOptions): Promi
     peerId: host.peerId.toString(),
     tcpPort,
     udpPort,
+    protocols,
     connected: () => byPeer.size,
     async stop() {
       stopping = true;
       clearInterval(timer);
       if (retry) clearTimeout(retry);
+      await protocols.stop();
       await discovery.stop();
       await host.stop();
     },

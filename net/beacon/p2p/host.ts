@@ -1,5 +1,5 @@
 /**
- * A consensus-layer libp2p host: TCP, noise, yamux (libp2p 2.9 with the matching @libp2p/tcp, @chainsafe/libp2p-noise
+ * A consensus-layer libp2p host: TCP, noise, yamux (and mplex, which the spec requires) (libp2p 2.9 with the matching @libp2p/tcp, @chainsafe/libp2p-noise
  * and -yamux; libp2p 3.x needs Node 22), identify (so gossipsub learns which peers speak it) and gossipsub with the
  * consensus p2p interface's settings: `StrictNoSign`, the Altair `message-id`
  * (`SHA256(MESSAGE_DOMAIN_VALID_SNAPPY ‖ uint64(len(topic)) ‖ topic ‖ snappy_decompress(data))[:20]`), snappy block
@@ -11,6 +11,7 @@ import { createLibp2p, type Libp2p } from 'libp2p';
 import { tcp } from '@libp2p/tcp';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
+import { mplex } from '@libp2p/mplex';
 import { identify } from '@libp2p/identify';
 import { gossipsub, type GossipsubEvents } from '@chainsafe/libp2p-gossipsub';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
@@ -62,7 +63,9 @@ export async function createConsensusHost(options: ConsensusHostOptions): Promis
     addresses: { listen: [`/ip4/${options.host}/tcp/${options.port}`] },
     transports: [tcp()],
     connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
+    // The consensus p2p interface: clients MUST support mplex and MAY support yamux, which takes precedence when both
+    // sides speak it (older clients, e.g. Lodestar 1.5, offer mplex only).
+    streamMuxers: [yamux(), mplex()],
     connectionManager: { maxConnections: 64 },
     services: {
       // Gossipsub learns that a peer speaks it from identify: an identify that times out leaves the peer out of every

@@ -16,6 +16,7 @@ import { devnetBeaconConfig } from '../../../../net/devnet/beacon-chain.js';
 import { DevnetBeaconChain } from '../../../../net/devnet/beacon-objects.js';
 import { devnetLightClientData, startDevnetBeaconPeer, type DevnetBeaconPeer } from '../../../../net/devnet/beacon-p2p.js';
 import type { LightClientData } from '../../../../net/beacon/p2p/light-client-server.js';
+import { lightClientStatus } from '../../../../net/beacon/p2p/peer-protocols.js';
 import { startDiscv5 } from '../../../../net/discovery/discv5.js';
 import { ENR } from '@chainsafe/enr';
 import { createSocket } from 'node:dgram';
@@ -65,6 +66,7 @@ describe('consensus p2p light-client transport (devnet peer on loopback)', () =>
     const peers = await startConsensusPeers({
       privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', tcpPort: 0, udpPort: 0, bootnodes, config: config(), schedule: NO_BLOB_SCHEDULE,
       checkpointSlot: 0, requestTimeoutMs: 5000, lookupIntervalMs: 1000, maxPeers: 4, log: silent,
+      chain: () => lightClientStatus(config(), null, chain.slot(0)!.root, 0),
       validate, onGossip: (name, json) => gossip.push({ name, json }),
     });
     started.push(peers);
