@@ -65,7 +65,8 @@ describe('consensus p2p light-client transport (devnet peer on loopback)', () =>
   async function client(bootnodes: string[], gossip: Array<{ name: GossipName; json: unknown }> = [], validate = () => 'accept' as const): Promise<ConsensusPeers> {
     const peers = await startConsensusPeers({
       privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', tcpPort: 0, udpPort: 0, bootnodes, config: config(), schedule: NO_BLOB_SCHEDULE,
-      checkpointSlot: 0, requestTimeoutMs: 5000, lookupIntervalMs: 1000, maxPeers: 4, log: silent,
+      // The request bound only catches a hang: on a loaded 2-core machine the devnet peer's first answer (its epoch roots) can take seconds.
+      checkpointSlot: 0, requestTimeoutMs: 30_000, lookupIntervalMs: 1000, maxPeers: 4, log: silent,
       chain: () => lightClientStatus(config(), null, chain.slot(0)!.root, 0),
       validate, onGossip: (name, json) => gossip.push({ name, json }),
     });

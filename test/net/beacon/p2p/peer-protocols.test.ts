@@ -113,7 +113,7 @@ describe('Status, Ping, MetaData, Goodbye against an independent libp2p peer (lo
   async function startNode(epoch: number, pingIntervalMs = 60_000): Promise<ConsensusPeers> {
     const peers = await startConsensusPeers({
       privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', tcpPort: 0, udpPort: 0, bootnodes: [], config: MAINNET, schedule: MAINNET_BLOB_SCHEDULE,
-      checkpointSlot: 0, requestTimeoutMs: 5000, lookupIntervalMs: 60_000, maxPeers: 8, log: silent, now: () => atEpoch(epoch), pingIntervalMs,
+      checkpointSlot: 0, requestTimeoutMs: 30_000, lookupIntervalMs: 60_000, maxPeers: 8, log: silent, now: () => atEpoch(epoch), pingIntervalMs,
       chain: () => ({ finalizedRoot: fill(0x11), finalizedEpoch: epoch - 2, headRoot: fill(0x22), headSlot: epoch * 32 + 3, earliestAvailableSlot: epoch * 32 + 3 }),
       validate: () => 'accept', onGossip: () => undefined,
     });
