@@ -10,7 +10,7 @@
  * restarted client finds the period's updates again from its endpoints.
  */
 import { bytesToHex, type Hex } from '../eth/hex.js';
-import type { BeaconChainConfig } from './config.js';
+import { epochAtSlot, type BeaconChainConfig } from './config.js';
 import { BeaconBlockHeader, DenebExecutionPayloadHeader, syncCommitteeType, type SyncCommitteeValue } from './ssz.js';
 import { assertValidHeader, type LightClientStore } from './sync-protocol.js';
 import type { LightClientHeader } from './types.js';
@@ -35,6 +35,8 @@ export interface StoreRecord {
   readonly nextSyncCommittee: Uint8Array | null;
   readonly previousMaxActiveParticipants: number;
   readonly currentMaxActiveParticipants: number;
+  /** The finalized checkpoint epoch the store's finality proof gave (absent in records written before it was kept). */
+  readonly finalizedEpoch?: number | null;
   /** ISO time of the write (for operators reading `db inspect`). */
   readonly savedAt: string;
 }
@@ -82,6 +84,7 @@ export function encodeStore(config: BeaconChainConfig, checkpointRoot: Uint8Arra
     nextSyncCommittee: store.nextSyncCommittee ? committee.serialize(store.nextSyncCommittee) : null,
     previousMaxActiveParticipants: store.previousMaxActiveParticipants,
     currentMaxActiveParticipants: store.currentMaxActiveParticipants,
+    finalizedEpoch: store.finalizedEpoch ?? null,
     savedAt: now.toISOString(),
   };
 }
@@ -111,6 +114,7 @@ export function restoreStore(config: BeaconChainConfig, checkpointRoot: Uint8Arr
     store = {
       finalizedHeader, optimisticHeader, currentSyncCommittee, nextSyncCommittee, bestValidUpdate: null,
       previousMaxActiveParticipants: counts[0]!, currentMaxActiveParticipants: counts[1]!,
+      finalizedEpoch: Number.isSafeInteger(record.finalizedEpoch) && record.finalizedEpoch! >= epochAtSlot(config, finalizedHeader.beacon.slot) ? record.finalizedEpoch! : null,
     };
   } catch (error) {
     if (error instanceof StoreRecordRejected) throw error;

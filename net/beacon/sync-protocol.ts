@@ -35,6 +35,12 @@ export interface LightClientStore {
   optimisticHeader: LightClientHeader;
   previousMaxActiveParticipants: number;
   currentMaxActiveParticipants: number;
+  /**
+   * The finalized checkpoint's epoch, as the finality branch that proved `finalizedHeader` proves it (not part of the
+   * spec's store; the consensus Status needs it). Null or absent: not proven (a bootstrap, a forced update), and the
+   * epoch of the header's slot stands in — one too low when the checkpoint epoch's first slot was empty.
+   */
+  finalizedEpoch?: number | null;
 }
 
 const electra = (config: BeaconChainConfig, slot: number) => isForkActive(config, 'electra', epochAtSlot(config, slot));
@@ -165,6 +171,23 @@ export function validateUpdate(config: BeaconChainConfig, store: LightClientStor
   }
 }
 
+/**
+ * The epoch of the finalized checkpoint a verified update proves. `finality_branch` proves
+ * `finalized_checkpoint.root` in the attested state; the first node above the leaf (after the zero padding of a
+ * normalized branch) is its sibling in the `Checkpoint` container, the `epoch` leaf: a little-endian uint64 in 32
+ * bytes. Null when the update proves no finalized header, or the leaf is not a plausible epoch for it.
+ */
+export function provenCheckpointEpoch(config: BeaconChainConfig, update: LightClientUpdate): number | null {
+  if (update.finalizedHeader === null) return null;
+  const depth = floorLog2(finalizedRootGindex(config, update.attestedHeader.beacon.slot));
+  const leaf = update.finalityBranch[update.finalityBranch.length - depth];
+  if (leaf === undefined || leaf.length !== 32 || leaf.subarray(8).some((byte) => byte !== 0)) return null;
+  const epoch = Buffer.from(leaf.buffer, leaf.byteOffset, 8).readBigUInt64LE(0);
+  if (epoch > BigInt(Number.MAX_SAFE_INTEGER)) return null;
+  // The checkpoint block is the last block at or before the epoch's first slot: never from a later epoch.
+  return Number(epoch) >= epochAtSlot(config, update.finalizedHeader.beacon.slot) ? Number(epoch) : null;
+}
+
 /** `apply_light_client_update`. */
 export function applyUpdate(config: BeaconChainConfig, store: LightClientStore, update: LightClientUpdate): void {
   const storePeriod = periodAtSlot(config, store.finalizedHeader.beacon.slot);
@@ -181,6 +204,7 @@ export function applyUpdate(config: BeaconChainConfig, store: LightClientStore, 
   }
   if (finalized && finalized.beacon.slot > store.finalizedHeader.beacon.slot) {
     store.finalizedHeader = finalized;
+    store.finalizedEpoch = provenCheckpointEpoch(config, update);
     if (finalized.beacon.slot > store.optimisticHeader.beacon.slot) store.optimisticHeader = finalized;
   }
 }
@@ -254,7 +278,8 @@ export function forceUpdate(config: BeaconChainConfig, store: LightClientStore, 
   const timeout = config.slotsPerEpoch * config.epochsPerSyncCommitteePeriod;
   const best = store.bestValidUpdate;
   if (!(currentSlot > store.finalizedHeader.beacon.slot + timeout && best !== null)) return false;
-  const forced = best.finalizedHeader === null || best.finalizedHeader.beacon.slot <= store.finalizedHeader.beacon.slot ? { ...best, finalizedHeader: best.attestedHeader } : best;
+  // A forced attested header was never proven final: the branch, which proves another header, is dropped with it.
+  const forced = best.finalizedHeader === null || best.finalizedHeader.beacon.slot <= store.finalizedHeader.beacon.slot ? { ...best, finalizedHeader: best.attestedHeader, finalityBranch: [] } : best;
   applyUpdate(config, store, forced);
   store.bestValidUpdate = null;
   return true;

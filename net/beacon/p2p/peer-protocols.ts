@@ -152,8 +152,9 @@ export function localStatus(config: BeaconChainConfig, schedule: BlobSchedule, w
 }
 
 /**
- * The Status the node announces: the verified store's finalized header (its root; the epoch of its slot, which is the
- * checkpoint's epoch unless the epoch's first slot was empty) and its optimistic header as the head; before bootstrap
+ * The Status the node announces: the verified store's finalized header (its root, and the checkpoint epoch its finality
+ * branch proved — else the epoch of its slot, one too low when the epoch's first slot was empty) and its optimistic
+ * header as the head; before bootstrap
  * the weak-subjectivity checkpoint itself. A finalized genesis is the zero root (phase0 convention). The node serves
  * no blocks, so its earliest available slot is its head slot.
  */
@@ -163,7 +164,7 @@ export function lightClientStatus(config: BeaconChainConfig, store: LightClientS
   const headSlot = store ? store.optimisticHeader.beacon.slot : checkpointSlot;
   const headRoot = store ? BeaconBlockHeader.hashTreeRoot(store.optimisticHeader.beacon) : checkpointRoot;
   return {
-    finalizedRoot: finalizedSlot === 0 ? new Uint8Array(32) : finalizedRoot, finalizedEpoch: epochAtSlot(config, finalizedSlot),
+    finalizedRoot: finalizedSlot === 0 ? new Uint8Array(32) : finalizedRoot, finalizedEpoch: store?.finalizedEpoch ?? epochAtSlot(config, finalizedSlot),
     headRoot, headSlot, earliestAvailableSlot: headSlot,
   };
 }

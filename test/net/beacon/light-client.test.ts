@@ -16,6 +16,8 @@ import {
   type LightClientStore,
 } from '../../../net/beacon/sync-protocol.js';
 import { bytesToHex, hexToBytes } from '../../../net/eth/hex.js';
+import { lightClientStatus } from '../../../net/beacon/p2p/peer-protocols.js';
+import { encodeStore, restoreStore } from '../../../net/beacon/store-codec.js';
 
 type Json = Record<string, any>;
 const read = (file: string): Json => JSON.parse(readFileSync(join(FIXTURES, 'helios/beacon', file), 'utf8'));
@@ -121,6 +123,32 @@ describe('light-client updates (periods 862 → 867) and the finality update', (
     // The first update (same period as the bootstrap) brings the next committee; each later one finalizes its header.
     assert.deepEqual(finalizedSlots, [7069376, 7070047, 7078240, 7089280, 7094272, 7104096]);
     assert.notEqual(fresh.nextSyncCommittee, null);
+  });
+
+  test('the finalized checkpoint epoch is the one the finality branch proves, not the epoch of the header slot', () => {
+    const fresh = initializeStore(MAINNET, CHECKPOINT, bootstrap);
+    const proven = updates.map((update) => {
+      processUpdate(MAINNET, fresh, update, NOW_SLOT);
+      return [fresh.finalizedHeader.beacon.slot, fresh.finalizedEpoch ?? null];
+    });
+    // Slot 7070047 is the last slot of epoch 220938; it was finalized as the checkpoint of epoch 220939, whose first
+    // slot (7070048) had no block. The other finalized headers sit on their epoch's first slot (slot / 32).
+    assert.deepEqual(proven, [[7069376, null], [7070047, 220939], [7078240, 221195], [7089280, 221540], [7094272, 221696], [7104096, 222003]]);
+    const afterEmptySlot = initializeStore(MAINNET, CHECKPOINT, bootstrap);
+    for (const update of updates.slice(0, 2)) processUpdate(MAINNET, afterEmptySlot, update, NOW_SLOT);
+    assert.equal(lightClientStatus(MAINNET, afterEmptySlot, CHECKPOINT, 7069376).finalizedEpoch, 220939, 'the Status announces the proven epoch');
+    // Kept across restarts; a record without it (written before it was kept) falls back to the slot's epoch.
+    const record = encodeStore(MAINNET, CHECKPOINT, afterEmptySlot);
+    assert.equal(restoreStore(MAINNET, CHECKPOINT, record).finalizedEpoch, 220939);
+    assert.equal(restoreStore(MAINNET, CHECKPOINT, { ...record, finalizedEpoch: undefined }).finalizedEpoch, null);
+    assert.equal(restoreStore(MAINNET, CHECKPOINT, { ...record, finalizedEpoch: 5 }).finalizedEpoch, null, 'an epoch below the header\'s own is not believed');
+    // The epoch leaf is part of the proof: changing it breaks the finality branch.
+    const tampered = structuredClone(updatesJson[1]!);
+    const data = tampered.data ?? tampered;
+    data.finality_branch[0] = `0x0c5f03${'00'.repeat(29)}`;
+    const start = initializeStore(MAINNET, CHECKPOINT, bootstrap);
+    processUpdate(MAINNET, start, updates[0]!, NOW_SLOT);
+    assert.throws(() => validateUpdate(MAINNET, start, parseUpdate(MAINNET, tampered), NOW_SLOT), (error: unknown) => error instanceof LightClientError && error.code === 'invalid_finality_branch');
   });
 
   test('the finality update finalizes slot 7109344 and proves its execution block hash', () => {
