@@ -143,14 +143,16 @@ export const queryWorkload: Workload = {
           { name: 'node CPU at rest (devnet producing blocks, no requests)', unit: 'cores', min: restCores, median: restCores, max: restCores },
         ];
         const failures: string[] = [];
-        for (const scenario of scenarios(shape)) {
+        // The smoke run leaves out the pipelined repeat of a route it already loads (the harness path is the same).
+        const chosen = scenarios(shape).filter((one) => !options.smoke || one.pipelining === 1);
+        for (const scenario of chosen) {
           await assertSameRows(node, baseline, scenario);
           figures.push(...await measure(node, restCores, baseline, scenario, options, failures));
         }
         node = await node.restart(steadyDevnet(CALM_BLOCK_TIME_MS));
         const calmRest = await restCpuCores(node.pid, options.smoke ? 1 : 3);
         figures.push({ name: `${CALM}: node CPU at rest`, unit: 'cores', min: calmRest, median: calmRest, max: calmRest });
-        for (const scenario of scenarios(shape).filter((one) => one.calm)) {
+        for (const scenario of chosen.filter((one) => one.calm)) {
           await assertSameRows(node, baseline, scenario);
           figures.push(...await measure(node, calmRest, baseline, scenario, options, failures, CALM));
         }
