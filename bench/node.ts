@@ -6,6 +6,7 @@
  * own keys (data directory, listen addresses, no API token: the load generators send none).
  * `stop` ends the process (SIGTERM, then SIGKILL) and removes the directory.
  */
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -156,4 +157,27 @@ export async function freePort(): Promise<number> {
     }
   }
   throw new Error(`no free port between ${PORT_RANGE.first} and ${PORT_RANGE.last}`);
+}
+
+function udpBindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createSocket('udp4');
+    socket.once('error', () => resolve(false));
+    socket.bind(port, '127.0.0.1', () => socket.close(() => resolve(true)));
+  });
+}
+
+/** A UDP port on 127.0.0.1 (discovery), picked like freePort: below the ephemeral range, never handed out twice. */
+export async function freeUdpPort(): Promise<number> {
+  const span = PORT_RANGE.last - PORT_RANGE.first + 1;
+  const start = Math.floor(Math.random() * span);
+  for (let i = 0; i < span; i += 1) {
+    const port = PORT_RANGE.first + ((start + i) % span);
+    if (handedOut.has(port)) continue;
+    if (await udpBindable(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free UDP port between ${PORT_RANGE.first} and ${PORT_RANGE.last}`);
 }

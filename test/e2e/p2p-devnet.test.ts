@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { devnetPeerKey } from '../../net/devnet/p2p-server.js';
 import { formatEnode, nodeIdOf } from '../../net/p2p/enode.js';
-import { freePort } from '../support/ports.js';
+import { freePort, freeUdpPort } from '../support/ports.js';
 import type { NetworkStatus } from '../../api/network-status.js';
 import { tmpdir } from 'node:os';
 import { readFileSync } from 'node:fs';
@@ -19,7 +19,6 @@ import { buildDnsTree } from '../../net/discovery/dns-tree.js';
 import { encodeNodeRecord } from '../../net/discovery/enr.js';
 import { startDnsStub } from '../support/dns-stub.js';
 import { startDiscv5 } from '../../net/discovery/discv5.js';
-import { createSocket } from 'node:dgram';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const DEVNET = ['devnet.block_time_ms=200', 'devnet.reorg_every=6', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
@@ -194,16 +193,6 @@ test('a p2p node finds the devnet peer over discv5 from a bootnode record', asyn
   assert.equal(status.network.byOrigin?.qualifications.discv4_or_5.qualified, 1);
 });
 
-function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
-}
 
 test('/v1/network/status on the devnet source reports what applies and says what does not', async (t) => {
   const node = await startNodeProcess({ sets: ['devnet.block_time_ms=200'] });

@@ -7,28 +7,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
 import { DPT, type PeerInfo } from '@ethereumjs/devp2p';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { devnetPeerKey } from '../../net/devnet/p2p-server.js';
 import { startDiscv4 } from '../../net/discovery/discv4.js';
 import { nodeIdOf } from '../../net/p2p/enode.js';
 import type { NetworkStatus } from '../../api/network-status.js';
-import { freePort } from '../support/ports.js';
+import { freePort, freeUdpPort } from '../support/ports.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const DEVNET = ['devnet.block_time_ms=200', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
 
-function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
-}
 
 async function blockNumber(node: NodeProcess): Promise<number> {
   const response = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });

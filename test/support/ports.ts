@@ -1,2 +1,2 @@
 /** Free loopback ports for the servers a test starts; the bench harness owns the one implementation. */
-export { freePort } from '../../bench/node.js';
+export { freePort, freeUdpPort } from '../../bench/node.js';

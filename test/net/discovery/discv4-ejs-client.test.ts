@@ -6,37 +6,19 @@
  * 0.0.0.0). Skipped, saying why, where the client is not installed or no namespace can be made.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PROJECT_ROOT } from '../../support/paths.js';
-
-const CLI = join(PROJECT_ROOT, 'test', 'peers', 'ethereumjs-client', 'node_modules', '@ethereumjs', 'client', 'dist', 'esm', 'bin', 'cli.js');
+import { EJS_CLIENT_CLI, ejsClientSkipReason, runProbeInNamespace } from '../../support/ejs-client.js';
 const RUN = fileURLToPath(new URL('./ejs-discv4-probe.js', import.meta.url));
 
-function whyNot(): string | null {
-  if (!existsSync(CLI)) return `@ethereumjs/client is not installed (run: npm ci --prefix test/peers/ethereumjs-client)`;
-  const probe = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) return `no network namespace can be made here (unshare -n: ${probe.error?.message ?? probe.stderr.trim()})`;
-  return null;
-}
 
 describe('discv4 with @ethereumjs/client as a third-party bootnode', () => {
-  const skip = whyNot();
+  const skip = ejsClientSkipReason();
   it('two discv4 services seeded with the client find it and, through its neighbours, each other', { skip: skip ?? false, timeout: 120_000 }, async () => {
-    const child = spawn('unshare', ['-n', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, RUN, CLI], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString('utf8')).slice(-4000); });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const line = stdout.trim().split('\n').at(-1) ?? '';
-    const result = JSON.parse(line || '{}') as {
+    const { code, result, stderr } = await runProbeInNamespace<{
       ok: boolean; error?: string; clientAnswered: boolean; tables: number[];
       aByB: { tcp: number; udp: number; expectedUdp: number; ip: string }; bByA: { tcp: number; udp: number; expectedUdp: number };
-    };
+    }>(RUN, [EJS_CLIENT_CLI]);
     assert.equal(result.ok, true, `${result.error ?? 'no result'} (exit ${code}; stderr: ${stderr})`);
     assert.equal(code, 0);
     assert.equal(result.clientAnswered, true);

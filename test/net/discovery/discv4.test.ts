@@ -4,28 +4,14 @@
  * each other's RLPx TCP port and node id.
  */
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
 import { describe, it } from 'node:test';
 import { DPT } from '@ethereumjs/devp2p';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startDiscv4, type Discv4Service } from '../../../net/discovery/discv4.js';
 import type { DiscoveredNode } from '../../../net/discovery/discv5.js';
 import { nodeIdOf } from '../../../net/p2p/enode.js';
-import { freePort } from '../../support/ports.js';
+import { freePort, freeUdpPort } from '../../support/ports.js';
 
-/** A free UDP port on 127.0.0.1 (a free TCP port checked by binding it for UDP). */
-async function freeUdpPort(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    const socket = createSocket('udp4');
-    const ok = await new Promise<boolean>((resolve) => {
-      socket.once('error', () => resolve(false));
-      socket.bind(port, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((resolve) => (ok ? socket.close(() => resolve()) : resolve()));
-    if (ok) return port;
-  }
-}
 
 /** Resolves once `found` holds the node `id` (checked on every discovery). */
 function waitForNode(found: DiscoveredNode[], listeners: (() => void)[], id: Uint8Array): Promise<DiscoveredNode> {

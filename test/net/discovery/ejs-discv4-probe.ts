@@ -9,11 +9,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startDiscv4, type Discv4Service } from '../../../net/discovery/discv4.js';
 import type { DiscoveredNode } from '../../../net/discovery/discv5.js';
 import { nodeIdOf, parseEnode } from '../../../net/p2p/enode.js';
+import { clientEnode } from '../../support/ejs-client.js';
 
 /** Each service announces its own fixed UDP port (the namespace holds nothing else), so the client can ping it back. */
 const DEADLINE_MS = 45_000;
@@ -28,15 +28,7 @@ async function main(): Promise<Record<string, unknown>> {
   const child = spawn(process.execPath, [cli, '--dev=poa', `--unlock=${keyFile}`, '--port=30303', '--discV4=true', '--discDns=false', '--extIP=127.0.0.1', `--dataDir=${join(dir, 'data')}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   const services: Discv4Service[] = [];
   try {
-    let enode: string | null = null;
-    for await (const line of createInterface({ input: child.stdout! })) {
-      const match = /url=(enode:\/\/[0-9a-f]+@127\.0\.0\.1:\d+)/.exec(line);
-      if (match) {
-        enode = match[1]!;
-        break;
-      }
-    }
-    if (!enode) throw new Error('the ethereumjs client ended before its listener was up');
+    const enode = await clientEnode(child, 'listener');
     const bootnode = parseEnode(enode);
     const nodes = [
       { key: secp256k1.utils.randomSecretKey(), tcp: 30_611, udp: 30_621, found: [] as DiscoveredNode[], listeners: [] as (() => void)[] },

@@ -9,38 +9,21 @@
  * made (not root, no `unshare`/`ip`).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PROJECT_ROOT } from '../../support/paths.js';
+import { EJS_CLIENT_CLI, ejsClientSkipReason, runProbeInNamespace } from '../../support/ejs-client.js';
 
-const CLI = join(PROJECT_ROOT, 'test', 'peers', 'ethereumjs-client', 'node_modules', '@ethereumjs', 'client', 'dist', 'esm', 'bin', 'cli.js');
 const RUN = fileURLToPath(new URL('./ejs-peer-follow.js', import.meta.url));
 const BLOCKS = 2;
 
-function whyNot(): string | null {
-  if (!existsSync(CLI)) return `@ethereumjs/client is not installed (run: npm ci --prefix test/peers/ethereumjs-client)`;
-  const probe = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) return `no network namespace can be made here (unshare -n: ${probe.error?.message ?? probe.stderr.trim()})`;
-  return null;
-}
 
 describe('@ethereumjs/client as a third-party peer', () => {
-  const skip = whyNot();
+  const skip = ejsClientSkipReason();
   it('follows its Clique PoA chain: eth/68 handshake, qualification, blocks and receipts verified', { skip: skip ?? false, timeout: 180_000 }, async () => {
-    const child = spawn('unshare', ['-n', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, RUN, String(BLOCKS), CLI], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString('utf8')).slice(-4000); });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const line = stdout.trim().split('\n').at(-1) ?? '';
-    const result = JSON.parse(line || '{}') as {
+    const { code, result, stderr } = await runProbeInNamespace<{
       ok: boolean; error?: string; version: number; remoteNetworkId: string; remoteGenesis: string; genesis: string; qualified: boolean; bans: number;
       blocks: { number: number; hash: string; parentHash: string; difficulty: string; extraDataBytes: number; receipts: number | null; baseFee: string | null }[];
-    };
+    }>(RUN, [String(BLOCKS), EJS_CLIENT_CLI]);
     assert.equal(result.ok, true, `${result.error ?? 'no result'} (exit ${code}; stderr: ${stderr})`);
     assert.equal(code, 0);
     assert.equal(result.version, 68);

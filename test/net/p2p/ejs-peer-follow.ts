@@ -11,7 +11,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { buildGenesisBlock } from '../../../net/eth/genesis-state.js';
 import { parseGethGenesis } from '../../../net/eth/genesis.js';
@@ -25,6 +24,7 @@ import { EthHost } from '../../../net/p2p/host.js';
 import { PeerPool } from '../../../net/p2p/peer-pool.js';
 import type { EthSession } from '../../../net/p2p/session.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../../../net/p2p/status.js';
+import { clientEnode } from '../../support/ejs-client.js';
 
 const WANT = Number(process.argv[2] ?? '2');
 const KEY = '9fe4dfbfde7fd1df8a5d9177c4e10d9c0f79860f36cd2cf12f147fa42969b30e';
@@ -61,15 +61,7 @@ async function main(): Promise<Record<string, unknown>> {
   const refusals: string[] = [];
   client.on('handshake:failed', (reason) => refusals.push(reason));
   try {
-    let enode: string | null = null;
-    for await (const line of createInterface({ input: child.stdout! })) {
-      const match = /url=(enode:\/\/[0-9a-f]+@127\.0\.0\.1:\d+)/.exec(line);
-      if (match) {
-        enode = match[1]!;
-        break;
-      }
-    }
-    if (!enode) throw new Error('the ethereumjs client ended before its RLPx listener was up');
+    const enode = await clientEnode(child, 'RLPx listener');
     const established = new Promise<EthSession>((resolve, reject) => {
       client.once('session', resolve);
       client.once('handshake:failed', (reason) => reject(new Error(`handshake refused: ${reason}`)));

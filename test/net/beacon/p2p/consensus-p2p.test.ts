@@ -19,15 +19,8 @@ import type { LightClientData } from '../../../../net/beacon/p2p/light-client-se
 import { lightClientStatus } from '../../../../net/beacon/p2p/peer-protocols.js';
 import { startDiscv5 } from '../../../../net/discovery/discv5.js';
 import { ENR } from '@chainsafe/enr';
-import { createSocket } from 'node:dgram';
+import { freeUdpPort } from '../../../support/ports.js';
 
-async function freeUdp(): Promise<number> {
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-  const port = socket.address().port;
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
-}
 
 const HEAD = 150;
 const LAG = 8;
@@ -110,7 +103,7 @@ describe('consensus p2p light-client transport (devnet peer on loopback)', () =>
   test('discv5: a peer learned from a bootnode that only does discovery is found by a lookup and dialed by its eth2 entry', async () => {
     // The bootnode serves no light-client data and announces no eth2 entry; it knows the devnet peer's record.
     const bootnode = await startDiscv5({
-      privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', udpPort: await freeUdp(), tcpPort: 0, bootnodes: [peer.enr],
+      privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', udpPort: await freeUdpPort(), tcpPort: 0, bootnodes: [peer.enr],
       lookupIntervalMs: 60_000, lookupTimeoutMs: 2000, onNode: () => undefined, onError: () => undefined,
     });
     const bootnodePeerId = ENR.decodeTxt(bootnode.enr).peerId.toString();
