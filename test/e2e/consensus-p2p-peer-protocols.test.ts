@@ -11,6 +11,7 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { freePort } from '../support/ports.js';
 import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
 import { startDialer, u64, type Dialer } from '../net/beacon/p2p/raw-peer.js';
+import { until } from '../support/until.js';
 
 const DEVNET_CHECKPOINT = '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261';
 
@@ -19,15 +20,6 @@ const parseStatus = (ssz: Buffer) => ({
   headRoot: ssz.subarray(44, 76).toString('hex'), headSlot: ssz.readBigUInt64LE(76),
 });
 
-async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 test('consensus_p2p node: status/ping/metadata answered to an independent dialer, a wrong fork digest gets goodbye 2, shutdown goodbye 1', async (t) => {
   const devnetPort = await freePort();

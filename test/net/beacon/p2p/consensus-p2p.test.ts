@@ -20,21 +20,13 @@ import { lightClientStatus } from '../../../../net/beacon/p2p/peer-protocols.js'
 import { startDiscv5 } from '../../../../net/discovery/discv5.js';
 import { ENR } from '@chainsafe/enr';
 import { freeUdpPort } from '../../../support/ports.js';
+import { until } from '../../../support/until.js';
 
 
 const HEAD = 150;
 const LAG = 8;
 const silent = { info: () => undefined, warn: () => undefined };
 
-async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('consensus p2p light-client transport (devnet peer on loopback)', () => {
   let devnet: Devnet;

@@ -19,6 +19,7 @@ import {
 } from '../../../../net/beacon/p2p/peer-protocols.js';
 import { decodeRequest, encodePayload } from '../../../../net/beacon/p2p/req-resp.js';
 import { fill, startDialer, u64, type Dialer } from './raw-peer.js';
+import { until } from '../../../support/until.js';
 
 
 describe('Status, Ping, MetaData, Goodbye encodings', () => {
@@ -90,15 +91,6 @@ describe('Status, Ping, MetaData, Goodbye encodings', () => {
   });
 });
 
-async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const silent = { info: () => undefined, warn: () => undefined };
 /** Wall clock at the start of a mainnet epoch. */
