@@ -145,18 +145,23 @@ function bindable(port: number): Promise<boolean> {
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago and that this process has not handed out before (tests use it too). */
-export async function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
+  return pickPort('', bindable);
+}
+
+/** A port of PORT_RANGE, from a random start, that `free` accepts and that was not handed out before. */
+async function pickPort(protocol: string, free: (port: number) => Promise<boolean>): Promise<number> {
   const span = PORT_RANGE.last - PORT_RANGE.first + 1;
   const start = Math.floor(Math.random() * span);
   for (let i = 0; i < span; i += 1) {
     const port = PORT_RANGE.first + ((start + i) % span);
     if (handedOut.has(port)) continue;
-    if (await bindable(port)) {
+    if (await free(port)) {
       handedOut.add(port);
       return port;
     }
   }
-  throw new Error(`no free port between ${PORT_RANGE.first} and ${PORT_RANGE.last}`);
+  throw new Error(`no free ${protocol}port between ${PORT_RANGE.first} and ${PORT_RANGE.last}`);
 }
 
 function udpBindable(port: number): Promise<boolean> {
@@ -168,16 +173,6 @@ function udpBindable(port: number): Promise<boolean> {
 }
 
 /** A UDP port on 127.0.0.1 (discovery), picked like freePort: below the ephemeral range, never handed out twice. */
-export async function freeUdpPort(): Promise<number> {
-  const span = PORT_RANGE.last - PORT_RANGE.first + 1;
-  const start = Math.floor(Math.random() * span);
-  for (let i = 0; i < span; i += 1) {
-    const port = PORT_RANGE.first + ((start + i) % span);
-    if (handedOut.has(port)) continue;
-    if (await udpBindable(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
-  throw new Error(`no free UDP port between ${PORT_RANGE.first} and ${PORT_RANGE.last}`);
+export function freeUdpPort(): Promise<number> {
+  return pickPort('UDP ', udpBindable);
 }
