@@ -18,19 +18,7 @@ import type { PeerStore } from '../../net/discovery/peer-store.js';
 import { startDiscv5, type Discv5Service } from '../../net/discovery/discv5.js';
 import { startDiscv4, type Discv4Service } from '../../net/discovery/discv4.js';
 import { nodeIdOf } from '../../net/p2p/enode.js';
-import { createSocket } from 'node:dgram';
-
-/** A free UDP port on 127.0.0.1 (bound and released). */
-function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
-}
+import { freeUdpPort } from '../../net/discovery/udp-port.js';
 import type { EthRequestHandler, EthSession } from '../../net/p2p/session.js';
 import type { Logger } from '../../runtime/log.js';
 import type { P2pMetrics } from './metrics.js';

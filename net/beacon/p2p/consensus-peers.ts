@@ -11,6 +11,7 @@ import { ENR } from '@chainsafe/enr';
 import type { Message, PeerId } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import { startDiscv5, type Discv5Service } from '../../discovery/discv5.js';
+import { freeUdpPort } from '../../discovery/udp-port.js';
 import type { BeaconClient } from '../api-client.js';
 import { currentSlot, epochAtSlot, type BeaconChainConfig, type ForkName } from '../config.js';
 import { digestEpochs, digestForks, digestOfEnrForkId, enrForkId, forkDigest, type BlobSchedule } from './fork-digest.js';
@@ -90,15 +91,6 @@ export function recordEntries(config: BeaconChainConfig, schedule: BlobSchedule,
   return entries;
 }
 
-/** Picks a free UDP port on `host` (discv5 binds it; 0 is not accepted by its socket setup). */
-async function freeUdpPort(host: string): Promise<number> {
-  const { createSocket } = await import('node:dgram');
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve, reject) => { socket.once('error', reject); socket.bind(0, host, () => resolve()); });
-  const port = socket.address().port;
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
-}
 
 export async function startConsensusPeers(options: ConsensusPeersOptions): Promise<ConsensusPeers> {
   const { config, schedule } = options;
