@@ -12,7 +12,7 @@ import type { BeaconChainConfig, ForkName } from '../config.js';
 import type { ConsensusHost } from './host.js';
 import { maxLightClientSize, sszToJson, UpdatesByRangeRequest, type LightClientKind } from './light-client-ssz.js';
 import {
-  decodeResponse, encodePayload, LIGHT_CLIENT_PROTOCOLS, MAX_REQUEST_LIGHT_CLIENT_UPDATES, readAll, ReqRespError, RESULT, type ResponseChunk,
+  encodePayload, exchange, LIGHT_CLIENT_PROTOCOLS, MAX_REQUEST_LIGHT_CLIENT_UPDATES, ReqRespError, RESULT, type ResponseChunk,
 } from './req-resp.js';
 
 export interface PeerRequestOptions {
@@ -29,19 +29,11 @@ export interface PeerRequestOptions {
 
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-async function request(options: PeerRequestOptions, protocol: string, body: Uint8Array | null, kind: LightClientKind, maxChunks: number): Promise<ResponseChunk[]> {
-  const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
-  const stream = await options.host.dialProtocol(options.peer, protocol, { signal });
-  const onAbort = () => stream.abort(new ReqRespError(`no answer within ${options.timeoutMs} ms`));
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await stream.sink(body ? [body] : []);
-    const bytes = await readAll(stream.source as AsyncIterable<{ subarray(): Uint8Array }>, MAX_RESPONSE_BYTES);
-    if (signal.aborted) throw new ReqRespError(`no answer within ${options.timeoutMs} ms`);
-    return decodeResponse(bytes, { contextBytes: true, maxSize: maxLightClientSize(options.config, kind), maxChunks });
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+function request(options: PeerRequestOptions, protocol: string, body: Uint8Array | null, kind: LightClientKind, maxChunks: number): Promise<ResponseChunk[]> {
+  return exchange(options.host, options.peer, protocol, body, {
+    contextBytes: true, maxSize: maxLightClientSize(options.config, kind), maxChunks, maxBytes: MAX_RESPONSE_BYTES, timeoutMs: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }
 
 function toJson(options: PeerRequestOptions, kind: LightClientKind, chunk: ResponseChunk): { version: string; data: unknown } {

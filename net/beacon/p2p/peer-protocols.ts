@@ -19,7 +19,7 @@ import { BeaconBlockHeader } from '../ssz.js';
 import type { LightClientStore } from '../sync-protocol.js';
 import { forkDigest, type BlobSchedule } from './fork-digest.js';
 import type { ConsensusHost } from './host.js';
-import { decodeRequest, decodeResponse, encodeErrorChunk, encodePayload, encodeSuccessChunk, PROTOCOL_PREFIX, readAll, ReqRespError, RESULT } from './req-resp.js';
+import { decodeRequest, encodeErrorChunk, encodePayload, encodeSuccessChunk, exchange, PROTOCOL_PREFIX, readAll, ReqRespError, RESULT } from './req-resp.js';
 
 const Uint64 = new UintBigintType(8);
 const Root = new ByteVectorType(32);
@@ -195,22 +195,11 @@ const MAX_RESPONSE_BYTES = 4096;
 
 /** One request on a new stream; the single response chunk's SSZ bytes (an error chunk throws). */
 export async function requestOne(host: ConsensusHost, peer: PeerId, protocol: string, body: Uint8Array | null, maxSize: number, timeoutMs: number): Promise<Uint8Array> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  const stream = await host.dialProtocol(peer, protocol, { signal });
-  const onAbort = () => stream.abort(new ReqRespError(`no ${protocol} answer within ${timeoutMs} ms`));
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await stream.sink(body ? [encodePayload(body)] : []);
-    const bytes = await readAll(stream.source as AsyncIterable<{ subarray(): Uint8Array }>, MAX_RESPONSE_BYTES);
-    if (signal.aborted) throw new ReqRespError(`no ${protocol} answer within ${timeoutMs} ms`);
-    const chunks = decodeResponse(bytes, { contextBytes: false, maxSize, maxChunks: 1 });
-    const first = chunks[0];
-    if (!first) throw new ReqRespError(`an empty ${protocol} response`);
-    if (first.result !== RESULT.success) throw new ReqRespError(`${protocol}: error ${first.result}: ${first.message ?? ''}`);
-    return first.payload;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+  const chunks = await exchange(host, peer, protocol, body ? encodePayload(body) : null, { contextBytes: false, maxSize, maxChunks: 1, maxBytes: MAX_RESPONSE_BYTES, timeoutMs });
+  const first = chunks[0];
+  if (!first) throw new ReqRespError(`an empty ${protocol} response`);
+  if (first.result !== RESULT.success) throw new ReqRespError(`${protocol}: error ${first.result}: ${first.message ?? ''}`);
+  return first.payload;
 }
 
 export async function requestStatus(host: ConsensusHost, peer: PeerId, version: StatusVersion, ours: Status, timeoutMs: number): Promise<Status> {

@@ -5,6 +5,8 @@
  * Result 0 is success; 1 InvalidRequest, 2 ServerError, 3 ResourceUnavailable carry an ErrorMessage; the first error
  * chunk ends the response. Lengths are bounded by the expected type before anything is decompressed.
  */
+import type { PeerId } from '@libp2p/interface';
+import type { ConsensusHost } from './host.js';
 import { concat, decodeFrames, encodeFrames } from './snappy-frames.js';
 import { ErrorMessage } from './light-client-ssz.js';
 
@@ -134,4 +136,36 @@ export async function readAll(source: AsyncIterable<{ subarray(): Uint8Array } |
     parts.push(bytes);
   }
   return concat(parts);
+}
+
+export interface ExchangeLimits {
+  readonly contextBytes: boolean;
+  /** Largest SSZ payload of one chunk. */
+  readonly maxSize: number;
+  readonly maxChunks: number;
+  /** Largest response stream read. */
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * One request on a new stream to `peer`: writes `wire` (an encoded request, or nothing), reads the response to its
+ * end and decodes its chunks. A peer that has not finished within `timeoutMs` has its stream aborted.
+ */
+export async function exchange(host: ConsensusHost, peer: PeerId, protocol: string, wire: Uint8Array | null, limits: ExchangeLimits): Promise<ResponseChunk[]> {
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  const signal = limits.signal ? AbortSignal.any([limits.signal, timeout]) : timeout;
+  const late = () => new ReqRespError(`no ${protocol} answer within ${limits.timeoutMs} ms`);
+  const stream = await host.dialProtocol(peer, protocol, { signal });
+  const onAbort = () => stream.abort(late());
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await stream.sink(wire ? [wire] : []);
+    const bytes = await readAll(stream.source as AsyncIterable<{ subarray(): Uint8Array }>, limits.maxBytes);
+    if (signal.aborted) throw late();
+    return decodeResponse(bytes, { contextBytes: limits.contextBytes, maxSize: limits.maxSize, maxChunks: limits.maxChunks });
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
