@@ -33,6 +33,15 @@ export function ponderMissing(): string | null {
   return existsSync(PONDER_BIN) ? null : 'Ponder is not installed: npm ci --prefix test/peers/ponder (.ci/run does it)';
 }
 
+/**
+ * Ponder takes a block as final once it is this many blocks below `latest` on a chain id it does not
+ * know (`getFinalityBlockCount` in ponder/dist/esm/utils/finality.js; the node's `finalized` tag is not
+ * consulted): its backfill, after which `/ready` answers 200, stops there and the blocks above are
+ * indexed live. Starting it only when `latest` is this far past `endBlock` makes `/ready` mean the
+ * whole range is indexed, and the backfill figure cover the whole range.
+ */
+export const PONDER_FINALITY_BLOCKS = 30;
+
 export interface PonderOptions {
   readonly rpcUrl: string;
   readonly chainId: number;
@@ -40,12 +49,30 @@ export interface PonderOptions {
   readonly endBlock: number;
   /** Where PGlite keeps its database (a fresh directory). */
   readonly databaseDir: string;
+  /** How long to wait for the node's head to pass `endBlock` by PONDER_FINALITY_BLOCKS (default 120 s). */
+  readonly headTimeoutMs?: number;
+}
+
+async function blockNumber(rpcUrl: string): Promise<number> {
+  const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });
+  return Number(((await response.json()) as { result: string }).result);
+}
+
+/** Waits until the node's head is PONDER_FINALITY_BLOCKS past `endBlock`, so Ponder backfills the whole range. */
+async function waitForPonderFinality(options: PonderOptions): Promise<void> {
+  const timeoutMs = options.headTimeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
+  let head = -1;
+  while ((head = await blockNumber(options.rpcUrl)) < options.endBlock + PONDER_FINALITY_BLOCKS) {
+    if (Date.now() > deadline) throw new Error(`the node's head is ${head} after ${timeoutMs} ms; Ponder needs ${options.endBlock + PONDER_FINALITY_BLOCKS} to take block ${options.endBlock} as final`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 export interface PonderProcess {
   readonly url: string;
   readonly child: ChildProcess;
-  /** Resolves once `/ready` answers 200 (Ponder has indexed through `endBlock`); fails if it exits first. */
+  /** Resolves once `/ready` answers 200 (Ponder has backfilled, hence indexed, through `endBlock`); fails if it exits first. */
   ready(timeoutMs: number): Promise<void>;
   /**
    * Seconds between Ponder's "Started backfill indexing" and "Completed backfill indexing" log lines
@@ -57,6 +84,7 @@ export interface PonderProcess {
 }
 
 export async function startPonder(options: PonderOptions): Promise<PonderProcess> {
+  await waitForPonderFinality(options);
   const port = await freePort();
   const child = trackChild(spawn(process.execPath, [PONDER_BIN, '--root', PONDER_ROOT, '--log-format', 'json', 'start', '--port', String(port), '--hostname', '127.0.0.1', '--schema', 'cdn'], {
     cwd: PONDER_ROOT,
