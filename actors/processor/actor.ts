@@ -22,7 +22,7 @@ import type { KindOptions } from './kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
 import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';
-import { backfillPending, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
+import { backfillPending, COLD_WAIT, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -64,6 +64,8 @@ interface State {
   catchUpTo: number | null;
   /** The reason the cold-backfill job failed (the history lane tells; cleared by the next history chunk): state `degraded`. */
   backfillFailure: string | null;
+  /** A new instance whose cold backfill cannot be planned yet (COLD_WAIT): it applies nothing until it can. */
+  coldPlanPending: boolean;
   readonly moves: Counter;
   readonly commitSeconds: Histogram;
 }
@@ -102,6 +104,7 @@ async function run(ctx: Ctx, state: State): Promise<void> {
   if (state.running) return;
   state.running = true;
   try {
+    if (state.coldPlanPending && !(await planPendingBackfill(ctx, state))) return;
     // A cold backfill: block-local kinds run their live lane beside it; ordered-state kinds hold it (their state
     // waits for the history below, which reduces first in chain order).
     const pending = backfillPending(state.progress);
@@ -137,6 +140,23 @@ async function run(ctx: Ctx, state: State): Promise<void> {
   }
 }
 
+/** Logs a planned backfill and wakes the history lane for it. */
+function announceBackfill(ctx: Ctx, backfill: { fromBlock: number; targetBlock: number; source: string; completed: boolean }): void {
+  ctx.log.info('cold backfill', { instance: ctx.args.instance, fromBlock: backfill.fromBlock, targetBlock: backfill.targetBlock, source: backfill.source, completed: backfill.completed });
+  // The history lane finds the backfill in the store when it starts; this only wakes it if it runs already.
+  if (!backfill.completed) ctx.send('history', { type: 'backfill.wake', processor: ctx.args.id }).catch(() => undefined);
+}
+
+/** Plans a cold backfill that had to wait (COLD_WAIT) after new journal moves; false while it still must wait. */
+async function planPendingBackfill(ctx: Ctx, state: State): Promise<boolean> {
+  const planned = await planColdBackfill(state.store, state.tables, ctx.args.startBlock!, ctx.args.coldBackfillSource!);
+  if (planned === COLD_WAIT) return false;
+  state.coldPlanPending = false;
+  state.progress = await settleColdBackfill(state.store, state.tables);
+  if (planned) announceBackfill(ctx, planned);
+  return true;
+}
+
 export default defineActor<State, ProcessorArgs>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
@@ -159,21 +179,23 @@ export default defineActor<State, ProcessorArgs>({
       startBlock: seed ? Math.max(ctx.args.startBlock ?? 0, seed.blockNumber + 1) : ctx.args.startBlock,
     };
     if (ctx.args.historyMode === 'on_demand') await startAtJournalHead(store, tables);
+    let planned: Awaited<ReturnType<typeof planColdBackfill>>;
     if (ctx.args.coldBackfillSource !== undefined && ctx.args.startBlock !== null) {
-      const backfill = await planColdBackfill(store, tables, ctx.args.startBlock, ctx.args.coldBackfillSource);
-      if (backfill) ctx.log.info('cold backfill', { instance: ctx.args.instance, fromBlock: backfill.fromBlock, targetBlock: backfill.targetBlock, source: backfill.source, completed: backfill.completed });
+      planned = await planColdBackfill(store, tables, ctx.args.startBlock, ctx.args.coldBackfillSource);
+      if (planned === COLD_WAIT) {
+        ctx.log.info('cold backfill waits: the chain has no finalized block at or above start_block yet, and its first recorded block is above it', { instance: ctx.args.instance, startBlock: ctx.args.startBlock });
+      }
     }
     const settled = await settleColdBackfill(store, tables);
     if (backfillPending(settled)) ctx.log.info('processor state', { instance: ctx.args.instance, from: null, state: settled.state });
     const state: State = {
-      identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null, backfillFailure: null,
+      identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null, backfillFailure: null, coldPlanPending: planned === COLD_WAIT,
       moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
       commitSeconds: new Histogram({ name: 'chain_node_processor_commit_seconds', help: 'Time of one processor commit (a batch of moves)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [ctx.metrics] }),
     };
     ctx.log.info('processor resumes', { instance: ctx.args.instance, journalSequence: state.progress.journalSequence, changeSequence: state.progress.changeSequence.toString(), journalHead: state.target });
     ctx.ready();
-    // The history lane finds the backfill in the store when it starts; this only wakes it if it runs already.
-    if (backfillPending(state.progress)) ctx.send('history', { type: 'backfill.wake', processor: ctx.args.id }).catch(() => undefined);
+    if (planned !== undefined && planned !== COLD_WAIT) announceBackfill(ctx, planned);
     setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
     return state;
   },

@@ -14,6 +14,12 @@
  * order first while the live lane holds (it has reduced nothing above F), so no state is ever computed over a gap.
  * The record lives in the instance's progress (`coldBackfill`) and is marked completed by the commit whose coverage
  * makes [start_block, F] whole (history-apply.ts); a restart resumes from coverage.
+ *
+ * A new instance whose start the journal cannot place yet waits (COLD_WAIT) instead of starting live: a fresh node
+ * following an upstream (or peers) records its first blocks at the upstream's head, well above start_block, before
+ * its finality lane reports the first finalized block. Starting live then would leave [start_block, first block)
+ * a gap no one fills; the instance applies nothing until either finality reaches start_block (the split above) or
+ * the journal is seen to reach start_block itself (a devnet from genesis, a node whose chain begins below it).
  */
 import { getCanonicalHash } from '../../store/chain-material.js';
 import { rangeCovered, readProgress, readRanges, writeProgress, type ColdBackfill, type ProcessorProgress } from '../../store/coverage.js';
@@ -55,6 +61,18 @@ export function coldSplit(store: Store, startBlock: number): ColdSplit | null {
   return null;
 }
 
+/** Planning must wait: the journal neither holds a finalized block at or above start_block nor reaches it live. */
+export const COLD_WAIT = 'wait' as const;
+
+/** True when the journal's oldest apply is at or below `startBlock`: the live lane sees the start itself. */
+function journalReaches(store: Store, startBlock: number): boolean {
+  for (const { value } of store.chain.journal.getRange({})) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'apply') return move.number <= startBlock;
+  }
+  return false;
+}
+
 /** A new instance: nothing committed, no coverage, no record of a backfill. */
 function isNew(progress: ProcessorProgress, tables: ProcessorTables): boolean {
   return progress.journalSequence === 0 && progress.changeSequence === 0n && !progress.coldBackfill && !progress.seed && readRanges(tables.coverage).length === 0;
@@ -62,14 +80,15 @@ function isNew(progress: ProcessorProgress, tables: ProcessorTables): boolean {
 
 /**
  * Plans the cold backfill of a new instance (one write transaction); answers the instance's backfill record — the
- * one just planned or the one a previous start planned — or undefined when it has none.
+ * one just planned or the one a previous start planned — undefined when it has none (the live lane reaches its
+ * start), or COLD_WAIT when the journal cannot tell yet (ask again after the next journal moves).
  */
-export async function planColdBackfill(store: Store, tables: ProcessorTables, startBlock: number, source: string): Promise<ColdBackfill | undefined> {
+export async function planColdBackfill(store: Store, tables: ProcessorTables, startBlock: number, source: string): Promise<ColdBackfill | undefined | typeof COLD_WAIT> {
   return store.write(() => {
     const progress = readProgress(tables.state);
     if (!isNew(progress, tables)) return progress.coldBackfill;
     const split = coldSplit(store, startBlock);
-    if (split === null) return undefined;
+    if (split === null) return journalReaches(store, startBlock) ? undefined : COLD_WAIT;
     const coldBackfill: ColdBackfill = { fromBlock: startBlock, targetBlock: split.targetBlock, source, completed: false };
     writeProgress(tables.state, {
       ...progress, journalSequence: split.journalSequence, finalizedNumber: split.targetBlock, configuredStartBlock: startBlock, state: 'backfilling', stateReason: null, coldBackfill,

@@ -1,0 +1,153 @@
+/**
+ * A fresh node following an upstream's JSON-RPC records its first block at the upstream's head and learns the first
+ * finalized block only after its processors have started. Instances with `start_block = 0` must still be
+ * cold-backfilled from the history source — not start live at the upstream's head and leave [0, head) a gap no one
+ * fills (what a fresh follower did before: coverage from the head, `complete: false` forever).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { missingIn, PRODUCER, rpcCall } from './history-support.js';
+
+const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
+
+interface Coverage {
+  available: Array<{ fromBlock: number; toBlock: number; finality: string }>;
+  historicalTargetBlock: number | null; state: string; configuredStartBlock: number; complete: boolean; processedThrough: number | null; finalizedThrough: number | null;
+}
+
+async function coverage(node: NodeProcess, processor: string): Promise<Coverage> {
+  return ((await (await fetch(`${node.baseUrl}/v1/processors/${processor}/status`)).json()) as { coverage: Coverage }).coverage;
+}
+
+/** Every erc20 balance of one query-and-follow snapshot, with the block its state reflects. */
+async function balancesAt(node: NodeProcess): Promise<{ block: number; rows: Map<string, string> }> {
+  const rows = new Map<string, string>();
+  const url = `${node.baseUrl}/v1/processors/erc20/collections/balances/query-and-follow`;
+  let body: Record<string, unknown> = { limit: 500 };
+  let block = -1;
+  for (;;) {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const page = (await response.json()) as { data: Array<{ data: { token: string; address: string; balance: string } }>; nextCursor: string | null; coverage: { reduceCursor: { number: number } } };
+    assert.equal(response.status, 200, JSON.stringify(page));
+    if (block < 0) block = page.coverage.reduceCursor.number;
+    for (const { data } of page.data) rows.set(`${data.token}/${data.address}`, data.balance);
+    if (page.nextCursor === null) return { block, rows };
+    body = { cursor: page.nextCursor, limit: 500 };
+  }
+}
+
+/**
+ * A JSON-RPC proxy to `target` that, while `holdFinality` is on, answers `eth_getBlockByNumber("finalized" | "safe")`
+ * with null (an upstream with no finalized block yet), so the follower's processors surely start before finality.
+ */
+async function finalityGate(target: string) {
+  let holding = true;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => void (async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      let text = await forwarded.text();
+      if (holding) {
+        type Call = { id?: unknown; method?: string; params?: unknown[] };
+        const calls = ([] as Call[]).concat(JSON.parse(body) as Call | Call[]);
+        const held = new Set(calls.filter((c) => c.method === 'eth_getBlockByNumber' && ['finalized', 'safe'].includes(String(c.params?.[0]))).map((c) => JSON.stringify(c.id)));
+        if (held.size > 0) {
+          const answers = JSON.parse(text) as Array<{ id: unknown; result?: unknown }> | { id: unknown; result?: unknown };
+          for (const answer of ([] as Array<{ id: unknown; result?: unknown }>).concat(answers)) if (held.has(JSON.stringify(answer.id))) answer.result = null;
+          text = JSON.stringify(answers);
+        }
+      }
+      response.writeHead(forwarded.status, { 'content-type': 'application/json' }).end(text);
+    })().catch((error: Error) => response.writeHead(502).end(error.message)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    release: () => { holding = false; },
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+test('a fresh follower of an upstream cold-backfills its start_block = 0 instances (blobs and erc20) from history on its very first start', async (t) => {
+  const upstream = await startNodeProcess({ sets: PRODUCER });
+  t.after(async () => { await upstream.stop('SIGKILL'); removeDir(upstream.dir); });
+  await waitUntil(upstream, async () => Number(await rpcCall<string>(upstream, 'eth_blockNumber', [])) >= 40, 60_000);
+  const gate = await finalityGate(upstream.rpcUrl);
+  t.after(() => gate.close());
+
+  const follower = await startNodeProcess({
+    toml: [
+      '[sources.live]', 'kind = "rpc"', `url = "${gate.url}"`, 'poll_interval_ms = 100',
+      '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
+      '[history]', 'chunk_blocks = 16',
+      '[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${upstream.rpcUrl}"`, 'source_concurrency = 2', 'batch_blocks = 8',
+      '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0',
+      '[[processors]]', 'id = "erc20"', 'kind = "erc20"', TOKENS, 'start_block = 0', '',
+    ].join('\n'),
+    sets: ['runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'],
+    // Not ready while finality is not usable (what the gate holds back).
+    waitReady: false,
+  });
+  t.after(async () => { await follower.stop('SIGKILL'); removeDir(follower.dir); });
+
+  // No finality yet: the follower records blocks from the upstream's head on, and its new instances, whose start the
+  // journal does not reach, wait — they start neither live at the head nor anywhere else.
+  await waitUntil(follower, async () => Number(await rpcCall<string>(follower, 'eth_blockNumber', [])) >= 45, 60_000);
+  // Each instance logs that it waits (the old behaviour went live here: coverage from the head, a gap below forever).
+  await waitUntil(follower, async () => follower.output.filter((line) => line.includes('cold backfill waits')).length >= 2, 30_000);
+  for (const processor of ['blobs', 'erc20']) {
+    const cov = await coverage(follower, processor);
+    assert.deepEqual(cov.available, [], `${processor} waits for the first finalized block`);
+    // `degraded` while finality is not usable, else `starting`.
+    assert.ok(['starting', 'degraded'].includes(cov.state), `${processor}: ${cov.state}`);
+  }
+  gate.release();
+
+  for (const processor of ['blobs', 'erc20']) {
+    await waitUntil(follower, async () => {
+      const cov = await coverage(follower, processor);
+      return cov.historicalTargetBlock !== null && cov.complete && cov.state === 'live';
+    }, 120_000);
+    const cov = await coverage(follower, processor);
+    assert.equal(cov.configuredStartBlock, 0, processor);
+    assert.ok(cov.historicalTargetBlock! >= 30, `${processor}: the target is the first finalized block the follower saw (${cov.historicalTargetBlock}), far above 0`);
+    assert.deepEqual(missingIn(cov, 0, cov.processedThrough!), [], `${processor}: no gap from block 0`);
+  }
+
+  // The backfilled rows equal the upstream's own (live-processed) rows, but for the network's name (the upstream is
+  // the `devnet`, the follower names the chain by its id).
+  const target = (await coverage(follower, 'blobs')).historicalTargetBlock!;
+  for (const n of [0, 1, Math.floor(target / 2), target]) {
+    const [mine, theirs] = await Promise.all([follower, upstream].map(async (node) => {
+      const { network: _network, ...row } = (await (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${n}`)).json()) as Record<string, unknown>;
+      return row;
+    }));
+    assert.deepEqual(mine, theirs, `blobs block ${n}`);
+  }
+  // And the balances, reduced from block 0, equal the Transfer logs the upstream serves for [0, that block], summed.
+  const mine = await balancesAt(follower);
+  const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+  const tokens = [...TOKENS.matchAll(/0x[0-9a-f]{40}/g)].map((m) => m[0]);
+  const logs = await rpcCall<Array<{ address: string; topics: string[]; data: string }>>(upstream, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: `0x${mine.block.toString(16)}`, address: tokens, topics: [TRANSFER] }]);
+  const sums = new Map<string, bigint>();
+  // The kind keeps holders' balances: the zero address (mints and burns) has none.
+  const add = (token: string, topic: string, delta: bigint) => {
+    if (BigInt(topic) === 0n) return;
+    const key = `${token}/0x${topic.slice(26)}`;
+    sums.set(key, (sums.get(key) ?? 0n) + delta);
+  };
+  for (const log of logs) {
+    if (log.topics.length !== 3) continue;
+    const value = BigInt(log.data);
+    add(log.address, log.topics[1]!, -value);
+    add(log.address, log.topics[2]!, value);
+  }
+  const expected = new Map([...sums].filter(([, v]) => v !== 0n).map(([k, v]) => [k, v.toString()]));
+  assert.ok(logs.length > 10 && expected.size > 10, `${logs.length} transfers, ${expected.size} holders`);
+  assert.deepEqual(mine.rows, expected, `balances at block ${mine.block}`);
+});
