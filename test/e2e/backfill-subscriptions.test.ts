@@ -201,7 +201,8 @@ test('backfill subscriptions: each consumer gets every owned block once, in orde
   const crossAck = await fetch(`${node.baseUrl}/v1/processors/app/consumers/b/ack`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-node-consumer-credential': b.consumer.credential! }, body: JSON.stringify({ cursor: aChanges[0]!.cursor }),
   });
-  assert.equal(crossAck.status, 400, 'a cursor of another stream is refused');
+  assert.equal(crossAck.status, 410, 'a cursor of another stream is refused');
+  assert.equal(((await crossAck.json()) as { error: { code: string } }).error.code, 'reset_required');
 
   // List; DELETE of terminal subscriptions is the retry boundary (consumer and key go with it).
   const list = await admin(node, 'GET', SUBS);
