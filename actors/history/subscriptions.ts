@@ -236,15 +236,16 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
     if (lane.stopping) return;
     const record = readSubscription(store, id);
     if (!record) return;
-    if (record.cancelRequested) {
-      await finish(store, id, { state: 'cancelled' });
-      ctx.log.info('backfill subscription cancelled', { subscription: id, publishedThrough });
-      return;
-    }
+    // Every owned block published: completed, even when a cancel arrived while its last chunk was in flight.
     const run = ownedRunsAfter(store, id, publishedThrough, 1)[0];
     if (run === undefined) {
       await finish(store, id, { state: 'completed' });
       ctx.log.info('backfill subscription completed', { subscription: id, blocks: record.blocksTotal });
+      return;
+    }
+    if (record.cancelRequested) {
+      await finish(store, id, { state: 'cancelled' });
+      ctx.log.info('backfill subscription cancelled', { subscription: id, publishedThrough });
       return;
     }
     const chunk = { from: run.from, to: Math.min(run.to, run.from + lane.chunkBlocks - 1) };
