@@ -20,6 +20,8 @@ import type { ConsumerRecord, ConsumerRole } from '../../store/consumers.js';
 import { hashCredential, verifyCredential } from '../../store/credential-hash.js';
 import { encodeCursor } from '../../store/cursor.js';
 import type { Store } from '../../store/env.js';
+import { MAX_TABLES } from '../../store/environment.js';
+import { PROCESSOR_TABLE_KINDS } from '../../store/tables.js';
 import {
   createSubscription, deleteSubscription, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance, streamProgress,
   subscriptionIdForKey, SubscriptionConflict, updateSubscription, type BackfillSubscription, type OwnedRun, type SubscriptionMode,
@@ -34,6 +36,8 @@ import type { HistoryPublishMessage } from '../processor/history-publish.js';
 /** Subscriptions that may exist at once: each stream takes a set of LMDB tables (store/environment.ts MAX_TABLES). */
 export const MAX_SUBSCRIPTIONS = 32;
 const PUBLISH_TIMEOUT_MS = 120_000;
+/** Tables kept free for the node's own lanes (processor instances added later, optional tables). */
+const TABLE_HEADROOM = 64;
 
 export interface SubscriptionLane {
   readonly store: Store;
@@ -110,8 +114,8 @@ function requestDigest(request: CreateSubscriptionRequest, source: string): stri
   });
 }
 
-/** The uncovered runs of [from, to]. */
-function gaps(ranges: ReadonlyArray<{ from: number; to: number }>, from: number, to: number): OwnedRun[] {
+/** The uncovered runs of [from, to] (a fill_missing subscription's owned runs). */
+export function gaps(ranges: ReadonlyArray<{ from: number; to: number }>, from: number, to: number): OwnedRun[] {
   const runs: OwnedRun[] = [];
   let next = from;
   for (const r of ranges) {
@@ -161,6 +165,12 @@ export async function createBackfillSubscription(
   }
   if (listSubscriptions(lane.store).length >= MAX_SUBSCRIPTIONS) {
     throw new CodedError('query_too_expensive', `${MAX_SUBSCRIPTIONS} backfill subscriptions exist, the most this node keeps; delete terminal ones first`, { limit: MAX_SUBSCRIPTIONS });
+  }
+  // Each stream is a set of named LMDB tables that stays (empty) after its subscription is deleted: refuse, naming
+  // why, before the environment's table limit would fail a write.
+  const tablesLeft = MAX_TABLES - TABLE_HEADROOM - lane.store.tableNames().length;
+  if (tablesLeft < PROCESSOR_TABLE_KINDS.length) {
+    throw new CodedError('query_too_expensive', `the store has ${lane.store.tableNames().length} tables of the ${MAX_TABLES} its environment allows (each backfill subscription's stream takes ${PROCESSOR_TABLE_KINDS.length}, kept after it is deleted); no more subscriptions can be created in this store`, { tables: lane.store.tableNames().length, limit: MAX_TABLES });
   }
   const now = new Date();
   const id = `bs-${now.getTime().toString(16).padStart(12, '0')}-${randomBytes(4).toString('hex')}`;
