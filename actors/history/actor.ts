@@ -12,9 +12,13 @@
  *   `job.create` {processor, fromBlock, toBlock, mode, idempotencyKey, source?} → {created, job}
  *   `job.list` → {data: job[]};  `job.get` {id} → job;  `job.cancel` {id} → job;  `job.delete` {id} → {deleted}
  *   `probe` {source} → ProbeResult
+ *   `subscription.create` {processor, fromBlock, toBlock, mode, idempotencyKey, source?, consumer, credential} → {created, subscription}
+ *   `subscription.list` → {data};  `subscription.get` {id};  `subscription.cancel` {id};  `subscription.delete` {id} → {deleted}
+ *   (backfill subscriptions, subscriptions.ts; they run after the jobs, one at a time)
  * Accepts (sent, from the rpc lane): `rpc.fill`, `rpc.locate` (on-demand JSON-RPC history, on-demand.ts), answered
  *   later by a `history.filled` message to the sender.
- * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped}.
+ * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped};
+ *   `history.publish` {subscription, stream, originKind, blocks} → {published, filled, streamHead, publishedThrough}.
  */
 import { randomBytes } from 'node:crypto';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
@@ -32,6 +36,11 @@ import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { anchorDown, checkProven, recordProven, trustedHash } from './anchor.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
 import type { HistoryApplyMessage } from '../processor/history-apply.js';
+import {
+  cancelBackfillSubscription, createBackfillSubscription, deleteBackfillSubscription, existingSubscription, nextSubscription, runSubscription, subscriptionView,
+  type CreateSubscriptionRequest,
+} from './subscriptions.js';
+import { listSubscriptions } from '../../store/backfill-subscriptions.js';
 import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
 
 export interface HistoryProcessorArgs {
@@ -69,6 +78,10 @@ interface State {
   stopping: boolean;
   /** Rescans processors for pending cold backfills (cold-backfill.ts). */
   coldScan?: NodeJS.Timeout;
+  /** For the backfill subscriptions (subscriptions.ts). */
+  readonly chainId: number;
+  readonly chunkBlocks: number;
+  readonly defaultSource: string | undefined;
 }
 
 type Ctx = ActorContext<HistoryArgs>;
@@ -105,7 +118,10 @@ export default defineActor<State, HistoryArgs>({
     const store = openStore({ dataDir: ctx.args.dataDir });
     const shutdown = new AbortController();
     const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal)]));
-    const state: State = { store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false };
+    const state: State = {
+      store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
+      chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id,
+    };
     ctx.ready();
     setImmediate(() => pump(ctx, state));
     // Cold backfills: a processor records its plan at its first start and wakes this lane (`backfill.wake`); the
@@ -125,6 +141,15 @@ export default defineActor<State, HistoryArgs>({
       case 'job.cancel': return cancelJob(ctx, state, String(message.id));
       case 'job.delete': return removeJob(state, String(message.id));
       case 'probe': return probe(ctx, state, String(message.source));
+      case 'subscription.create': {
+        const result = await createBackfillSubscription(state, message as unknown as CreateSubscriptionRequest, (text, fields) => ctx.log.info(text, fields));
+        if (result.created) setImmediate(() => pump(ctx, state));
+        return result;
+      }
+      case 'subscription.list': return { data: listSubscriptions(state.store).map((record) => subscriptionView(state, record)) };
+      case 'subscription.get': return subscriptionView(state, existingSubscription(state, String(message.id)));
+      case 'subscription.cancel': return cancelBackfillSubscription(state, String(message.id));
+      case 'subscription.delete': return deleteBackfillSubscription(state, String(message.id));
       case 'rpc.fill':
       case 'rpc.locate': {
         const onDemand = ctx.args.onDemand ?? { source: null, maxBlocks: 0, timeoutMs: 60_000 };
@@ -301,8 +326,14 @@ async function runJobs(ctx: Ctx, state: State): Promise<void> {
     if (state.stopping) return;
     const jobs = listJobs(state.store);
     const next = jobs.find((job) => job.state === 'running') ?? jobs.find((job) => job.state === 'queued');
-    if (!next) return;
-    await runJob(ctx, state, next);
+    if (next) {
+      await runJob(ctx, state, next);
+      continue;
+    }
+    // Backfill subscriptions after the jobs, one at a time, oldest first (subscriptions.ts).
+    const subscription = nextSubscription(state.store);
+    if (!subscription) return;
+    await runSubscription(ctx as ActorContext<unknown>, state, subscription);
   }
 }
 

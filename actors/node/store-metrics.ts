@@ -18,6 +18,7 @@ import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
 import { getCanonicalHash, getHeaderBytes } from '../../store/chain-material.js';
 import { readProgress } from '../../store/coverage.js';
 import type { Store } from '../../store/env.js';
+import { isStreamInstance } from '../../store/backfill-subscriptions.js';
 
 /** Blocks over which the expected block interval is averaged. */
 const INTERVAL_WINDOW = 64;
@@ -132,7 +133,8 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
     name: 'chain_node_processor_head_block', help: 'Highest block a processor instance covers', labelNames: ['processor'], registers,
     collect() {
       this.reset();
-      for (const instance of store.processorInstances()) {
+      // Backfill-subscription streams (store/backfill-subscriptions.ts) are change logs, not processors: never a stale head.
+      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
         const { head } = processorHead(store, instance);
         if (head !== null) this.set({ processor: instance }, head);
       }
@@ -142,7 +144,8 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
     name: 'chain_node_processor_head_age_seconds', help: 'Seconds since a processor instance last applied a journal move (as seen by scrapes; counts from the first scrape)', labelNames: ['processor'], registers,
     collect() {
       this.reset();
-      for (const instance of store.processorInstances()) {
+      // Backfill-subscription streams (store/backfill-subscriptions.ts) are change logs, not processors: never a stale head.
+      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
         const { head, journalSequence } = processorHead(store, instance);
         this.set({ processor: instance }, unmoved.age(`processor:${instance}`, `${journalSequence}:${head}`));
       }

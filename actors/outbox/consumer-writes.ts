@@ -15,6 +15,7 @@ import {
   consumerKey, leaseActive, logBounds, readConsumer, resumable, type ConsumerRecord, type LogBounds,
 } from '../../store/consumers.js';
 import { encodeCursor } from '../../store/cursor.js';
+import { subscriptionBinding } from '../../store/backfill-subscriptions.js';
 import type { ProcessorTables, Store } from '../../store/env.js';
 import { u64Key } from '../../store/keys.js';
 import type { AcknowledgeChanges, CreateConsumer, DeleteConsumer, DeliverChanges, Delivery, RenewLease } from './messages.js';
@@ -49,6 +50,9 @@ export function createConsumer(out: OutboxStore, message: CreateConsumer, nowMs:
   return store.env.transactionSync(() => {
     if (readConsumer(store.consumers, message.instance, message.id)) {
       throw new CodedError('conflict', `consumer '${message.id}' already exists on this processor; delete it first to recreate it`, { consumer: message.id });
+    }
+    if (subscriptionBinding(store, message.instance, message.id)) {
+      throw new CodedError('conflict', `consumer '${message.id}' already exists on this processor (a backfill subscription's)`, { consumer: message.id });
     }
     const tables = store.processor(message.instance);
     const bounds = logBounds(tables);

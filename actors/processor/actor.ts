@@ -4,7 +4,8 @@
  * listener that its change log grew. Restarting at any moment resumes from the committed position.
  *
  * Accepts: JournalNotice (from `chain`), ask `status`, asks `checkpoint.restore`, `savepoint.create`, `savepoint.delete` (from listeners), ask `history.apply` (from `history`: a materialization job's
- *          chunk, see history-apply.ts) → { applied, skipped }.
+ *          chunk, see history-apply.ts) → { applied, skipped },
+ *          ask `history.publish` (from `history`: a backfill subscription's chunk, see history-publish.ts) → { published, filled, streamHead, publishedThrough }.
  * `history_mode = "on_demand"`: a new instance starts at the journal head (its live lane starts at once; history
  * comes only from explicit materialization jobs).
  * Sends: ChangesNotice to every listener actor.
@@ -22,6 +23,7 @@ import type { KindOptions } from './kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
 import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';
+import { publishHistoryBlocks, type HistoryPublishMessage } from './history-publish.js';
 import { backfillPending, COLD_WAIT, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
 
 export interface ProcessorArgs {
@@ -225,6 +227,20 @@ export default defineActor<State, ProcessorArgs>({
           setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
         }
         return { applied: result.applied, skipped: result.skipped };
+      }
+      case 'history.publish': {
+        // A backfill subscription's chunk (history-publish.ts): into its stream, and into the instance where not covered.
+        const result = await publishHistoryBlocks(state.commit, message as unknown as HistoryPublishMessage, new Date().toISOString());
+        state.progress = {
+          ...state.progress,
+          changeSequence: result.progress.changeSequence > state.progress.changeSequence ? result.progress.changeSequence : state.progress.changeSequence,
+          configuredStartBlock: result.progress.configuredStartBlock,
+        };
+        if (result.changes > 0) {
+          const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt: performance.timeOrigin + performance.now() };
+          await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch(() => undefined)));
+        }
+        return { published: result.published, filled: result.filled, streamHead: result.streamHead, publishedThrough: result.publishedThrough };
       }
       case 'backfill.failed': {
         // The cold-backfill job failed: its chunk committed nothing; the job's lastError names the block and why.

@@ -26,6 +26,9 @@ export interface EnvelopeInput {
   /** The payload, already JSON. */
   readonly dataJson: string | null;
   readonly emittedAt: string;
+  /** Spec §2.3 `originKind`/`originId`; absent: `live`/`live` (a backfill subscription's stream names its own). */
+  readonly originKind?: 'live' | 'live_recovery' | 'historical_backfill' | 'recompute';
+  readonly originId?: string;
 }
 
 /**
@@ -35,7 +38,7 @@ export interface EnvelopeInput {
  */
 export function renderEnvelope(input: EnvelopeInput): string {
   return `{"apiVersion":"1","sequence":"${input.sequence}","cursor":${JSON.stringify(input.cursor)},"operation":"${input.operation}",`
-    + `"originKind":"live","originId":"live","publicationRevision":"1","chainId":${JSON.stringify(input.chainId)},"block":${blockJson(input.block)},`
+    + `"originKind":"${input.originKind ?? 'live'}","originId":${input.originId === undefined ? '"live"' : JSON.stringify(input.originId)},"publicationRevision":"1","chainId":${JSON.stringify(input.chainId)},"block":${blockJson(input.block)},`
     + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},"key":${JSON.stringify(input.key)},`
     + `"data":${input.dataJson ?? 'null'},"emittedAt":${JSON.stringify(input.emittedAt)}}`;
 }

@@ -7,13 +7,22 @@
  *   GET    /admin/v1/materialization-jobs/{id}           job (state, progress: blocks done/total, blocks/s, ETA, current chunk; lastError)
  *   POST   /admin/v1/materialization-jobs/{id}/cancel    job (a queued job is cancelled at once; a running one after its chunk in flight)
  *   DELETE /admin/v1/materialization-jobs/{id}           204; only a terminal job (409 otherwise): the retry boundary
+ *   POST   /admin/v1/backfill-subscriptions              {processor, fromBlock, toBlock, mode: "fill_missing" | "recompute", idempotencyKey, source?,
+ *                                                         consumer: {id, role?, leaseTtlSeconds?, credential?}}: 201 the subscription with its consumer
+ *                                                        (and the generated credential, once, when the body had none); 200 same key, body and credential
+ *   GET    /admin/v1/backfill-subscriptions[/{id}]       list / one (state, progress: blocks done/total, published through, current chunk; lastError)
+ *   POST   /admin/v1/backfill-subscriptions/{id}/cancel  the subscription;  DELETE …/{id}: 204, only a terminal one (with its consumer and stream)
  *   POST   /admin/v1/processors/{processor}/rebuild      422 unsupported_capability: rebuilds (spec §9.5) are not built; 404 for an unknown processor
  *   POST   /admin/v1/sources/{source}/probe              what the history source can serve, measured
  *
  * Bodies are validated here; everything else is the `history` lane's (asked over its mailbox), so a slow or busy
  * history lane never touches the JSON-RPC listeners.
  */
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { CONSUMER_ID, CONSUMER_ROLES } from '../../store/consumers.js';
+import { SUBSCRIPTION_ID } from '../../store/backfill-subscriptions.js';
+import { MAX_LEASE_TTL_SECONDS } from '../aggregate/consumers/consumer-body.js';
 import { CodedError } from '../../runtime/errors.js';
 import { HttpError } from '../errors.js';
 import { jsonBody, type Request } from '../http.js';
@@ -34,8 +43,28 @@ const createBody = z.strictObject({
   source: z.string().regex(NAME, 'expected a history source id').optional(),
 }).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
 
+/** A backfill subscription: the job's fields, the two modes, and the consumer it creates (spec §2.5 fields). */
+const subscriptionBody = z.strictObject({
+  processor: z.string().regex(NAME, 'expected a processor id'),
+  fromBlock: block,
+  toBlock: block,
+  mode: z.enum(['fill_missing', 'recompute'], 'expected "fill_missing" or "recompute"'),
+  idempotencyKey: z.string().min(1).max(200),
+  source: z.string().regex(NAME, 'expected a history source id').optional(),
+  consumer: z.strictObject({
+    id: z.string().regex(CONSUMER_ID, 'expected 1-128 characters from A-Z a-z 0-9 . _ ~ - starting with a letter or digit'),
+    role: z.enum(CONSUMER_ROLES).default('required'),
+    leaseTtlSeconds: z.number().int().min(1).max(MAX_LEASE_TTL_SECONDS).default(300),
+    credential: z.string().min(16, 'expected a secret of at least 16 characters').max(1024).optional(),
+  }),
+}).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
+
 function parseCreate(request: Request): z.infer<typeof createBody> {
-  const result = createBody.safeParse(jsonBody(request));
+  return parseWith(createBody, request);
+}
+
+function parseWith<T>(schema: z.ZodType<T>, request: Request): T {
+  const result = schema.safeParse(jsonBody(request));
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
   throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
@@ -47,6 +76,12 @@ const JOB_ID = /^(?:mj-[0-9a-f]{12}-[0-9a-f]{8}|cb-[A-Za-z0-9][A-Za-z0-9._~@:+-]
 function jobId(request: Request): string {
   const id = request.params[0] ?? '';
   if (!JOB_ID.test(id)) throw new HttpError('not_found', `no materialization job '${id.slice(0, 80)}'`, { job: id.slice(0, 80) });
+  return id;
+}
+
+function subscriptionId(request: Request): string {
+  const id = request.params[0] ?? '';
+  if (!SUBSCRIPTION_ID.test(id)) throw new HttpError('not_found', `no backfill subscription '${id.slice(0, 80)}'`, { subscription: id.slice(0, 80) });
   return id;
 }
 
@@ -79,6 +114,7 @@ export function adminRoutes(ask: HistoryAsk): Route[] {
         return { status: 204 };
       },
     },
+    ...subscriptionRoutes(call),
     {
       // Not implemented (spec §9.5): answered by the history lane with the reason and the supported alternative.
       method: 'post', pattern: '/admin/v1/processors/:processor/rebuild', open: false,
@@ -95,6 +131,36 @@ export function adminRoutes(ask: HistoryAsk): Route[] {
         if (!NAME.test(source)) throw new HttpError('not_found', `no history source '${source.slice(0, 80)}'`, { source: source.slice(0, 80) });
         // A probe makes several upstream calls, each with the source's own timeout and retries.
         return { body: await call({ type: 'probe', source }, 120_000) };
+      },
+    },
+  ];
+}
+
+/** /admin/v1/backfill-subscriptions (spec §4.6): the history lane's `subscription.*` messages (actors/history/subscriptions.ts). */
+function subscriptionRoutes(call: (message: { type: string } & Record<string, unknown>, timeoutMs?: number) => Promise<unknown>): Route[] {
+  const base = '/admin/v1/backfill-subscriptions';
+  return [
+    {
+      method: 'post', pattern: base, open: false,
+      handler: async (request) => {
+        const { consumer: { credential: given, ...consumer }, ...body } = parseWith(subscriptionBody, request);
+        // Without a credential in the body the node makes one; it is in this 201 answer only (hashed at rest).
+        const credential = given ?? randomBytes(32).toString('base64url');
+        const { created, subscription } = await call({ type: 'subscription.create', ...body, consumer, credential }, 30_000) as {
+          created: boolean; subscription: { id: string; consumer: Record<string, unknown> };
+        };
+        const answer = created && given === undefined ? { ...subscription, consumer: { ...subscription.consumer, credential } } : subscription;
+        return { status: created ? 201 : 200, body: answer, headers: { location: `${base}/${subscription.id}` } };
+      },
+    },
+    { method: 'get', pattern: base, open: false, handler: async () => ({ body: await call({ type: 'subscription.list' }) }) },
+    { method: 'get', pattern: `${base}/:id`, open: false, handler: async (request) => ({ body: await call({ type: 'subscription.get', id: subscriptionId(request) }) }) },
+    { method: 'post', pattern: `${base}/:id/cancel`, open: false, handler: async (request) => ({ body: await call({ type: 'subscription.cancel', id: subscriptionId(request) }) }) },
+    {
+      method: 'delete', pattern: `${base}/:id`, open: false,
+      handler: async (request) => {
+        await call({ type: 'subscription.delete', id: subscriptionId(request) });
+        return { status: 204 };
       },
     },
   ];

@@ -30,6 +30,8 @@ const TOML = [
   '[[processors]]', 'id = "amm"', 'kind = "amm"', `pools = ${JSON.stringify(POOLS)}`, ...COMMON, 'checkpoint_every_blocks = 2', 'checkpoints_retained = 3',
   // The admin routes: an on_demand block-local instance (the example custom kind) for materialization jobs, and the devnet history source.
   '[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"',
+  // Backfill subscriptions: the same kind, history scheduled by the application.
+  '[[processors]]', 'id = "gasapp"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"', 'history_control = "application_subscriptions"',
   '[[sources.history]]', 'id = "devnet"', 'kind = "devnet"', '',
 ].join('\n');
 /** Operations the walk cannot drive to a success on a live node: rebuilds are not implemented (always 422). */
@@ -295,6 +297,25 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   await send({ path: jobPath, expect: 404 });
   await send({ method: 'DELETE', path: jobPath, expect: 404 });
   await send({ method: 'POST', path: `${jobs}/nope/cancel`, expect: 404 });
+  // Backfill subscriptions, and their consumer through the ordinary consumer routes.
+  const subs = '/admin/v1/backfill-subscriptions';
+  const subBody = { processor: 'gasapp', fromBlock: 1, toBlock: 3, mode: 'recompute', idempotencyKey: 'walk', consumer: { id: 'subwalk', credential: 'subwalk-credential-0123' } };
+  const sub = await send({ method: 'POST', path: subs, body: subBody, expect: 201 });
+  await send({ method: 'POST', path: subs, body: subBody, expect: 200 });
+  await send({ method: 'POST', path: subs, body: { ...subBody, toBlock: 2 }, expect: 409 });
+  await send({ method: 'POST', path: subs, body: { ...subBody, processor: 'gas', idempotencyKey: 'walk-2' }, expect: 422 });
+  await send({ method: 'POST', path: subs, body: { ...subBody, processor: 'nope', idempotencyKey: 'walk-3' }, expect: 404 });
+  await send({ method: 'POST', path: subs, body: { ...subBody, consumer: {} }, expect: 400 });
+  await send({ path: subs, expect: 200 });
+  const subPath = `${subs}/${sub.json.id}`;
+  await waitUntil(node, async () => ((await (await fetch(`${node.baseUrl}${subPath}`)).json()) as { state: string }).state === 'completed', 30_000);
+  await send({ path: subPath, expect: 200 });
+  await send({ path: '/v1/processors/gasapp/consumers/subwalk/changes?limit=10', headers: { 'x-node-consumer-credential': 'subwalk-credential-0123' }, expect: 200 });
+  await send({ method: 'DELETE', path: '/v1/processors/gasapp/consumers/subwalk', expect: 409 });
+  await send({ method: 'POST', path: `${subPath}/cancel`, expect: 200 });
+  await send({ method: 'DELETE', path: subPath, expect: 204 });
+  await send({ path: subPath, expect: 404 });
+  await send({ method: 'POST', path: `${subs}/nope/cancel`, expect: 404 });
   await send({ method: 'POST', path: '/admin/v1/sources/devnet/probe', expect: 200 });
   await send({ method: 'POST', path: '/admin/v1/sources/nope/probe', expect: 404 });
   const rebuild = await send({ method: 'POST', path: '/admin/v1/processors/erc20/rebuild', body: {}, expect: 422 });

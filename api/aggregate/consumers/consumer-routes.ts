@@ -9,9 +9,14 @@
  * `outbox` lane, its only writer (actors/outbox). Redelivery: `POST …/lease {"redeliver": true}`
  * moves the delivered watermark back to the acknowledged one, so a client that restarted (or lost
  * a response) receives again every change it has not acknowledged — the at-least-once window.
+ *
+ * A backfill subscription's consumer (admin/v1/backfill-subscriptions) is served by these same routes under its
+ * processor: its record and cursors belong to the subscription's stream (store/backfill-subscriptions.ts), so its
+ * `changes`/`ack` read and acknowledge that stream only; it is deleted with its subscription, not here.
  */
 import { consumerKey, listConsumers, readConsumer, type ConsumerRecord } from '../../../store/consumers.js';
 import { decodeCursor } from '../../../store/cursor.js';
+import { listBindings, subscriptionBinding } from '../../../store/backfill-subscriptions.js';
 import { hashCredential } from '../../../store/credential-hash.js';
 import { HttpError } from '../../errors.js';
 import type { Request } from '../../http.js';
@@ -40,8 +45,10 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
     requireDelivery(processor);
     return processor;
   };
+  /** A backfill subscription's consumer lives in its stream's instance (store/backfill-subscriptions.ts); any other in the processor's. */
+  const instanceOf = (processor: ConfiguredProcessor, id: string): string => subscriptionBinding(context.store, processor.instance, id)?.stream ?? processor.instance;
   const recordOf = (processor: ConfiguredProcessor, id: string): ConsumerRecord => {
-    const record = readConsumer(context.store.consumers, processor.instance, id);
+    const record = readConsumer(context.store.consumers, instanceOf(processor, id), id);
     if (!record) throw new HttpError('not_found', `no consumer '${id}' on processor '${processor.id}'`, { consumer: id });
     return record;
   };
@@ -54,12 +61,12 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
       if (!required || context.bearer) return { processor, record };
       throw new HttpError('unauthorized', `this call needs the consumer's credential in the ${CREDENTIAL_HEADER} header`);
     }
-    if (!(await credentials.verify(consumerKey(processor.instance, record.id), presented, record.credential))) {
+    if (!(await credentials.verify(consumerKey(record.instance, record.id), presented, record.credential))) {
       throw new HttpError('forbidden', `the ${CREDENTIAL_HEADER} credential is not the credential of consumer '${record.id}'`, { consumer: record.id });
     }
     return { processor, record };
   };
-  const owner = (processor: ConfiguredProcessor) => ({ epoch: context.store.epoch, chainId: context.chainId, instance: processor.instance });
+  const owner = (instance: string) => ({ epoch: context.store.epoch, chainId: context.chainId, instance });
 
   return [
     {
@@ -67,7 +74,13 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
       handler: (request) => {
         const processor = processorOf(request);
         const now = Date.now();
-        return { body: { data: listConsumers(context.store.consumers, processor.instance).map((record) => consumerView(record, now)) } };
+        const records = listConsumers(context.store.consumers, processor.instance);
+        for (const binding of listBindings(context.store, processor.instance)) {
+          const record = readConsumer(context.store.consumers, binding.stream, binding.consumer);
+          if (record) records.push(record);
+        }
+        records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        return { body: { data: records.map((record) => consumerView(record, now)) } };
       },
     },
     {
@@ -75,8 +88,10 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
       handler: async (request) => {
         const processor = processorOf(request);
         const body = parseCreateBody(request);
+        const binding = subscriptionBinding(context.store, processor.instance, body.id);
+        if (binding) throw new HttpError('conflict', `consumer '${body.id}' already exists on this processor (backfill subscription ${binding.subscription}'s)`, { consumer: body.id, subscription: binding.subscription });
         const start: CreateConsumer['start'] = body.start.position === 'cursor'
-          ? { position: 'cursor', sequence: decodeCursor(body.start.cursor!, owner(processor)).sequence.toString(), cursor: body.start.cursor! }
+          ? { position: 'cursor', sequence: decodeCursor(body.start.cursor!, owner(processor.instance)).sequence.toString(), cursor: body.start.cursor! }
           : { position: body.start.position };
         const credential = await hashCredential(body.credential);
         const record = await ask<ConsumerRecord>({
@@ -94,6 +109,10 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
       method: 'delete', pattern: `${BASE}/:consumer`, open: false,
       handler: async (request) => {
         const { processor, record } = await authorize(request, false);
+        if (record.instance !== processor.instance) {
+          const binding = subscriptionBinding(context.store, processor.instance, record.id);
+          throw new HttpError('conflict', `consumer '${record.id}' belongs to backfill subscription ${binding?.subscription ?? '(unknown)'}: it goes with the subscription (DELETE /admin/v1/backfill-subscriptions/{id} once it is terminal)`, { consumer: record.id, subscription: binding?.subscription ?? null });
+        }
         const deleted = await ask<boolean>({ type: 'consumer.delete', instance: processor.instance, id: record.id });
         credentials.forget(consumerKey(processor.instance, record.id));
         if (!deleted) throw new HttpError('not_found', `no consumer '${record.id}' on processor '${processor.id}'`, { consumer: record.id });
@@ -103,9 +122,9 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
     {
       method: 'post', pattern: `${BASE}/:consumer/lease`, open: false,
       handler: async (request) => {
-        const { processor, record } = await authorize(request, true);
+        const { record } = await authorize(request, true);
         const { redeliver } = parseLeaseBody(request);
-        return consumerReply(await ask<ConsumerRecord>({ type: 'consumer.lease', instance: processor.instance, id: record.id, redeliver }));
+        return consumerReply(await ask<ConsumerRecord>({ type: 'consumer.lease', instance: record.instance, id: record.id, redeliver }));
       },
     },
     {
@@ -113,10 +132,10 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
       handler: async (request) => {
         const limit = pageLimit(request.query, context.limits);
         const { processor, record } = await authorize(request, true);
-        const delivery = await ask<Delivery>({ type: 'consumer.deliver', instance: processor.instance, id: record.id, limit });
+        const delivery = await ask<Delivery>({ type: 'consumer.deliver', instance: record.instance, id: record.id, limit });
         const after = BigInt(delivery.after);
         const through = BigInt(delivery.through);
-        const tables = processorTables(context.store, processor.instance);
+        const tables = processorTables(context.store, record.instance);
         const page = deliveredPage(context.store, tables?.changes ?? null, after, through, (lastCursor) => {
           const nextCursor = through - after === BigInt(limit) ? lastCursor : null;
           const coverage = readCoverage(context.store, context.chainId, processor);
@@ -128,10 +147,10 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
     {
       method: 'post', pattern: `${BASE}/:consumer/ack`, open: false,
       handler: async (request) => {
-        const { processor, record } = await authorize(request, true);
+        const { record } = await authorize(request, true);
         const { cursor } = parseAckBody(request);
-        const { sequence } = decodeCursor(cursor, owner(processor));
-        const message: AcknowledgeChanges = { type: 'consumer.ack', instance: processor.instance, id: record.id, sequence: sequence.toString(), cursor };
+        const { sequence } = decodeCursor(cursor, owner(record.instance));
+        const message: AcknowledgeChanges = { type: 'consumer.ack', instance: record.instance, id: record.id, sequence: sequence.toString(), cursor };
         return consumerReply(await ask<ConsumerRecord>(message));
       },
     },

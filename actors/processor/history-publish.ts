@@ -1,0 +1,111 @@
+/**
+ * A backfill subscription's chunk (spec §3.3), committed by the processor lane (the one writer of its instance's
+ * tables and of its subscriptions' streams): blocks the history lane fetched from a history source, verified and
+ * recorded in the chain tables, each run through the kind's own `apply` with finality `finalized`, and its changes
+ * published into the subscription's stream (store/backfill-subscriptions.ts) with the stream's own sequences and
+ * cursors, `originKind` `historical_backfill` (mode fill_missing) or `recompute`, and `originId` the subscription.
+ *
+ * A block the instance does not cover yet is also committed to the instance itself, exactly as a materialization
+ * job's (history-apply.ts): entity rows, its own change log and coverage. A block already covered — another
+ * subscription filled it first, or the live lane did — is re-mapped from the verified block: block-local kinds are
+ * deterministic, so its rows are written again with the same bytes, and its changes go to the stream only.
+ *
+ * Everything (instance rows, coverage, both logs, both progress records) is one write transaction. A block at or
+ * below the stream's last published block is skipped inside it, so a chunk asked again after kill -9 publishes
+ * nothing twice; blocks must come in ascending order (the consumer reads its range in block order).
+ */
+import { CodedError } from '../../runtime/errors.js';
+import { bytesToHex, type Hex } from '../../net/eth/hex.js';
+import { encodeChangeValue, putChange } from '../../store/change-log.js';
+import { getCanonicalHash } from '../../store/chain-material.js';
+import { coverBlock, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
+import { encodeCursor } from '../../store/cursor.js';
+import { readBlockInput } from './block-input.js';
+import type { CommitContext } from './commit.js';
+import { renderEnvelope } from './envelope.js';
+
+export type HistoryPublishMessage = {
+  readonly type: 'history.publish';
+  readonly subscription: string;
+  readonly stream: string;
+  readonly originKind: 'historical_backfill' | 'recompute';
+  /** Ascending, recorded and verified by the history lane. */
+  readonly blocks: ReadonlyArray<{ readonly number: number; readonly hash: Hex }>;
+};
+
+export interface HistoryPublishResult {
+  /** Blocks published into the stream by this call. */
+  readonly published: number;
+  /** Of those, blocks the instance did not cover before (committed to it too). */
+  readonly filled: number;
+  readonly progress: ProcessorProgress;
+  /** Changes written to the instance's own log. */
+  readonly changes: number;
+  readonly streamHead: string;
+  readonly publishedThrough: number | null;
+}
+
+export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryPublishMessage, emittedAt: string): Promise<HistoryPublishResult> {
+  if (ctx.ordering !== 'block_local') {
+    throw new CodedError('unsupported_capability', `processor instance '${ctx.instance}' has an ordered-state kind: its changes at a block depend on the state reduced before it, so a backfill subscription cannot republish them`);
+  }
+  // Named tables are opened outside the write transaction.
+  const stream = ctx.store.processor(message.stream);
+  let published = 0;
+  let filled = 0;
+  let written = 0;
+  let streamProgress = readProgress(stream.state);
+  const progress = await ctx.store.write(() => {
+    let current = readProgress(ctx.tables.state);
+    streamProgress = readProgress(stream.state);
+    let changeSequence = current.changeSequence;
+    let streamSequence = streamProgress.changeSequence;
+    let last = streamProgress.reduceCursor;
+    const finalized = current.finalizedNumber;
+    for (const { number, hash } of message.blocks) {
+      if (last !== null && number <= last.number) continue;
+      if (finalized === null || number > finalized) {
+        throw new CodedError('conflict', `block ${number} is above the finalized block ${finalized ?? 'none'} of instance '${ctx.instance}'; a backfill subscription publishes finalized blocks only`);
+      }
+      const canonical = getCanonicalHash(ctx.store, number);
+      if (canonical && bytesToHex(canonical) !== hash) {
+        throw new CodedError('conflict', `block ${number} from the history source (${hash}) is not the canonical block ${bytesToHex(canonical)}`);
+      }
+      const covered = readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to);
+      const input = readBlockInput(ctx.store, number, hash, ctx.needs);
+      const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
+      const changes = ctx.kind.apply(ctx.kindContext, input, 'finalized');
+      for (const change of changes) {
+        if (!covered) {
+          changeSequence += 1n;
+          const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance, sequence: changeSequence, block: { number, hash } });
+          putChange(ctx.tables.changes, changeSequence, encodeChangeValue('apply', cursor, renderEnvelope({
+            sequence: changeSequence, cursor, operation: 'apply', chainId: ctx.chainId, block, finality: 'finalized',
+            kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
+          })));
+          written += 1;
+        }
+        streamSequence += 1n;
+        const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: message.stream, sequence: streamSequence, block: { number, hash } });
+        putChange(stream.changes, streamSequence, encodeChangeValue('apply', cursor, renderEnvelope({
+          sequence: streamSequence, cursor, operation: 'apply', chainId: ctx.chainId, block, finality: 'finalized',
+          kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
+          originKind: message.originKind, originId: message.subscription,
+        })));
+      }
+      if (!covered) {
+        coverBlock(ctx.tables, number);
+        filled += 1;
+        if (ctx.startBlock === null && (current.configuredStartBlock === null || number < current.configuredStartBlock)) current = { ...current, configuredStartBlock: number };
+      }
+      last = { number, hash };
+      published += 1;
+    }
+    current = { ...current, changeSequence };
+    writeProgress(ctx.tables.state, current);
+    streamProgress = { ...streamProgress, changeSequence: streamSequence, reduceCursor: last };
+    writeProgress(stream.state, streamProgress);
+    return current;
+  });
+  return { published, filled, progress, changes: written, streamHead: streamProgress.changeSequence.toString(), publishedThrough: streamProgress.reduceCursor?.number ?? null };
+}

@@ -1,0 +1,97 @@
+/**
+ * A backfill subscription's chunk in the processor lane (history-publish.ts): blocks go into the subscription's own
+ * stream, in order, once; the instance commits a block only when it did not cover it (once, whoever asked); a block
+ * another subscription filled first is republished with the same payload; above-finality and ordered-state refused
+ * with nothing committed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { blobsKind } from '../../../actors/processors/blobs/kind.js';
+import erc20 from '../../../actors/processors/erc20/index.js';
+import { publishHistoryBlocks, type HistoryPublishMessage } from '../../../actors/processor/history-publish.js';
+import type { CommitContext } from '../../../actors/processor/commit.js';
+import type { KindContext } from '../../../actors/processor/kind.js';
+import { putBlockMaterial } from '../../../store/chain-material.js';
+import { readChanges } from '../../../store/change-log.js';
+import { readProgress, readRanges, writeProgress } from '../../../store/coverage.js';
+import { decodeCursor } from '../../../store/cursor.js';
+import type { BinaryTable } from '../../../store/env.js';
+import { u64Key } from '../../../store/keys.js';
+import { encodeBlockBody, encodeEth69Receipts, encodeHeader } from '../../../net/eth/index.js';
+import { closeTempStore, createTempStore, CHAIN_ID } from '../../api/aggregate/store-fixture.js';
+import { defaultDevnetChain } from '../processors/blobs/support.js';
+
+interface Env { operation: string; originKind: string; originId: string; kind: string; block: { number: number }; data: unknown; sequence: string; cursor: string }
+
+const envelopes = (changes: BinaryTable): Env[] => readChanges(changes, 0n, 10_000).map((c) => JSON.parse(c.json.toString('utf8')) as Env);
+const puts = (list: Env[]) => list.filter((e) => e.kind === 'blobs.block.put').map((e) => e.block.number);
+
+test('history.publish: each block into the stream once and in order; the instance commits only what it did not cover; refusals commit nothing', async (t) => {
+  const chain = await defaultDevnetChain();
+  const temp = createTempStore('cdn-publish-');
+  t.after(() => closeTempStore(temp));
+  const { store } = temp;
+  const blocks = chain.blocks.slice(0, 12);
+  const hexOf = (n: number) => blocks[n - 1]!.hash as `0x${string}`;
+  await store.write(() => {
+    for (const b of blocks) {
+      putBlockMaterial(store, {
+        number: b.block.header.number, hash: Buffer.from(b.hash.slice(2), 'hex'), header: encodeHeader(b.block.header),
+        body: encodeBlockBody({ transactions: b.block.transactions, uncles: [], ...(b.block.withdrawals ? { withdrawals: b.block.withdrawals } : {}) }),
+        receipts: encodeEth69Receipts(b.receipts),
+      });
+      store.chain.canonical.put(u64Key(b.block.header.number), Buffer.from(b.hash.slice(2), 'hex'));
+    }
+  });
+  const tables = store.processor('app');
+  await store.write(() => writeProgress(tables.state, { ...readProgress(tables.state), finalizedNumber: 10 }));
+  const kindContext: KindContext = { tables, network: 'devnet', schedule: chain.schedule, genesis: chain.genesis };
+  const ctx: CommitContext = {
+    store, tables, kind: blobsKind.bind({}), changeSchema: blobsKind.changeSchema, needs: blobsKind.needs, ordering: 'block_local',
+    checkpoints: { everyBlocks: 0, retained: 3 }, kindContext, instance: 'app', chainId: CHAIN_ID, startBlock: null,
+  };
+  const message = (stream: string, from: number, to: number, originKind: HistoryPublishMessage['originKind'] = 'historical_backfill'): HistoryPublishMessage => ({
+    type: 'history.publish', subscription: `sub-${stream}`, stream, originKind, blocks: Array.from({ length: to - from + 1 }, (_, i) => ({ number: from + i, hash: hexOf(from + i) })),
+  });
+  const at = '2026-01-01T00:00:00.000Z';
+
+  // s1 fills 3..5: into the instance (coverage, its log) and into s1's stream.
+  const first = await publishHistoryBlocks(ctx, message('bs~s1', 3, 5), at);
+  assert.deepEqual([first.published, first.filled, first.publishedThrough], [3, 3, 5]);
+  assert.deepEqual(readRanges(tables.coverage), [{ from: 3, to: 5 }]);
+  const s1 = envelopes(store.processor('bs~s1').changes);
+  assert.deepEqual(puts(s1), [3, 4, 5]);
+  assert.equal(first.streamHead, String(s1.length));
+
+  // s2 owns 1..6 (3..5 filled by s1 meanwhile): every block into its stream, only 1, 2, 6 into the instance.
+  const second = await publishHistoryBlocks(ctx, message('bs~s2', 1, 6, 'recompute'), at);
+  assert.deepEqual([second.published, second.filled], [6, 3]);
+  assert.deepEqual(readRanges(tables.coverage), [{ from: 1, to: 6 }]);
+  const s2 = envelopes(store.processor('bs~s2').changes);
+  assert.deepEqual(puts(s2), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(s2.map((e) => e.sequence), s2.map((_, i) => String(i + 1)), 'the stream numbers its own changes from 1');
+  for (const e of s2) {
+    assert.deepEqual([e.operation, e.originKind, e.originId], ['apply', 'recompute', 'sub-bs~s2']);
+    assert.equal(decodeCursor(e.cursor, { epoch: store.epoch, chainId: CHAIN_ID, instance: 'bs~s2' }).sequence, BigInt(e.sequence));
+    assert.throws(() => decodeCursor(e.cursor, { epoch: store.epoch, chainId: CHAIN_ID, instance: 'app' }), /another processor instance/);
+  }
+  for (const n of [3, 4, 5]) {
+    assert.deepEqual(s2.find((e) => e.kind === 'blobs.block.put' && e.block.number === n)!.data, s1.find((e) => e.kind === 'blobs.block.put' && e.block.number === n)!.data, `block ${n}: the same payload`);
+  }
+  assert.deepEqual(puts(envelopes(tables.changes)), [3, 4, 5, 1, 2, 6], 'the instance committed each block once');
+
+  // Asked again (a restart after the commit): what was published is skipped; the rest goes on in order.
+  const again = await publishHistoryBlocks(ctx, message('bs~s2', 5, 8, 'recompute'), at);
+  assert.deepEqual([again.published, again.filled, again.publishedThrough], [2, 2, 8]);
+  assert.deepEqual(puts(envelopes(store.processor('bs~s2').changes)), [1, 2, 3, 4, 5, 6, 7, 8]);
+
+  // Above the finalized block: refused, nothing of the chunk committed.
+  const before = readProgress(store.processor('bs~s2').state);
+  await assert.rejects(publishHistoryBlocks(ctx, message('bs~s2', 9, 11, 'recompute'), at), /above the finalized block 10/);
+  assert.deepEqual(readProgress(store.processor('bs~s2').state), before);
+  assert.deepEqual(readRanges(tables.coverage), [{ from: 1, to: 8 }]);
+
+  // An ordered-state kind cannot republish per block.
+  const erc20Ctx: CommitContext = { ...ctx, kind: erc20.bind({ tokens: '*' }), ordering: 'ordered_state', needs: erc20.needs };
+  await assert.rejects(publishHistoryBlocks(erc20Ctx, message('bs~s3', 1, 2), at), /ordered-state kind/);
+});

@@ -1,0 +1,125 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore, type Store } from '../../store/env.js';
+import {
+  createSubscription, deleteSubscription, listBindings, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance,
+  streamProgress, subscriptionBinding, subscriptionIdForKey, SubscriptionConflict, SUBSCRIPTION_ID, updateSubscription, type BackfillSubscription,
+} from '../../store/backfill-subscriptions.js';
+import { consumerKey, readConsumer, type ConsumerRecord } from '../../store/consumers.js';
+import { readProgress, writeProgress } from '../../store/coverage.js';
+import { u64Key } from '../../store/keys.js';
+import { assertProcessorInstanceId } from '../../store/tables.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const ID = 'bs-0000018f0000-0a0b0c0d';
+
+function record(id: string, overrides: Partial<BackfillSubscription> = {}): BackfillSubscription {
+  return {
+    id, processor: 'app', instance: 'app', stream: streamInstance(id), consumer: 'c1', source: 'devnet', fromBlock: 0, toBlock: 99, mode: 'fill_missing',
+    idempotencyKey: `key-${id}`, requestDigest: '{}', state: 'queued', createdAt: '2026-01-01T00:00:00.000Z', startedAt: null, finishedAt: null,
+    blocksTotal: 0, currentChunk: null, lastError: null, cancelRequested: false, ...overrides,
+  };
+}
+
+function consumer(stream: string, id = 'c1'): ConsumerRecord {
+  return {
+    version: 1, processor: 'app', instance: stream, id, role: 'required', leaseTtlSeconds: 60, leaseExpiresAt: 0, createdAt: '2026-01-01T00:00:00.000Z',
+    credential: { algorithm: 'scrypt', cost: 2, blockSize: 1, parallelization: 1, salt: new Uint8Array(16), hash: new Uint8Array(32) },
+    start: { position: 'earliest_retained', sequence: 0n }, delivered: 0n, deliveredCursor: 'x', acknowledged: 0n, acknowledgedCursor: 'x',
+  };
+}
+
+function open(t: import('node:test').TestContext): Store {
+  const store = openStore({ dataDir: tempDir(t), chainId: 1 });
+  t.after(() => store.close());
+  return store;
+}
+
+test('ids: a subscription id has its own shape, and its stream is a valid instance id no processor takes', () => {
+  assert.match(ID, SUBSCRIPTION_ID);
+  assert.equal(streamInstance(ID), `bs~${ID.slice(3)}`);
+  assertProcessorInstanceId(streamInstance(ID));
+  assert.doesNotMatch('mj-000000000000-00000000', SUBSCRIPTION_ID);
+  assert.doesNotMatch('constructor', SUBSCRIPTION_ID);
+});
+
+test('createSubscription writes the record, key, owned runs, consumer, binding and stream progress together', async (t) => {
+  const store = open(t);
+  const sub = record(ID, { blocksTotal: 8 });
+  await createSubscription(store, sub, [{ from: 2, to: 4 }, { from: 10, to: 14 }], consumer(sub.stream));
+  assert.deepEqual(readSubscription(store, ID), sub);
+  assert.equal(subscriptionIdForKey(store, sub.idempotencyKey), ID);
+  assert.deepEqual(subscriptionBinding(store, 'app', 'c1'), { subscription: ID, stream: sub.stream });
+  assert.deepEqual(listBindings(store, 'app'), [{ subscription: ID, stream: sub.stream, consumer: 'c1' }]);
+  assert.deepEqual(listBindings(store, 'ap'), [], 'another instance whose id is a prefix sees none');
+  assert.equal(readConsumer(store.consumers, sub.stream, 'c1')?.instance, sub.stream, 'the consumer record belongs to the stream');
+  assert.equal(readConsumer(store.consumers, 'app', 'c1'), undefined);
+  assert.deepEqual(streamProgress(store, sub.stream), { publishedThrough: null, head: 0n });
+  assert.deepEqual(listSubscriptions(store).map((s) => s.id), [ID]);
+  assert.ok(store.processorInstances().includes(sub.stream));
+});
+
+test('createSubscription is all or nothing: a taken consumer id writes nothing', async (t) => {
+  const store = open(t);
+  await store.write(() => store.consumers.put(consumerKey('app', 'c1'), consumer('app')));
+  const sub = record(ID);
+  await assert.rejects(createSubscription(store, sub, [{ from: 0, to: 5 }], consumer(sub.stream)), SubscriptionConflict);
+  assert.equal(readSubscription(store, ID), undefined);
+  assert.equal(subscriptionIdForKey(store, sub.idempotencyKey), undefined);
+  assert.equal(subscriptionBinding(store, 'app', 'c1'), undefined);
+  assert.equal(readConsumer(store.consumers, sub.stream, 'c1'), undefined);
+  assert.deepEqual(ownedRunsAfter(store, ID, -1, 10), []);
+  // A second subscription cannot take the first one's consumer id either.
+  const first = record(ID, { consumer: 'c2' });
+  await createSubscription(store, first, [], consumer(first.stream, 'c2'));
+  const second = record('bs-0000018f0001-0a0b0c0d', { consumer: 'c2' });
+  await assert.rejects(createSubscription(store, second, [], consumer(second.stream, 'c2')), /consumer 'c2' already exists/);
+});
+
+test('owned runs: the runs after a published block, cut at it, in order; counts of owned blocks through a block', async (t) => {
+  const store = open(t);
+  const sub = record(ID);
+  await createSubscription(store, sub, [{ from: 2, to: 4 }, { from: 10, to: 14 }, { from: 100, to: 100 }], consumer(sub.stream));
+  assert.deepEqual(ownedRunsAfter(store, ID, -1, 10), [{ from: 2, to: 4 }, { from: 10, to: 14 }, { from: 100, to: 100 }]);
+  assert.deepEqual(ownedRunsAfter(store, ID, 1, 1), [{ from: 2, to: 4 }]);
+  assert.deepEqual(ownedRunsAfter(store, ID, 2, 1), [{ from: 3, to: 4 }], 'inside a run: the rest of it');
+  assert.deepEqual(ownedRunsAfter(store, ID, 4, 2), [{ from: 10, to: 14 }, { from: 100, to: 100 }]);
+  assert.deepEqual(ownedRunsAfter(store, ID, 9, 1), [{ from: 10, to: 14 }]);
+  assert.deepEqual(ownedRunsAfter(store, ID, 13, 5), [{ from: 14, to: 14 }, { from: 100, to: 100 }]);
+  assert.deepEqual(ownedRunsAfter(store, ID, 14, 5), [{ from: 100, to: 100 }]);
+  assert.deepEqual(ownedRunsAfter(store, ID, 100, 5), []);
+  assert.equal(ownedCountThrough(store, ID, null), 0);
+  assert.equal(ownedCountThrough(store, ID, 1), 0);
+  assert.equal(ownedCountThrough(store, ID, 3), 2);
+  assert.equal(ownedCountThrough(store, ID, 12), 6);
+  assert.equal(ownedCountThrough(store, ID, 1000), 9);
+  // Runs of another subscription (an id sorting next to this one) are not this one's.
+  const other = record('bs-0000018f0000-0a0b0c0e', { consumer: 'c9' });
+  await createSubscription(store, other, [{ from: 5, to: 6 }], consumer(other.stream, 'c9'));
+  assert.deepEqual(ownedRunsAfter(store, ID, 4, 1), [{ from: 10, to: 14 }]);
+  assert.equal(ownedCountThrough(store, other.id, 1000), 2);
+});
+
+test('updateSubscription changes the record in one transaction; deleteSubscription removes everything the creation wrote and the stream\'s changes', async (t) => {
+  const store = open(t);
+  const sub = record(ID);
+  await createSubscription(store, sub, [{ from: 0, to: 3 }], consumer(sub.stream));
+  const updated = await updateSubscription(store, ID, (r) => ({ ...r, state: 'completed' }));
+  assert.equal(updated?.state, 'completed');
+  assert.equal(await updateSubscription(store, 'bs-000000000000-00000000', (r) => r), undefined);
+  const stream = store.processor(sub.stream);
+  await store.write(() => {
+    stream.changes.put(u64Key(1n), Buffer.from('change'));
+    writeProgress(stream.state, { ...readProgress(stream.state), changeSequence: 1n, reduceCursor: { number: 3, hash: `0x${'00'.repeat(32)}` } });
+  });
+  assert.deepEqual(streamProgress(store, sub.stream), { publishedThrough: 3, head: 1n });
+  await deleteSubscription(store, readSubscription(store, ID)!);
+  assert.equal(readSubscription(store, ID), undefined);
+  assert.equal(subscriptionIdForKey(store, sub.idempotencyKey), undefined);
+  assert.equal(subscriptionBinding(store, 'app', 'c1'), undefined);
+  assert.equal(readConsumer(store.consumers, sub.stream, 'c1'), undefined);
+  assert.deepEqual(ownedRunsAfter(store, ID, -1, 10), []);
+  assert.equal(stream.changes.get(u64Key(1n)), undefined);
+  assert.deepEqual(streamProgress(store, sub.stream), { publishedThrough: null, head: 0n });
+  assert.deepEqual(listSubscriptions(store), []);
+});
