@@ -15,6 +15,7 @@ import { snapshotWorkload } from './snapshot.js';
 import { p2pWorkload } from './p2p.js';
 import { ponderWorkload } from './ponder.js';
 import { verifyWorkload } from './verify.js';
+import { backfillWorkload } from './backfill.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
@@ -29,6 +30,7 @@ export const WORKLOADS: readonly Workload[] = [
   p2pWorkload,
   erc20Workload,
   ponderWorkload,
+  backfillWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {
