@@ -21,33 +21,15 @@
 import { readProgress, writeProgress, INITIAL_PROGRESS } from './coverage.js';
 import { consumerKey, readConsumer, type ConsumerRecord } from './consumers.js';
 import type { Store } from './env.js';
-import type { JobError, JobState } from './history-jobs.js';
+import type { HistoryWork } from './history-jobs.js';
 
 export type SubscriptionMode = 'fill_missing' | 'recompute';
 
-export interface BackfillSubscription {
-  readonly id: string;
-  readonly processor: string;
-  readonly instance: string;
+export interface BackfillSubscription extends HistoryWork {
   /** The stream's pseudo-instance (its change log and its consumer's records). */
   readonly stream: string;
   readonly consumer: string;
-  readonly source: string;
-  readonly fromBlock: number;
-  readonly toBlock: number;
   readonly mode: SubscriptionMode;
-  readonly idempotencyKey: string;
-  /** The canonical request body (without the credential) the idempotency key was first used with. */
-  readonly requestDigest: string;
-  readonly state: JobState;
-  readonly createdAt: string;
-  readonly startedAt: string | null;
-  readonly finishedAt: string | null;
-  /** Blocks the subscription owns and publishes (fill_missing: the gaps at creation; recompute: the range). */
-  readonly blocksTotal: number;
-  readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
-  readonly lastError: JobError | null;
-  readonly cancelRequested: boolean;
 }
 
 export interface SubscriptionBinding {

@@ -16,14 +16,14 @@ export interface JobError {
   readonly at: string;
 }
 
-export interface MaterializationJob {
+/** What a materialization job and a backfill subscription (store/backfill-subscriptions.ts) record alike: a request over a block range, run in chunks. */
+export interface HistoryWork {
   readonly id: string;
   readonly processor: string;
   readonly instance: string;
   readonly source: string;
   readonly fromBlock: number;
   readonly toBlock: number;
-  readonly mode: 'fill_missing';
   readonly idempotencyKey: string;
   /** The canonical request body the idempotency key was first used with. */
   readonly requestDigest: string;
@@ -31,15 +31,22 @@ export interface MaterializationJob {
   readonly createdAt: string;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
-  /** Missing blocks of the range when the job was created: the job's work. */
+  /** The blocks of the range that are the work (a job: missing when created; a subscription: the blocks it owns). */
   readonly blocksTotal: number;
-  /** Of those, blocks committed by this job's chunks (or found covered since). */
-  readonly blocksDone: number;
   /** The chunk being processed, or the last one. */
   readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
   readonly lastError: JobError | null;
-  /** Set when a cancel was asked while the job ran; the job stops after its chunk in flight. */
+  /** Set when a cancel was asked while the work ran; it stops after its chunk in flight. */
   readonly cancelRequested: boolean;
+}
+
+/** The fields every admin view of a job or subscription shows as stored. */
+export type HistoryWorkView = Pick<HistoryWork, 'id' | 'processor' | 'source' | 'fromBlock' | 'toBlock' | 'idempotencyKey' | 'state' | 'cancelRequested' | 'createdAt' | 'startedAt' | 'finishedAt' | 'lastError'>;
+
+export interface MaterializationJob extends HistoryWork {
+  readonly mode: 'fill_missing';
+  /** Of the missing blocks, those committed by this job's chunks (or found covered since). */
+  readonly blocksDone: number;
   /** The lowest block this job committed, with its verified hash: the trusted link for the chunk below it. */
   readonly anchor?: { readonly number: number; readonly hash: `0x${string}` } | null;
   /** Absent: an operator's materialization job; `cold_backfill`: the node's own job filling a processor's history below its live lane. */

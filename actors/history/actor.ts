@@ -27,7 +27,7 @@ import { errorFields } from '../../runtime/log.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
 import { openStore, type Store } from '../../store/env.js';
 import {
-  createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type MaterializationJob,
+  createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type HistoryWorkView, type MaterializationJob,
 } from '../../store/history-jobs.js';
 import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
@@ -86,19 +86,8 @@ interface State {
 
 type Ctx = ActorContext<HistoryArgs>;
 
-export interface JobView {
-  readonly id: string;
-  readonly processor: string;
-  readonly source: string;
-  readonly fromBlock: number;
-  readonly toBlock: number;
+export interface JobView extends HistoryWorkView {
   readonly mode: 'fill_missing';
-  readonly idempotencyKey: string;
-  readonly state: MaterializationJob['state'];
-  readonly cancelRequested: boolean;
-  readonly createdAt: string;
-  readonly startedAt: string | null;
-  readonly finishedAt: string | null;
   readonly progress: {
     readonly blocksDone: number;
     readonly blocksTotal: number;
@@ -106,7 +95,6 @@ export interface JobView {
     readonly etaSeconds: number | null;
     readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
   };
-  readonly lastError: MaterializationJob['lastError'];
   /** Present on the node's own cold-backfill jobs. */
   readonly purpose?: 'cold_backfill';
 }

@@ -26,7 +26,7 @@ import {
   createSubscription, deleteSubscription, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance, streamProgress,
   subscriptionIdForKey, SubscriptionConflict, updateSubscription, type BackfillSubscription, type OwnedRun, type SubscriptionMode,
 } from '../../store/backfill-subscriptions.js';
-import { TERMINAL_JOB_STATES } from '../../store/history-jobs.js';
+import { TERMINAL_JOB_STATES, type HistoryWorkView } from '../../store/history-jobs.js';
 import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
 import { anchorDown, checkProven, recordProven, trustedHash } from './anchor.js';
 import type { HistorySource } from './sources.js';
@@ -62,20 +62,9 @@ export interface CreateSubscriptionRequest {
   readonly credential: string;
 }
 
-export interface SubscriptionView {
-  readonly id: string;
-  readonly processor: string;
-  readonly source: string;
-  readonly fromBlock: number;
-  readonly toBlock: number;
+export interface SubscriptionView extends HistoryWorkView {
   readonly mode: SubscriptionMode;
-  readonly idempotencyKey: string;
   readonly consumer: { readonly id: string; readonly path: string };
-  readonly state: BackfillSubscription['state'];
-  readonly cancelRequested: boolean;
-  readonly createdAt: string;
-  readonly startedAt: string | null;
-  readonly finishedAt: string | null;
   readonly progress: {
     readonly blocksDone: number;
     readonly blocksTotal: number;
@@ -83,7 +72,6 @@ export interface SubscriptionView {
     readonly changesPublished: string;
     readonly currentChunk: { readonly fromBlock: number; readonly toBlock: number } | null;
   };
-  readonly lastError: BackfillSubscription['lastError'];
 }
 
 export function subscriptionView(lane: Pick<SubscriptionLane, 'store'>, record: BackfillSubscription): SubscriptionView {

@@ -99,7 +99,9 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
   // journal does not reach, wait — they start neither live at the head nor anywhere else.
   await waitUntil(follower, async () => Number(await rpcCall<string>(follower, 'eth_blockNumber', [])) >= 45, 60_000);
   // Each instance logs that it waits (the old behaviour went live here: coverage from the head, a gap below forever).
-  await waitUntil(follower, async () => follower.output.filter((line) => line.includes('cold backfill waits')).length >= 2, 30_000);
+  // The API listener starts after the processor lanes: wait for it too.
+  await waitUntil(follower, async () => follower.output.filter((line) => line.includes('cold backfill waits')).length >= 2
+    && (await fetch(`${follower.baseUrl}/v1/status`)).status === 200, 30_000);
   for (const processor of ['blobs', 'erc20']) {
     const cov = await coverage(follower, processor);
     assert.deepEqual(cov.available, [], `${processor} waits for the first finalized block`);
