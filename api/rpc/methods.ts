@@ -202,7 +202,11 @@ function logsRange(ctx: RpcContext, filter: Readonly<Record<string, unknown>>): 
   if (from > head.number || to > head.number) throw invalidParams('block range extends beyond current head block');
   if (from > to) throw invalidParams('invalid block range params');
   const width = to - from + 1;
-  if (width > ctx.limits.maxLogsBlockRange) throw limitExceeded(`eth_getLogs covers ${width} blocks; this node allows at most ${ctx.limits.maxLogsBlockRange}`, { limit: ctx.limits.maxLogsBlockRange, requested: width });
+  // Both limits are worded as upstream providers word them, so indexers that split a range on the message (Ponder's
+  // getLogsRetryHelper, for one) do so here too.
+  if (width > ctx.limits.maxLogsBlockRange) {
+    throw limitExceeded(`block range exceeds ${ctx.limits.maxLogsBlockRange} blocks (eth_getLogs covers ${width}); narrow the range`, { limit: ctx.limits.maxLogsBlockRange, requested: width });
+  }
   const earliest = ctx.chain.earliest()!;
   if (from < earliest.number) {
     const details = { from, to, retained: { from: earliest.number, to: head.number } };
@@ -231,7 +235,7 @@ function collectLogs(ctx: RpcContext, view: BlockView, criteria: ReturnType<type
   const receipts = view.receipts!;
   receipts.forEach((receipt, txIndex) => receipt.logs.forEach((log, i) => {
     if (!logMatches(log, criteria)) return;
-    if (out.length >= ctx.limits.maxLogsResults) throw limitExceeded(`eth_getLogs matches more than ${ctx.limits.maxLogsResults} logs; narrow the block range or the filter`, { limit: ctx.limits.maxLogsResults });
+    if (out.length >= ctx.limits.maxLogsResults) throw limitExceeded(`query returned more than ${ctx.limits.maxLogsResults} results; narrow the block range or the filter`, { limit: ctx.limits.maxLogsResults });
     out.push(logs[txIndex]![i]!);
   }));
 }

@@ -6,9 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { startRpcProxy } from '../support/rpc-proxy.js';
 import { missingIn, PRODUCER, rpcCall } from './history-support.js';
 
 const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
@@ -40,37 +39,15 @@ async function balancesAt(node: NodeProcess): Promise<{ block: number; rows: Map
 }
 
 /**
- * A JSON-RPC proxy to `target` that, while `holdFinality` is on, answers `eth_getBlockByNumber("finalized" | "safe")`
- * with null (an upstream with no finalized block yet), so the follower's processors surely start before finality.
+ * A JSON-RPC proxy to `target` that, while held, answers `eth_getBlockByNumber("finalized" | "safe")` with null (an
+ * upstream with no finalized block yet), so the follower's processors surely start before finality.
  */
 async function finalityGate(target: string) {
   let holding = true;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => void (async () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      let text = await forwarded.text();
-      if (holding) {
-        type Call = { id?: unknown; method?: string; params?: unknown[] };
-        const calls = ([] as Call[]).concat(JSON.parse(body) as Call | Call[]);
-        const held = new Set(calls.filter((c) => c.method === 'eth_getBlockByNumber' && ['finalized', 'safe'].includes(String(c.params?.[0]))).map((c) => JSON.stringify(c.id)));
-        if (held.size > 0) {
-          const answers = JSON.parse(text) as Array<{ id: unknown; result?: unknown }> | { id: unknown; result?: unknown };
-          for (const answer of ([] as Array<{ id: unknown; result?: unknown }>).concat(answers)) if (held.has(JSON.stringify(answer.id))) answer.result = null;
-          text = JSON.stringify(answers);
-        }
-      }
-      response.writeHead(forwarded.status, { 'content-type': 'application/json' }).end(text);
-    })().catch((error: Error) => response.writeHead(502).end(error.message)));
+  const proxy = await startRpcProxy(() => target, (call, answer) => {
+    if (holding && call.method === 'eth_getBlockByNumber' && ['finalized', 'safe'].includes(String(call.params?.[0]))) answer.result = null;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    release: () => { holding = false; },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
+  return { url: proxy.url, release: () => { holding = false; }, close: () => proxy.close() };
 }
 
 test('a fresh follower of an upstream cold-backfills its start_block = 0 instances (blobs and erc20) from history on its very first start', async (t) => {

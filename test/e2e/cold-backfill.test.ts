@@ -11,9 +11,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { startRpcProxy } from '../support/rpc-proxy.js';
 import { admin, appliesPerBlock, assertOncePerBlock, FAST, JOBS, missingIn, type Job } from './history-support.js';
 
 const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
@@ -184,31 +183,16 @@ test('kill -9 during cold backfills, several trials (a new instance each): the b
 async function startUpstream() {
   let target = '';
   let tampered: number | null = null;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => void (async () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const forwarded = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      let text = await forwarded.text();
-      if (tampered !== null) {
-        const requests = ([] as Array<{ id: unknown; method: string; params: unknown[] }>).concat(JSON.parse(body));
-        const ids = new Set(requests.filter((r) => r.method === 'eth_getBlockReceipts' && Number(r.params[0]) === tampered).map((r) => r.id));
-        if (ids.size > 0) {
-          const answers = JSON.parse(text) as Array<{ id: unknown; result: Array<{ status: string }> }>;
-          for (const answer of answers) if (ids.has(answer.id)) answer.result[0]!.status = answer.result[0]!.status === '0x1' ? '0x0' : '0x1';
-          text = JSON.stringify(answers);
-        }
-      }
-      response.writeHead(forwarded.status, { 'content-type': 'application/json' }).end(text);
-    })().catch((error: Error) => response.writeHead(502).end(error.message)));
+  const proxy = await startRpcProxy(() => target, (call, answer) => {
+    if (tampered === null || call.method !== 'eth_getBlockReceipts' || Number(call.params?.[0]) !== tampered) return;
+    const receipts = answer.result as Array<{ status: string }>;
+    receipts[0]!.status = receipts[0]!.status === '0x1' ? '0x0' : '0x1';
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    url: proxy.url,
     setTarget: (url: string) => { target = url; },
     tamperReceipts: (block: number | null) => { tampered = block; },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () => proxy.close(),
   };
 }
 

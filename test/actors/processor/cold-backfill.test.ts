@@ -11,14 +11,12 @@ import { coldSplit, planColdBackfill, backfillPending } from '../../../actors/pr
 import { applyHistoryBlocks } from '../../../actors/processor/history-apply.js';
 import type { CommitContext, } from '../../../actors/processor/commit.js';
 import type { KindContext } from '../../../actors/processor/kind.js';
-import { putBlockMaterial } from '../../../store/chain-material.js';
 import { readProgress, readRanges } from '../../../store/coverage.js';
 import type { ProcessorTables } from '../../../store/env.js';
 import { encodeJournalMove, type JournalMove } from '../../../store/journal.js';
 import { u64Key } from '../../../store/keys.js';
-import { encodeBlockBody, encodeEth69Receipts, encodeHeader } from '../../../net/eth/index.js';
 import { closeTempStore, createTempStore, CHAIN_ID } from '../../api/aggregate/store-fixture.js';
-import { defaultDevnetChain } from '../processors/blobs/support.js';
+import { defaultDevnetChain, recordCanonical } from '../processors/blobs/support.js';
 
 const rows = (tables: ProcessorTables) => [...tables.entities.getRange({})].map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`);
 
@@ -39,14 +37,7 @@ test('cold backfill: the split at the finalized block, and ordered-state history
     if (n > 6 && n - 6 <= 16) moves.push({ op: 'finalize', number: n - 6, hash: hashOf(n - 6) });
   }
   await store.write(() => {
-    for (const b of blocks) {
-      putBlockMaterial(store, {
-        number: b.block.header.number, hash: Buffer.from(b.hash.slice(2), 'hex'), header: encodeHeader(b.block.header),
-        body: encodeBlockBody({ transactions: b.block.transactions, uncles: [], ...(b.block.withdrawals ? { withdrawals: b.block.withdrawals } : {}) }),
-        receipts: encodeEth69Receipts(b.receipts),
-      });
-      store.chain.canonical.put(u64Key(b.block.header.number), Buffer.from(b.hash.slice(2), 'hex'));
-    }
+    recordCanonical(store, blocks);
     moves.forEach((move, i) => store.chain.journal.put(u64Key(i + 1), encodeJournalMove(move)));
   });
   const applyOf17 = moves.findIndex((m) => m.op === 'apply' && m.number === 17 && Buffer.compare(Buffer.from(m.hash), hashOf(17)) === 0) + 1;

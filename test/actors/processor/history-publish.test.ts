@@ -11,15 +11,12 @@ import erc20 from '../../../actors/processors/erc20/index.js';
 import { publishHistoryBlocks, type HistoryPublishMessage } from '../../../actors/processor/history-publish.js';
 import type { CommitContext } from '../../../actors/processor/commit.js';
 import type { KindContext } from '../../../actors/processor/kind.js';
-import { putBlockMaterial } from '../../../store/chain-material.js';
 import { readChanges } from '../../../store/change-log.js';
 import { readProgress, readRanges, writeProgress } from '../../../store/coverage.js';
 import { decodeCursor } from '../../../store/cursor.js';
 import type { BinaryTable } from '../../../store/env.js';
-import { u64Key } from '../../../store/keys.js';
-import { encodeBlockBody, encodeEth69Receipts, encodeHeader } from '../../../net/eth/index.js';
 import { closeTempStore, createTempStore, CHAIN_ID } from '../../api/aggregate/store-fixture.js';
-import { defaultDevnetChain } from '../processors/blobs/support.js';
+import { defaultDevnetChain, recordCanonical } from '../processors/blobs/support.js';
 
 interface Env { operation: string; originKind: string; originId: string; kind: string; block: { number: number }; data: unknown; sequence: string; cursor: string }
 
@@ -34,14 +31,7 @@ test('history.publish: each block into the stream once and in order; the instanc
   const blocks = chain.blocks.slice(0, 12);
   const hexOf = (n: number) => blocks[n - 1]!.hash as `0x${string}`;
   await store.write(() => {
-    for (const b of blocks) {
-      putBlockMaterial(store, {
-        number: b.block.header.number, hash: Buffer.from(b.hash.slice(2), 'hex'), header: encodeHeader(b.block.header),
-        body: encodeBlockBody({ transactions: b.block.transactions, uncles: [], ...(b.block.withdrawals ? { withdrawals: b.block.withdrawals } : {}) }),
-        receipts: encodeEth69Receipts(b.receipts),
-      });
-      store.chain.canonical.put(u64Key(b.block.header.number), Buffer.from(b.hash.slice(2), 'hex'));
-    }
+    recordCanonical(store, blocks);
   });
   const tables = store.processor('app');
   await store.write(() => writeProgress(tables.state, { ...readProgress(tables.state), finalizedNumber: 10 }));

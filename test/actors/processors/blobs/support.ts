@@ -11,6 +11,10 @@ import {
   type Hash,
   type Receipt,
 } from '../../../../net/eth/index.js';
+import { encodeBlockBody, encodeEth69Receipts, encodeHeader } from '../../../../net/eth/index.js';
+import { putBlockMaterial } from '../../../../store/chain-material.js';
+import type { Store } from '../../../../store/env.js';
+import { u64Key } from '../../../../store/keys.js';
 import { blockRlpSize } from '../../../../actors/processors/blobs/block-rlp-size.js';
 import { mainnetBlocks } from '../../../net/eth/fixtures.js';
 
@@ -63,6 +67,19 @@ export function defaultDevnetChain(): Promise<DevnetChain> {
     };
   })();
   return devnetChain;
+}
+
+/** Writes devnet blocks into a store as the chain lane records them: material, and each canonical at its height (inside a write). */
+export function recordCanonical(store: Store, blocks: readonly DevnetBlock[]): void {
+  for (const b of blocks) {
+    const hash = Buffer.from(b.hash.slice(2), 'hex');
+    putBlockMaterial(store, {
+      number: b.block.header.number, hash, header: encodeHeader(b.block.header),
+      body: encodeBlockBody({ transactions: b.block.transactions, uncles: [], ...(b.block.withdrawals ? { withdrawals: b.block.withdrawals } : {}) }),
+      receipts: encodeEth69Receipts(b.receipts),
+    });
+    store.chain.canonical.put(u64Key(b.block.header.number), hash);
+  }
 }
 
 /** EIP-4844's `fake_exponential`, written out from the EIP's pseudocode independently of `net/eth`. */
