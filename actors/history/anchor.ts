@@ -18,7 +18,7 @@ import { decodeHeader } from '../../net/eth/header.js';
 import { transactionHashesOfBody } from '../../net/eth/body-transaction-hashes.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
-import { getCanonicalHash, getHeaderBytes, putBlockMaterial } from '../../store/chain-material.js';
+import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial } from '../../store/chain-material.js';
 import type { Store } from '../../store/env.js';
 import { historyFloor, putHistoryLinks, readHistoryLink } from '../../store/history-canonical.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
@@ -58,6 +58,24 @@ export function provenHash(store: Store, number: number): Hash | null {
   const above = getCanonicalHash(store, number + 1);
   const header = above ? getHeaderBytes(store, above) : undefined;
   return header ? decodeHeader(header).parentHash : null;
+}
+
+/**
+ * The blocks of [from, to] when every one lies below the recorded chain and was recorded there by history — proven
+ * canonical (its own link in `history.canonical`) and verified, with all of its material (header, body, receipts) —
+ * by an earlier chunk of a job, a cold backfill or an on-demand fill; else null. A chunk over such blocks needs
+ * nothing from the source: two cold backfills over one range fetch and verify it once.
+ */
+export function historyRecorded(store: Store, from: number, to: number): Array<{ number: number; hash: Hash }> | null {
+  const blocks: Array<{ number: number; hash: Hash }> = [];
+  for (let number = from; number <= to; number += 1) {
+    const link = readHistoryLink(store, number);
+    if (link === undefined) return null;
+    const key = hexToBytes(link.hash);
+    if (getHeaderBytes(store, key) === undefined || getBodyBytes(store, key) === undefined || getReceiptsBytes(store, key) === undefined) return null;
+    blocks.push({ number, hash: link.hash });
+  }
+  return blocks;
 }
 
 /**

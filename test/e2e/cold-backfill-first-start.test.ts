@@ -12,6 +12,8 @@ import { missingIn, PRODUCER, rpcCall } from './history-support.js';
 
 const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
 
+const CHUNK_BLOCKS = 16;
+
 interface Coverage {
   available: Array<{ fromBlock: number; toBlock: number; finality: string }>;
   historicalTargetBlock: number | null; state: string; configuredStartBlock: number; complete: boolean; processedThrough: number | null; finalizedThrough: number | null;
@@ -56,13 +58,19 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
   await waitUntil(upstream, async () => Number(await rpcCall<string>(upstream, 'eth_blockNumber', [])) >= 40, 60_000);
   const gate = await finalityGate(upstream.rpcUrl);
   t.after(() => gate.close());
+  // The history source through a proxy that counts the blocks whose receipts were fetched.
+  const receiptsFetched = new Map<number, number>();
+  const archive = await startRpcProxy(() => upstream.rpcUrl, (call) => {
+    if (call.method === 'eth_getBlockReceipts') receiptsFetched.set(Number(call.params?.[0]), (receiptsFetched.get(Number(call.params?.[0])) ?? 0) + 1);
+  });
+  t.after(() => archive.close());
 
   const follower = await startNodeProcess({
     toml: [
       '[sources.live]', 'kind = "rpc"', `url = "${gate.url}"`, 'poll_interval_ms = 100',
       '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
-      '[history]', 'chunk_blocks = 16',
-      '[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${upstream.rpcUrl}"`, 'source_concurrency = 2', 'batch_blocks = 8',
+      '[history]', `chunk_blocks = ${CHUNK_BLOCKS}`,
+      '[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${archive.url}"`, 'source_concurrency = 2', 'batch_blocks = 8',
       '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0',
       '[[processors]]', 'id = "erc20"', 'kind = "erc20"', TOKENS, 'start_block = 0', '',
     ].join('\n'),
@@ -97,10 +105,18 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
     assert.ok(cov.historicalTargetBlock! >= 30, `${processor}: the target is the first finalized block the follower saw (${cov.historicalTargetBlock}), far above 0`);
     assert.deepEqual(missingIn(cov, 0, cov.processedThrough!), [], `${processor}: no gap from block 0`);
   }
+  // Two backfills over one range: the second job reads the blocks the first recorded in history instead of fetching
+  // them again. Only the blocks the live lane recorded before finality (from its first block up to the target) are
+  // checked by each job against the source, and with them the rest of the one chunk that holds both kinds.
+  const target = (await coverage(follower, 'blobs')).historicalTargetBlock!;
+  const firstLive = follower.output.map((line) => /"number":(\d+),[^\n]*"message":"following the upstream head"/.exec(line)).find((m) => m !== null);
+  assert.ok(firstLive, 'the follower logged the head it started following');
+  const once = Number(firstLive[1]) - CHUNK_BLOCKS;
+  const wrong = [...Array(target + 1).keys()].filter((n) => n < once ? receiptsFetched.get(n) !== 1 : ![1, 2].includes(receiptsFetched.get(n) ?? 0));
+  assert.deepEqual(wrong.map((n) => `${n}: ${receiptsFetched.get(n) ?? 0}`), [], `blocks 0-${once - 1} fetched once, ${once}-${target} at most once per job`);
 
   // The backfilled rows equal the upstream's own (live-processed) rows, but for the network's name (the upstream is
   // the `devnet`, the follower names the chain by its id).
-  const target = (await coverage(follower, 'blobs')).historicalTargetBlock!;
   for (const n of [0, 1, Math.floor(target / 2), target]) {
     const [mine, theirs] = await Promise.all([follower, upstream].map(async (node) => {
       const { network: _network, ...row } = (await (await fetch(`${node.baseUrl}/v1/q/blobs/blocks/${n}`)).json()) as Record<string, unknown>;
