@@ -60,6 +60,14 @@ export interface BenchNode {
   stop(): Promise<void>;
 }
 
+/** One JSON-RPC call to a node's `rpc_http` listener; an error answer throws with its message. */
+export async function rpc<T>(node: Pick<BenchNode, 'rpcUrl'>, method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const answer = (await response.json()) as { result?: T; error?: { message: string } };
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+  return answer.result as T;
+}
+
 /**
  * `toml`: the workload's own configuration file (e.g. its `[[processors]]`), used instead of the run's
  * base file; the run's `--set` overrides still apply on top. `readyTimeoutMs` (default 30 s) bounds the

@@ -25,16 +25,15 @@ import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
-import { openStore, type ProcessorTables, type Store } from '../../store/env.js';
-import type { Hash } from '../../net/eth/hex.js';
+import { openStore, type Store } from '../../store/env.js';
 import {
   createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type HistoryWorkView, type MaterializationJob,
 } from '../../store/history-jobs.js';
-import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
+import { HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
-import { anchorDown, checkProven, historyRecorded, recordProven, trustedHash } from './anchor.js';
+import { fetchProvenChunk, historyRecorded } from './anchor.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
 import type { HistoryApplyMessage } from '../processor/history-apply.js';
 import {
@@ -330,22 +329,6 @@ async function finish(state: State, id: string, change: Partial<MaterializationJ
   await updateJob(state.store, id, (job) => ({ ...job, ...change, finishedAt: new Date().toISOString() }));
 }
 
-/**
- * Fetches a chunk from its source and records it: verified by the source, linked as a hash chain to the block below
- * (a trusted hash, or for chain-order history the hash the instance's reduce reached, `reduceTables`) and proven
- * canonical at its top, then recorded with its links. Answers the blocks' numbers and hashes, ascending.
- */
-async function fetchChunk(state: State, source: HistorySource, chunk: { from: number; to: number }, reduceTables: ProcessorTables | null): Promise<Array<{ number: number; hash: Hash }>> {
-  // The chunk's top links to a proven canonical hash: below the recorded chain, headers are walked down to it first.
-  await anchorDown(state.store, source, chunk.to, state.shutdown.signal);
-  const blocks = await source.fetchRange(chunk.from, chunk.to);
-  const below = trustedHash(state.store, chunk.from - 1) ?? (reduceTables ? reducedHashAt(reduceTables, chunk.from - 1) : null);
-  checkHashChain(blocks, chunk.from, below, null);
-  checkProven(state.store, blocks);
-  if (!state.stopping) await recordProven(state.store, blocks, source.recordsNeeded);
-  return blocks.map((block) => ({ number: block.number, hash: block.hash }));
-}
-
 async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Promise<void> {
   const id = initial.id;
   const processor = state.processors.get(initial.processor);
@@ -384,7 +367,11 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
     await updateJob(state.store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
     try {
       // Blocks history recorded already (another job's chunks over the range) are not fetched again.
-      const blocks = (source.recordsNeeded ? historyRecorded(state.store, chunk.from, chunk.to) : null) ?? await fetchChunk(state, source, chunk, ascending ? tables : null);
+      const blocks = (source.recordsNeeded ? historyRecorded(state.store, chunk.from, chunk.to) : null) ?? await fetchProvenChunk(state.store, source, chunk, {
+        // Below the chunk, for chain-order (ordered-state) history without a trusted hash: the hash its reduce reached.
+        belowFallback: ascending ? () => reducedHashAt(tables, chunk.from - 1) : () => null,
+        signal: state.shutdown.signal, stopping: () => state.stopping,
+      });
       if (state.stopping) return;
       const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks };
       await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);

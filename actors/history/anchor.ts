@@ -17,7 +17,7 @@
 import { decodeHeader } from '../../net/eth/header.js';
 import { transactionHashesOfBody } from '../../net/eth/body-transaction-hashes.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
-import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
+import { checkHashChain, HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
 import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial } from '../../store/chain-material.js';
 import type { Store } from '../../store/env.js';
 import { historyFloor, putHistoryLinks, readHistoryLink } from '../../store/history-canonical.js';
@@ -136,6 +136,24 @@ export function checkProven(store: Store, blocks: readonly HistoryBlock[]): void
     if (i === blocks.length - 1 && proven === null) throw new HistoryBlockError(block.number, 'no proven canonical hash at this height to link the block to');
     if (proven !== null && proven !== block.hash) throw notCanonical(block.number, block.hash, proven);
   }
+}
+
+/**
+ * Fetches a chunk from its source and records it: verified by the source, linked as a hash chain to the block below
+ * (its trusted hash, else `belowFallback`'s) and proven canonical at its top, then recorded with its links (unless
+ * the lane is stopping). Answers the blocks' numbers and hashes, ascending; throws HistoryBlockError naming a bad one.
+ */
+export async function fetchProvenChunk(
+  store: Store, source: HistorySource, chunk: { readonly from: number; readonly to: number },
+  options: { readonly belowFallback: () => Hash | null; readonly signal: AbortSignal; readonly stopping: () => boolean },
+): Promise<Array<{ number: number; hash: Hash }>> {
+  // The chunk's top links to a proven canonical hash: below the recorded chain, headers are walked down to it first.
+  await anchorDown(store, source, chunk.to, options.signal);
+  const blocks = await source.fetchRange(chunk.from, chunk.to);
+  checkHashChain(blocks, chunk.from, trustedHash(store, chunk.from - 1) ?? options.belowFallback(), null);
+  checkProven(store, blocks);
+  if (!options.stopping()) await recordProven(store, blocks, source.recordsNeeded);
+  return blocks.map((block) => ({ number: block.number, hash: block.hash }));
 }
 
 /**

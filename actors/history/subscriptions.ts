@@ -27,8 +27,8 @@ import {
   subscriptionIdForKey, SubscriptionConflict, updateSubscription, type BackfillSubscription, type OwnedRun, type SubscriptionMode,
 } from '../../store/backfill-subscriptions.js';
 import { TERMINAL_JOB_STATES, type HistoryWorkView } from '../../store/history-jobs.js';
-import { checkHashChain, HistoryBlockError } from '../../net/history/history-block.js';
-import { anchorDown, checkProven, recordProven, trustedHash } from './anchor.js';
+import { HistoryBlockError } from '../../net/history/history-block.js';
+import { fetchProvenChunk } from './anchor.js';
 import type { HistorySource } from './sources.js';
 import type { HistoryProcessorArgs } from './actor.js';
 import type { HistoryPublishMessage } from '../processor/history-publish.js';
@@ -249,15 +249,9 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
     const chunk = { from: run.from, to: Math.min(run.to, run.from + lane.chunkBlocks - 1) };
     await updateSubscription(store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
     try {
-      await anchorDown(store, source, chunk.to, lane.shutdown.signal);
-      const blocks = await source.fetchRange(chunk.from, chunk.to);
-      checkHashChain(blocks, chunk.from, trustedHash(store, chunk.from - 1), null);
-      checkProven(store, blocks);
+      const blocks = await fetchProvenChunk(store, source, chunk, { belowFallback: () => null, signal: lane.shutdown.signal, stopping: () => lane.stopping });
       if (lane.stopping) return;
-      await recordProven(store, blocks, source.recordsNeeded);
-      const message: HistoryPublishMessage = {
-        type: 'history.publish', subscription: id, stream: initial.stream, originKind, blocks: blocks.map((block) => ({ number: block.number, hash: block.hash })),
-      };
+      const message: HistoryPublishMessage = { type: 'history.publish', subscription: id, stream: initial.stream, originKind, blocks };
       const result = await ctx.ask(`processor.${initial.processor}`, message, PUBLISH_TIMEOUT_MS) as { publishedThrough: number | null };
       publishedThrough = Math.max(publishedThrough, result.publishedThrough ?? chunk.to);
     } catch (error) {

@@ -5,16 +5,15 @@
  */
 import { bytesToHex, type Hex } from '../../net/eth/hex.js';
 import { decodeHeader } from '../../net/eth/header.js';
-import { encodeChangeValue, putChange, type ChangeOperation } from '../../store/change-log.js';
+import type { ChangeOperation } from '../../store/change-log.js';
 import { coverBlock, readProgress, readRanges, uncoverBlock, writeProgress, type Finality, type ProcessorProgress } from '../../store/coverage.js';
-import { encodeCursor } from '../../store/cursor.js';
 import { getHeaderBytes } from '../../store/chain-material.js';
 import { decodeJournalMove, type JournalMove } from '../../store/journal.js';
 import { u64Key } from '../../store/keys.js';
 import { hexToBytes } from '../../net/eth/hex.js';
 import type { Store, ProcessorTables } from '../../store/env.js';
 import { readBlockInput } from './block-input.js';
-import { renderEnvelope, type EnvelopeBlock } from './envelope.js';
+import { putEnvelope, type EnvelopeBlock } from './envelope.js';
 import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
 import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { StateBatch } from '../processors/sdk/state.js';
@@ -69,14 +68,10 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let current = readProgress(ctx.tables.state);
     let changeSequence = current.changeSequence;
+    const log = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
     const publish = (operation: ChangeOperation, block: EnvelopeBlock, finality: Finality, change: Pick<KindChange, 'kind' | 'key'> & { dataJson: string | null }) => {
       changeSequence += 1n;
-      const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance, sequence: changeSequence, block: { number: block.number, hash: block.hash } });
-      const json = renderEnvelope({
-        sequence: changeSequence, cursor, operation, chainId: ctx.chainId, block, finality,
-        kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
-      });
-      putChange(ctx.tables.changes, changeSequence, encodeChangeValue(operation, cursor, json));
+      putEnvelope(log, { sequence: changeSequence, operation, block, finality, kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt });
       written += 1;
     };
     for (const { sequence, move } of moves) {

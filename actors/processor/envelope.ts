@@ -2,8 +2,10 @@
  * ChangeEnvelope rendering (spec §2.3), once, at commit time: the stored bytes are what /changes
  * and /stream serve. Field order follows the spec table.
  */
-import type { ChangeOperation } from '../../store/change-log.js';
+import { encodeChangeValue, putChange, type ChangeOperation } from '../../store/change-log.js';
 import type { Finality } from '../../store/coverage.js';
+import { encodeCursor } from '../../store/cursor.js';
+import type { BinaryTable } from '../../store/env.js';
 import type { Hex } from '../../net/eth/hex.js';
 
 export interface EnvelopeBlock {
@@ -37,10 +39,28 @@ export interface EnvelopeInput {
  * JSON is rendered once for all its changes (the last block object is remembered by identity).
  */
 export function renderEnvelope(input: EnvelopeInput): string {
-  return `{"apiVersion":"1","sequence":"${input.sequence}","cursor":${JSON.stringify(input.cursor)},"operation":"${input.operation}",`
-    + `"originKind":"${input.originKind ?? 'live'}","originId":${input.originId === undefined ? '"live"' : JSON.stringify(input.originId)},"publicationRevision":"1","chainId":${JSON.stringify(input.chainId)},"block":${blockJson(input.block)},`
+  return render(input, input.cursor, input.chainId);
+}
+
+function render(input: Omit<EnvelopeInput, 'cursor' | 'chainId'>, cursor: string, chainId: number): string {
+  return `{"apiVersion":"1","sequence":"${input.sequence}","cursor":${JSON.stringify(cursor)},"operation":"${input.operation}",`
+    + `"originKind":"${input.originKind ?? 'live'}","originId":${input.originId === undefined ? '"live"' : JSON.stringify(input.originId)},"publicationRevision":"1","chainId":${JSON.stringify(chainId)},"block":${blockJson(input.block)},`
     + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},"key":${JSON.stringify(input.key)},`
     + `"data":${input.dataJson ?? 'null'},"emittedAt":${JSON.stringify(input.emittedAt)}}`;
+}
+
+/** Where an envelope is written: a change log and the epoch, chain and instance (or subscription stream) its cursor names. */
+export interface EnvelopeLog {
+  readonly changes: BinaryTable;
+  readonly epoch: bigint;
+  readonly chainId: number;
+  readonly instance: string;
+}
+
+/** Renders one envelope about `block` at `sequence`, with its cursor, and writes it into the log. */
+export function putEnvelope(log: EnvelopeLog, input: Omit<EnvelopeInput, 'cursor' | 'chainId' | 'block'> & { readonly block: EnvelopeBlock }): void {
+  const cursor = encodeCursor({ epoch: log.epoch, chainId: log.chainId, instance: log.instance, sequence: input.sequence, block: { number: input.block.number, hash: input.block.hash } });
+  putChange(log.changes, input.sequence, encodeChangeValue(input.operation, cursor, render(input, cursor, log.chainId)));
 }
 
 let lastBlock: EnvelopeBlock | null = null;

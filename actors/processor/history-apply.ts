@@ -14,15 +14,13 @@
  */
 import { CodedError } from '../../runtime/errors.js';
 import { bytesToHex, type Hex } from '../../net/eth/hex.js';
-import { encodeChangeValue, putChange } from '../../store/change-log.js';
 import { getCanonicalHash } from '../../store/chain-material.js';
 import { coverBlock, rangeCovered, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
 import { StateBatch } from '../processors/sdk/state.js';
 import type { KindContext } from './kind.js';
-import { encodeCursor } from '../../store/cursor.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
-import { renderEnvelope } from './envelope.js';
+import { putEnvelope } from './envelope.js';
 
 /** Rows and inverses an ordered-state chunk holds in memory before it writes them out mid-commit (as commit.ts). */
 const BATCH_HELD_LIMIT = 100_000;
@@ -43,6 +41,20 @@ export interface HistoryApplyResult {
   readonly backfillCompleted: boolean;
 }
 
+/**
+ * A history block must be at or below the instance's finalized block and, where the recorded chain has one at its
+ * height, be that canonical block; otherwise the chunk fails (`why` names the rule of the caller).
+ */
+export function checkHistoryBlock(ctx: CommitContext, finalized: number | null, number: number, hash: Hex, why: string): void {
+  if (finalized === null || number > finalized) {
+    throw new CodedError('conflict', `block ${number} is above the finalized block ${finalized ?? 'none'} of instance '${ctx.instance}'; ${why}`);
+  }
+  const canonical = getCanonicalHash(ctx.store, number);
+  if (canonical && bytesToHex(canonical) !== hash) {
+    throw new CodedError('conflict', `block ${number} from the history source (${hash}) is not the canonical block ${bytesToHex(canonical)}`);
+  }
+}
+
 export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApplyMessage, emittedAt: string): Promise<HistoryApplyResult> {
   const ordered = ctx.ordering === 'ordered_state';
   let applied = 0;
@@ -58,14 +70,9 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let changeSequence = current.changeSequence;
     const finalized = current.finalizedNumber;
+    const log = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
     for (const { number, hash } of message.blocks) {
-      if (finalized === null || number > finalized) {
-        throw new CodedError('conflict', `block ${number} is above the finalized block ${finalized ?? 'none'} of instance '${ctx.instance}'; a materialization job processes finalized blocks only`);
-      }
-      const canonical = getCanonicalHash(ctx.store, number);
-      if (canonical && bytesToHex(canonical) !== hash) {
-        throw new CodedError('conflict', `block ${number} from the history source (${hash}) is not the canonical block ${bytesToHex(canonical)}`);
-      }
+      checkHistoryBlock(ctx, finalized, number, hash, 'a materialization job processes finalized blocks only');
       if (!ordered && readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to)) {
         skipped += 1;
         continue;
@@ -83,12 +90,7 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
       for (const change of ctx.kind.apply(kindContext, input, 'finalized')) {
         changeSequence += 1n;
-        const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance, sequence: changeSequence, block: { number, hash } });
-        const json = renderEnvelope({
-          sequence: changeSequence, cursor, operation: 'apply', chainId: ctx.chainId, block, finality: 'finalized',
-          kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
-        });
-        putChange(ctx.tables.changes, changeSequence, encodeChangeValue('apply', cursor, json));
+        putEnvelope(log, { sequence: changeSequence, operation: 'apply', block, finality: 'finalized', kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt });
         written += 1;
       }
       coverBlock(ctx.tables, number);

@@ -15,14 +15,12 @@
  * nothing twice; blocks must come in ascending order (the consumer reads its range in block order).
  */
 import { CodedError } from '../../runtime/errors.js';
-import { bytesToHex, type Hex } from '../../net/eth/hex.js';
-import { encodeChangeValue, putChange } from '../../store/change-log.js';
-import { getCanonicalHash } from '../../store/chain-material.js';
+import type { Hex } from '../../net/eth/hex.js';
 import { coverBlock, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
-import { encodeCursor } from '../../store/cursor.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
-import { renderEnvelope } from './envelope.js';
+import { putEnvelope } from './envelope.js';
+import { checkHistoryBlock } from './history-apply.js';
 
 export type HistoryPublishMessage = {
   readonly type: 'history.publish';
@@ -62,36 +60,24 @@ export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryP
     let streamSequence = streamProgress.changeSequence;
     let last = streamProgress.reduceCursor;
     const finalized = current.finalizedNumber;
+    const instanceLog = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
+    const streamLog = { changes: stream.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: message.stream };
     for (const { number, hash } of message.blocks) {
       if (last !== null && number <= last.number) continue;
-      if (finalized === null || number > finalized) {
-        throw new CodedError('conflict', `block ${number} is above the finalized block ${finalized ?? 'none'} of instance '${ctx.instance}'; a backfill subscription publishes finalized blocks only`);
-      }
-      const canonical = getCanonicalHash(ctx.store, number);
-      if (canonical && bytesToHex(canonical) !== hash) {
-        throw new CodedError('conflict', `block ${number} from the history source (${hash}) is not the canonical block ${bytesToHex(canonical)}`);
-      }
+      checkHistoryBlock(ctx, finalized, number, hash, 'a backfill subscription publishes finalized blocks only');
       const covered = readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to);
       const input = readBlockInput(ctx.store, number, hash, ctx.needs);
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
       const changes = ctx.kind.apply(ctx.kindContext, input, 'finalized');
       for (const change of changes) {
+        const envelope = { operation: 'apply', block, finality: 'finalized', kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt } as const;
         if (!covered) {
           changeSequence += 1n;
-          const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance, sequence: changeSequence, block: { number, hash } });
-          putChange(ctx.tables.changes, changeSequence, encodeChangeValue('apply', cursor, renderEnvelope({
-            sequence: changeSequence, cursor, operation: 'apply', chainId: ctx.chainId, block, finality: 'finalized',
-            kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
-          })));
+          putEnvelope(instanceLog, { ...envelope, sequence: changeSequence });
           written += 1;
         }
         streamSequence += 1n;
-        const cursor = encodeCursor({ epoch: ctx.store.epoch, chainId: ctx.chainId, instance: message.stream, sequence: streamSequence, block: { number, hash } });
-        putChange(stream.changes, streamSequence, encodeChangeValue('apply', cursor, renderEnvelope({
-          sequence: streamSequence, cursor, operation: 'apply', chainId: ctx.chainId, block, finality: 'finalized',
-          kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt,
-          originKind: message.originKind, originId: message.subscription,
-        })));
+        putEnvelope(streamLog, { ...envelope, sequence: streamSequence, originKind: message.originKind, originId: message.subscription });
       }
       if (!covered) {
         coverBlock(ctx.tables, number);

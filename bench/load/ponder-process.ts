@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../node.js';
+import { freePort, rpc } from '../node.js';
 import { exitOf } from './spawn.js';
 import { trackChild } from '../leftovers.js';
 
@@ -53,17 +53,12 @@ export interface PonderOptions {
   readonly headTimeoutMs?: number;
 }
 
-async function blockNumber(rpcUrl: string): Promise<number> {
-  const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });
-  return Number(((await response.json()) as { result: string }).result);
-}
-
 /** Waits until the node's head is PONDER_FINALITY_BLOCKS past `endBlock`, so Ponder backfills the whole range. */
 async function waitForPonderFinality(options: PonderOptions): Promise<void> {
   const timeoutMs = options.headTimeoutMs ?? 120_000;
   const deadline = Date.now() + timeoutMs;
   let head = -1;
-  while ((head = await blockNumber(options.rpcUrl)) < options.endBlock + PONDER_FINALITY_BLOCKS) {
+  while ((head = Number(await rpc<string>(options, 'eth_blockNumber', []))) < options.endBlock + PONDER_FINALITY_BLOCKS) {
     if (Date.now() > deadline) throw new Error(`the node's head is ${head} after ${timeoutMs} ms; Ponder needs ${options.endBlock + PONDER_FINALITY_BLOCKS} to take block ${options.endBlock} as final`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

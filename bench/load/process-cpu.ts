@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 /** USER_HZ: the unit of /proc/<pid>/stat times on every Linux architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-function cpuSeconds(pid: number | null): number {
+/** CPU seconds (user + system, every thread) `pid` has used (null: this process). */
+export function cpuSeconds(pid: number | null): number {
   if (pid === null) {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1e6;

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ponderMissing, PONDER_FINALITY_BLOCKS, startPonder } from '../load/ponder-process.js';
 import { trackDirectory } from '../leftovers.js';
-import { startBenchNode, type BenchNode } from '../node.js';
+import { rpc, startBenchNode, type BenchNode } from '../node.js';
+import { cpuSeconds } from '../load/process-cpu.js';
 import { compared, figure } from '../figures.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 
@@ -49,11 +50,6 @@ function followerToml(upstream: string): string {
   ].join('\n');
 }
 
-async function rpc<T>(node: BenchNode, method: string, params: unknown[]): Promise<T> {
-  const answer = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return ((await answer.json()) as { result: T }).result;
-}
-
 interface JobView {
   id: string; state: string; fromBlock: number; toBlock: number; startedAt: string | null; finishedAt: string | null;
   lastError: { message: string } | null;
@@ -61,13 +57,6 @@ interface JobView {
 
 async function coldJobs(node: BenchNode): Promise<JobView[]> {
   return ((await (await fetch(`${node.baseUrl}/admin/v1/materialization-jobs`)).json()) as { data: JobView[] }).data;
-}
-
-/** utime + stime of a process (all its threads), in seconds. */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** VmRSS and VmHWM (peak) of a process, MiB. */
@@ -91,7 +80,7 @@ interface Round {
 async function followerRound(upstream: BenchNode): Promise<Round> {
   const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl), readyTimeoutMs: 60_000 });
   try {
-    const cpuAtStart = cpuSecondsOf(follower.pid);
+    const cpuAtStart = cpuSeconds(follower.pid);
     const started = performance.now();
     let jobs: JobView[] = [];
     await follower.waitFor('both cold backfills ended', async () => {
@@ -101,7 +90,7 @@ async function followerRound(upstream: BenchNode): Promise<Round> {
     const failed = jobs.find((job) => job.state === 'failed');
     if (failed) throw new Error(`cold backfill ${failed.id} failed: ${failed.lastError?.message}`);
     const wallSeconds = (performance.now() - started) / 1000;
-    const cpuSeconds = cpuSecondsOf(follower.pid) - cpuAtStart;
+    const cpuUsed = cpuSeconds(follower.pid) - cpuAtStart;
     const rate = (id: string) => {
       const job = jobs.find((j) => j.id === id)!;
       return (job.toBlock - job.fromBlock + 1) / ((Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000);
@@ -109,7 +98,7 @@ async function followerRound(upstream: BenchNode): Promise<Round> {
     const blocks = jobs[0]!.toBlock - jobs[0]!.fromBlock + 1;
     return {
       blobsBlocksPerSecond: rate('cb-blobs'), erc20BlocksPerSecond: rate('cb-erc20'), wallSeconds, blocks,
-      cpuMsPerBlock: (cpuSeconds * 1000) / blocks, ...memoryOf(follower.pid),
+      cpuMsPerBlock: (cpuUsed * 1000) / blocks, ...memoryOf(follower.pid),
     };
   } finally {
     await follower.stop();

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compared, figure } from '../figures.js';
 import { trackDirectory } from '../leftovers.js';
-import { startBenchNode, type BenchNode } from '../node.js';
+import { rpc, startBenchNode, type BenchNode } from '../node.js';
 import { reduceJournal, type JournalRun } from './erc20.js';
 import { openStore } from '../../store/env.js';
 import { ponderMissing, startPonder } from '../load/ponder-process.js';
@@ -29,13 +29,6 @@ const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a
 const CHAIN_ID = 1337;
 const FULL = { blocks: Number(process.env.CDN_BENCH_PONDER_BLOCKS ?? 300), transactions: 200, blockTimeMs: 250 };
 const SMOKE = { blocks: 8, transactions: 40, blockTimeMs: 200 };
-
-async function rpc<T>(node: BenchNode, method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const answer = (await response.json()) as { result?: T; error?: { message: string } };
-  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-  return answer.result as T;
-}
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 
