@@ -168,6 +168,8 @@ describe('JSON-RPC methods over a devnet store', () => {
     const answer = JSON.parse(answerBody(narrow, JSON.stringify(req('eth_getLogs', [{ fromBlock: hex(20), toBlock: hex(30) }])))!.toString()) as Rpc<unknown>;
     assert.deepEqual(answer.error?.data, { code: 'query_too_expensive', limit: 3 });
     assert.equal(answer.error?.code, -32005);
+    // Worded as providers word it: indexers (Ponder's getLogsRetryHelper) halve the range on this message.
+    assert.match(answer.error!.message, /query returned more than 3 results/);
   });
 
   it('rejects log ranges beyond the head, reversed, too wide or mixed with blockHash', () => {
@@ -176,6 +178,8 @@ describe('JSON-RPC methods over a devnet store', () => {
     const wide = error('eth_getLogs', [{ fromBlock: '0x1', toBlock: hex(LIMITS.maxLogsBlockRange + 1) }]);
     assert.equal(wide.code, -32005);
     assert.deepEqual(wide.data, { code: 'query_too_expensive', limit: LIMITS.maxLogsBlockRange, requested: LIMITS.maxLogsBlockRange + 1 });
+    // Ponder's getLogsRetryHelper chunks by the number after "block range exceeds".
+    assert.match(wide.message, new RegExp(`block range exceeds ${LIMITS.maxLogsBlockRange} blocks`));
     assert.equal(error('eth_getLogs', [{ blockHash: canonical()[3]!.hash, fromBlock: '0x1' }]).message, 'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
     assert.equal(error('eth_getLogs', [{ fromBlock: hex(HEAD - LIMITS.maxLogsBlockRange + 1), topics: [null, null, null, null, null] }]).code, -32602);
   });
