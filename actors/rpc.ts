@@ -23,6 +23,7 @@ import { limitExceeded, rangeIncomplete, RpcError, sourceUnavailable, unsupporte
 import type { FillError, FilledMessage } from './history/on-demand.js';
 import { closeApp, closeListenSocket, listen } from '../api/server.js';
 import { createRpcContext, type RpcChain } from '../api/rpc/rpc-context.js';
+import type { BlockCacheLimits } from '../api/rpc/chain-reader.js';
 import { createRpcServers, RPC_HTTP_METHODS, RPC_WS_METHODS, type RpcServers } from '../api/rpc/rpc-server.js';
 import type { JournalNotice } from './chain-messages.js';
 
@@ -34,7 +35,7 @@ export interface RpcArgs {
   readonly chain: RpcChain;
   readonly network: string;
   readonly limits: RpcServedLimits;
-  readonly blockCacheEntries: number;
+  readonly blockCache: BlockCacheLimits;
   /** What `node_getCapabilities` reports (the same as `/v1/capabilities`). */
   readonly processors: readonly ConfiguredProcessor[];
   readonly pageLimits: { readonly defaultPageLimit: number; readonly maxPageLimit: number; readonly maxBlockRange: number };
@@ -72,7 +73,7 @@ export default defineActor<State, RpcArgs>({
     });
     const pending = new Map<number, (error: FillError | null) => void>();
     const context = createRpcContext({
-      store, chain: args.chain, capabilities, blockCacheEntries: args.blockCacheEntries,
+      store, chain: args.chain, capabilities, blockCache: args.blockCache,
       history: args.history ? { maxBlocks: args.history.maxBlocks, locator: args.history.locator } : null,
       limits: { maxBatchRequests: args.limits.maxBatchRequests, maxLogsBlockRange: args.limits.maxLogsBlockRange, maxLogsResults: args.limits.maxLogsResults },
     });

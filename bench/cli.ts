@@ -39,6 +39,9 @@ async function runOne(workload: Workload, plan: RunPlan, point: SeriesPoint | nu
     const figures = await workload.run(options);
     return { ...base, seconds: (performance.now() - started) / 1000, figures };
   } catch (error) {
+    // The table shows the message; the stack and the cause (undici's "fetch failed" hides the socket error there) go to stderr.
+    const cause = (error as Error).cause;
+    process.stderr.write(`${workload.name} failed: ${(error as Error).stack ?? String(error)}${cause === undefined ? '' : `\ncaused by: ${(cause as Error).stack ?? String(cause)}`}\n`);
     return { ...base, seconds: (performance.now() - started) / 1000, figures: [], error: (error as Error).message };
   } finally {
     const left = leftoverCount();

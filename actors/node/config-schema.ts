@@ -146,6 +146,8 @@ export const configSchema = z.strictObject({
     max_subscriptions_per_connection: positiveInt.max(100_000).default(1000),
     /** Decoded blocks (with their rendered JSON) each rpc worker keeps. */
     block_cache_entries: positiveInt.max(1_000_000).default(256),
+    /** Estimated heap those blocks may hold in each rpc worker (8 bytes per stored byte: decoded receipts, rendered logs). */
+    block_cache_bytes: positiveInt.max(64 * 1024 * 1024 * 1024).default(128 * 1024 * 1024),
   }).prefault({}),
   snapshots: z.strictObject({
     /** How long query-and-follow pages stay stable (spec §8), across restarts. */

@@ -35,8 +35,13 @@ export class BlockView {
   readonly header: BlockHeader;
   /** The RLP size of the whole block `[header, transactions, uncles, withdrawals?]`, as `size` reports it. */
   readonly size: number;
+  /** Header, body and receipts bytes as stored (the block cache weighs views by it). */
+  get storedBytes(): number {
+    return this.headerBytes + this.bodyBytes.length + (this.receiptBytes?.length ?? 0);
+  }
   /** Rendered JSON, filled by the renderers on first use. */
   readonly rendered: { header?: string; block?: Buffer; fullBlock?: Buffer; receipts?: string[]; receiptsArray?: Buffer; logs?: readonly string[][] } = {};
+  private readonly headerBytes: number;
   private readonly bodyBytes: Uint8Array;
   private receiptBytes: Uint8Array | undefined;
   private decodedBody: BlockBody | undefined;
@@ -48,6 +53,7 @@ export class BlockView {
     this.hash = bytesToHex(bytes.hash);
     this.number = bytes.number;
     this.header = decodeHeader(bytes.header);
+    this.headerBytes = bytes.header.length;
     this.bodyBytes = bytes.body;
     this.receiptBytes = bytes.receipts;
     this.senderList = bytes.senders;

@@ -1,7 +1,8 @@
 /**
  * The JSON-RPC layer's view of the chain tables: the canonical head, the finalized block (from the
  * journal's finalize moves, scanned incrementally), block tags resolved to canonical hashes, and an
- * LRU of decoded blocks (BlockView) with their renderings. Reads LMDB directly in this worker.
+ * LRU of decoded blocks (BlockView) with their renderings, bounded by entries and by an estimate of
+ * their heap. Reads LMDB directly in this worker.
  */
 import { bytesToHex, type Hex } from '../../net/eth/hex.js';
 import { getBlockNumber, getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
@@ -16,13 +17,26 @@ export interface CanonicalRef {
   readonly hash: Uint8Array;
 }
 
+/**
+ * Heap a cached view holds per stored byte once decoded and rendered: measured 7.6 on 200-transaction blocks
+ * with ~250 logs each (stored bytes, decoded receipts, rendered logs and hashes), rounded up.
+ */
+const HEAP_PER_STORED_BYTE = 8;
+
+export interface BlockCacheLimits {
+  readonly entries: number;
+  /** Estimated heap of the cached views (HEAP_PER_STORED_BYTE per stored byte). */
+  readonly bytes: number;
+}
+
 export class ChainReader {
   private readonly views = new Map<Hex, BlockView>();
+  private cachedBytes = 0;
   private finalizedRef: CanonicalRef | null = null;
   /** The last journal sequence scanned for finalize moves. */
   private scanned = 0;
 
-  constructor(readonly store: Store, private readonly cacheEntries: number) {}
+  constructor(readonly store: Store, private readonly cache: BlockCacheLimits) {}
 
   /** The canonical head, or undefined before the chain lane applied any block. */
   head(): CanonicalRef | undefined {
@@ -96,7 +110,11 @@ export class ChainReader {
       this.views.set(key, cached);
       if (!cached.hasReceipts) {
         const receipts = getReceiptsBytes(this.store, hash);
-        if (receipts) cached.attachReceipts(receipts);
+        if (receipts) {
+          cached.attachReceipts(receipts);
+          this.cachedBytes += receipts.length * HEAP_PER_STORED_BYTE;
+          this.evict(cached);
+        }
       }
       return cached;
     }
@@ -106,8 +124,19 @@ export class ChainReader {
     if (!header || !body || number === undefined) return undefined;
     const view = new BlockView({ hash, number, header, body, receipts: getReceiptsBytes(this.store, hash) });
     this.views.set(key, view);
-    if (this.views.size > this.cacheEntries) this.views.delete(this.views.keys().next().value!);
+    this.cachedBytes += view.storedBytes * HEAP_PER_STORED_BYTE;
+    this.evict(view);
     return view;
+  }
+
+  /** Drops the least recently used views until both limits hold, keeping `current` (the one being answered). */
+  private evict(current: BlockView): void {
+    for (const [key, view] of this.views) {
+      if (this.views.size <= this.cache.entries && this.cachedBytes <= this.cache.bytes) return;
+      if (view === current) continue;
+      this.views.delete(key);
+      this.cachedBytes -= view.storedBytes * HEAP_PER_STORED_BYTE;
+    }
   }
 
   /** The canonical block at `number`, or undefined when none is retained there. */

@@ -13,14 +13,10 @@ export const quantity = (value: bigint | number): string => `"0x${value.toString
 
 /** `"name":value` pairs joined into an object; fields whose value is undefined are left out. */
 export function object(fields: ReadonlyArray<readonly [string, string | undefined]>): string {
-  let out = '{';
-  let first = true;
-  for (const [name, value] of fields) {
-    if (value === undefined) continue;
-    out += `${first ? '' : ','}"${name}":${value}`;
-    first = false;
-  }
-  return `${out}}`;
+  // join makes one flat string; `+=` would make a rope of cons strings, about three times the heap in the block cache.
+  const members: string[] = [];
+  for (const [name, value] of fields) if (value !== undefined) members.push(`"${name}":${value}`);
+  return `{${members.join(',')}}`;
 }
 
 export const array = (items: readonly string[]): string => `[${items.join(',')}]`;

@@ -6,7 +6,7 @@ import type { ForkIdGenesis } from '../../net/eth/fork-id.js';
 import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
 import type { Address } from '../../net/eth/hex.js';
 import type { Store } from '../../store/env.js';
-import { ChainReader } from './chain-reader.js';
+import { ChainReader, type BlockCacheLimits } from './chain-reader.js';
 import { MAINNET_DEPOSIT_CONTRACT, ZERO_ADDRESS } from './eth-config.js';
 
 export interface RpcLimits {
@@ -51,15 +51,15 @@ export interface RpcContextOptions {
   readonly limits: RpcLimits;
   readonly capabilities: unknown;
   readonly history?: RpcHistory | null;
-  /** Decoded blocks (with their renderings) kept per worker. */
-  readonly blockCacheEntries?: number;
+  /** Decoded blocks (with their renderings) kept per worker: the defaults of `[rpc] block_cache_*` when absent. */
+  readonly blockCache?: BlockCacheLimits;
   readonly clientVersion?: string;
 }
 
 export function createRpcContext(options: RpcContextOptions): RpcContext {
   const depositContractAddress = options.chain.depositContractAddress ?? (options.chain.chainId === 1 ? MAINNET_DEPOSIT_CONTRACT : ZERO_ADDRESS);
   return {
-    chain: new ChainReader(options.store, options.blockCacheEntries ?? 256),
+    chain: new ChainReader(options.store, options.blockCache ?? { entries: 256, bytes: 128 * 1024 * 1024 }),
     history: options.history ?? null,
     spec: { ...options.chain, depositContractAddress },
     limits: options.limits,

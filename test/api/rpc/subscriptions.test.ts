@@ -40,7 +40,7 @@ after(async () => {
 
 describe('subscription hub', () => {
   it('publishes every applied head and every log in journal order, removed logs before their replacements', () => {
-    const hub = new SubscriptionHub(new ChainReader(d.store, 64), { maxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, afterSequence: 0 });
+    const hub = new SubscriptionHub(new ChainReader(d.store, { entries: 64, bytes: 1 << 30 }), { maxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, afterSequence: 0 });
     const socket = fakeSocket();
     const connection = hub.openConnection(socket);
     const heads = JSON.parse(hub.subscribe(connection, ['newHeads'])) as string;
@@ -71,7 +71,7 @@ describe('subscription hub', () => {
   });
 
   it('publishes nothing again for a notice it has already seen, and nothing after unsubscribe', () => {
-    const hub = new SubscriptionHub(new ChainReader(d.store, 64), { maxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, afterSequence: d.chain.sequence - 3 });
+    const hub = new SubscriptionHub(new ChainReader(d.store, { entries: 64, bytes: 1 << 30 }), { maxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, afterSequence: d.chain.sequence - 3 });
     const socket = fakeSocket();
     const connection = hub.openConnection(socket);
     const id = JSON.parse(hub.subscribe(connection, ['newHeads'])) as string;
@@ -86,7 +86,7 @@ describe('subscription hub', () => {
   });
 
   it('lets only the connection that made a subscription remove it: another connection\'s eth_unsubscribe answers false and changes nothing', () => {
-    const hub = new SubscriptionHub(new ChainReader(d.store, 64), { maxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, afterSequence: d.chain.sequence - 3 });
+    const hub = new SubscriptionHub(new ChainReader(d.store, { entries: 64, bytes: 1 << 30 }), { maxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, afterSequence: d.chain.sequence - 3 });
     const owner = fakeSocket();
     const ownerConnection = hub.openConnection(owner);
     const stranger = hub.openConnection(fakeSocket());
@@ -102,7 +102,7 @@ describe('subscription hub', () => {
 
   it('closes a connection whose queued bytes pass the bound with 1013 and sends it nothing more', () => {
     let buffered = 0;
-    const hub = new SubscriptionHub(new ChainReader(d.store, 64), { maxBufferedBytes: 4096, maxSubscriptionsPerConnection: 10, afterSequence: 0 });
+    const hub = new SubscriptionHub(new ChainReader(d.store, { entries: 64, bytes: 1 << 30 }), { maxBufferedBytes: 4096, maxSubscriptionsPerConnection: 10, afterSequence: 0 });
     const slow = fakeSocket(() => buffered);
     const healthy = fakeSocket();
     const slowConnection = hub.openConnection(slow);
@@ -119,7 +119,7 @@ describe('subscription hub', () => {
   });
 
   it('refuses unknown kinds, bad filters and subscriptions over the per-connection limit', () => {
-    const hub = new SubscriptionHub(new ChainReader(d.store, 64), { maxBufferedBytes: 4096, maxSubscriptionsPerConnection: 2 });
+    const hub = new SubscriptionHub(new ChainReader(d.store, { entries: 64, bytes: 1 << 30 }), { maxBufferedBytes: 4096, maxSubscriptionsPerConnection: 2 });
     const connection = hub.openConnection(fakeSocket());
     assert.throws(() => hub.subscribe(connection, ['newPendingTransactions']), /no "newPendingTransactions" subscription/);
     assert.throws(() => hub.subscribe(connection, ['logs', { address: 'nope' }]), /invalid address/);
