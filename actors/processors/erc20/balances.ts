@@ -1,9 +1,15 @@
 /**
  * The erc20 kind's state: one row per (token, holder) with a non-zero balance, key
- * `0x01 ‖ token (20) ‖ holder (20)`, value the rendered row JSON (what the entity API and the change
- * payload serve): `{token, address, balance, lastChange: {blockNumber, blockHash, timestamp}, finality}`.
- * `balance` is a signed decimal string: the net change since the instance's first block, which is
- * the balance when coverage is exact (see query.ts).
+ * `0x01 ‖ token (20) ‖ holder (20)`. The row is stored compact and rendered to JSON only where it is
+ * served (entity API, typed route, change payloads): `{token, address, balance, lastChange:
+ * {blockNumber, blockHash, timestamp}, finality}`. `balance` is a signed decimal string: the net
+ * change since the instance's first block, which is the balance when coverage is exact (see query.ts).
+ *
+ * Stored value: `0x01 (format) ‖ finality (u8) ‖ blockNumber (u64) ‖ timestamp (u64) ‖ blockHash (32)
+ * ‖ sign (u8: 0 positive, 1 negative) ‖ magnitude (big-endian, no leading zero bytes)` — ~60 bytes
+ * where the JSON row was ~340: at mainnet's density of transfers a batch rewrites tens of thousands of
+ * rows spread over the whole table, and LMDB copies every page it touches, so the row size sets the
+ * commit's cost. Rows written as JSON by earlier versions (they start with `{`) are still read.
  */
 import type { Finality } from '../../../store/coverage.js';
 import type { KindChange } from '../../processor/kind.js';
@@ -39,16 +45,73 @@ export function keyParts(key: Buffer): { token: string; address: string } {
   return { token: `0x${key.subarray(1, 21).toString('hex')}`, address: `0x${key.subarray(21, 41).toString('hex')}` };
 }
 
-export function renderRow(row: BalanceRow): Buffer {
-  return Buffer.from(JSON.stringify({ token: row.token, address: row.address, balance: row.balance, lastChange: row.lastChange, finality: row.finality }));
+const ROW_FORMAT = 0x01;
+const LEGACY_JSON_ROW = 0x7b; // '{'
+const HEAD_BYTES = 1 + 1 + 8 + 8 + 32;
+const FINALITY_CODES: readonly Finality[] = ['preview', 'included', 'finalized'];
+
+/** What a row stores besides its key. */
+export interface StoredBalance {
+  readonly balance: bigint;
+  readonly lastChange: BalanceRow['lastChange'];
+  readonly finality: Finality;
 }
 
-export function parseRow(bytes: Buffer): BalanceRow {
+export function encodeRow(row: StoredBalance): Buffer {
+  const negative = row.balance < 0n;
+  const digits = (negative ? -row.balance : row.balance).toString(16);
+  const magnitude = Buffer.from(digits.length % 2 === 0 ? digits : `0${digits}`, 'hex');
+  const out = Buffer.allocUnsafe(HEAD_BYTES + 1 + magnitude.length);
+  out[0] = ROW_FORMAT;
+  out[1] = FINALITY_CODES.indexOf(row.finality);
+  out.writeBigUInt64BE(BigInt(row.lastChange.blockNumber), 2);
+  out.writeBigUInt64BE(BigInt(row.lastChange.timestamp), 10);
+  out.write(row.lastChange.blockHash.slice(2), 18, 32, 'hex');
+  out[HEAD_BYTES] = negative ? 1 : 0;
+  magnitude.copy(out, HEAD_BYTES + 1);
+  return out;
+}
+
+function legacyRow(bytes: Buffer): BalanceRow {
   return JSON.parse(bytes.toString('utf8')) as BalanceRow;
 }
 
-function putChange(key: Buffer, rendered: Buffer): KindChange {
-  return { kind: 'erc20.balance.put', key: key.toString('hex'), dataJson: rendered.toString('utf8') };
+/** The stored balance alone (what reduce needs). */
+export function storedBalance(bytes: Buffer): bigint {
+  if (bytes[0] === LEGACY_JSON_ROW) return BigInt(legacyRow(bytes).balance);
+  const magnitude = bytes.length > HEAD_BYTES + 1 ? BigInt(`0x${bytes.toString('hex', HEAD_BYTES + 1)}`) : 0n;
+  return bytes[HEAD_BYTES] === 1 ? -magnitude : magnitude;
+}
+
+/** The block metadata of a stored row (entity API metadata, finality re-marking). */
+export function rowMeta(bytes: Buffer): { readonly lastChange: BalanceRow['lastChange']; readonly finality: Finality } {
+  if (bytes[0] === LEGACY_JSON_ROW) {
+    const { lastChange, finality } = legacyRow(bytes);
+    return { lastChange, finality };
+  }
+  if (bytes[0] !== ROW_FORMAT || bytes.length <= HEAD_BYTES) throw new Error(`erc20 balance row: unknown format ${bytes[0]} (${bytes.length} bytes)`);
+  const finality = FINALITY_CODES[bytes[1]!];
+  if (finality === undefined) throw new Error(`erc20 balance row: unknown finality code ${bytes[1]}`);
+  return {
+    lastChange: { blockNumber: Number(bytes.readBigUInt64BE(2)), blockHash: `0x${bytes.toString('hex', 18, 50)}`, timestamp: Number(bytes.readBigUInt64BE(10)) },
+    finality,
+  };
+}
+
+/** The row stored under `key`, whole. */
+export function decodeRow(key: Buffer, bytes: Buffer): BalanceRow {
+  if (bytes[0] === LEGACY_JSON_ROW) return legacyRow(bytes);
+  const { token, address } = keyParts(key);
+  return { token, address, balance: storedBalance(bytes).toString(), ...rowMeta(bytes) };
+}
+
+/** The row's JSON as served (field order fixed: the entity API, the typed route and change payloads agree). */
+export function rowJson(row: BalanceRow): string {
+  return JSON.stringify({ token: row.token, address: row.address, balance: row.balance, lastChange: row.lastChange, finality: row.finality });
+}
+
+function putChange(key: Buffer, json: string): KindChange {
+  return { kind: 'erc20.balance.put', key: key.toString('hex'), dataJson: json };
 }
 
 /** `erc20.balance.delete` payload: the holder whose balance became zero (or whose row an undo removed). */
@@ -66,14 +129,13 @@ export function reduceBalances(state: StateApi, deltas: BalanceDeltas, block: Re
     const address = `0x${text.slice(42)}`;
     const key = balanceKey(token, address);
     const stored = state.get(key);
-    const balance = (stored === undefined ? 0n : BigInt(parseRow(stored).balance)) + delta;
+    const balance = (stored === undefined ? 0n : storedBalance(stored)) + delta;
     if (balance === 0n) {
       state.remove(key);
       changes.push(deleteChange(key, lastChange));
     } else {
-      const rendered = renderRow({ token, address, balance: balance.toString(), lastChange, finality: block.finality });
-      state.put(key, rendered);
-      changes.push(putChange(key, rendered));
+      state.put(key, encodeRow({ balance, lastChange, finality: block.finality }));
+      changes.push(putChange(key, rowJson({ token, address, balance: balance.toString(), lastChange, finality: block.finality })));
     }
   }
   return changes;
@@ -81,11 +143,18 @@ export function reduceBalances(state: StateApi, deltas: BalanceDeltas, block: Re
 
 /** The change an undo publishes for a key restored to `value` (or removed). */
 export function restoredChange(key: Buffer, value: Buffer | undefined): KindChange {
-  return value === undefined ? deleteChange(key, null) : putChange(key, value);
+  return value === undefined ? deleteChange(key, null) : putChange(key, rowJson(decodeRow(key, value)));
 }
 
-/** A row whose last change is at or below the finalized block, marked finalized (null: unchanged). */
+/** A row whose last change is at or below the finalized block, marked finalized (null: unchanged). A JSON row of an earlier version stays JSON. */
 export function finalizedRow(value: Buffer, through: number): Buffer | null {
-  const row = parseRow(value);
-  return row.finality !== 'finalized' && row.lastChange.blockNumber <= through ? renderRow({ ...row, finality: 'finalized' }) : null;
+  const { lastChange, finality } = rowMeta(value);
+  if (finality === 'finalized' || lastChange.blockNumber > through) return null;
+  if (value[0] === LEGACY_JSON_ROW) {
+    const row = legacyRow(value);
+    return Buffer.from(rowJson({ ...row, finality: 'finalized' }));
+  }
+  const marked = Buffer.from(value);
+  marked[1] = FINALITY_CODES.indexOf('finalized');
+  return marked;
 }

@@ -1,13 +1,13 @@
 /** The erc20 kind's collection for the generic entity API: `balances`, one row per (token, holder), in key order. */
 import type { CollectionDescription, CollectionRow, CollectionRowMeta } from '../../../store/collection.js';
 import type { BinaryTable } from '../../../store/env.js';
-import { BALANCE_KEY_BYTES, BALANCE_KEY_PREFIX, parseRow } from './balances.js';
+import { BALANCE_KEY_BYTES, BALANCE_KEY_PREFIX, decodeRow, rowJson, rowMeta } from './balances.js';
 
 export const ERC20_CHANGE_SCHEMA = 'erc20.v1';
 
 function metaOf(value: Buffer): CollectionRowMeta {
-  const row = parseRow(value);
-  return { blockNumber: row.lastChange.blockNumber, blockHash: row.lastChange.blockHash as `0x${string}`, timestamp: row.lastChange.timestamp ?? null, finality: row.finality };
+  const { lastChange, finality } = rowMeta(value);
+  return { blockNumber: lastChange.blockNumber, blockHash: lastChange.blockHash as `0x${string}`, timestamp: lastChange.timestamp ?? null, finality };
 }
 
 function inBounds(meta: CollectionRowMeta, fromBlock: number | null, toBlock: number | null): boolean {
@@ -16,8 +16,9 @@ function inBounds(meta: CollectionRowMeta, fromBlock: number | null, toBlock: nu
   return (fromBlock === null || n >= fromBlock) && (toBlock === null || n <= toBlock);
 }
 
+/** The row as the entity API serves it: its JSON (stored rows are compact, see balances.ts). */
 function rowOf(key: Buffer, value: Buffer): CollectionRow {
-  return { key, value, position: key, meta: metaOf(value) };
+  return { key, value: Buffer.from(rowJson(decodeRow(key, value))), position: key, meta: metaOf(value) };
 }
 
 export const BALANCES_COLLECTION: CollectionDescription = {
@@ -39,7 +40,7 @@ export const BALANCES_COLLECTION: CollectionDescription = {
   bounds(entities: BinaryTable) {
     let bounds: { fromBlock: number; toBlock: number } | null = null;
     for (const { value } of entities.getRange({ start: Buffer.of(BALANCE_KEY_PREFIX), end: Buffer.of(BALANCE_KEY_PREFIX + 1) })) {
-      const n = parseRow(value).lastChange.blockNumber;
+      const n = rowMeta(value).lastChange.blockNumber;
       bounds = bounds === null ? { fromBlock: n, toBlock: n } : { fromBlock: Math.min(bounds.fromBlock, n), toBlock: Math.max(bounds.toBlock, n) };
     }
     return bounds;

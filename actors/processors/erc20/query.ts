@@ -18,7 +18,7 @@ import type { QueryExtension, TargetResolver } from '../../../api/aggregate/kind
 import { retainedOutput } from '../../../api/aggregate/query-extensions.js';
 import { processorTables, progressOf, readCoverage } from '../../../api/aggregate/processor-reader.js';
 import { stateOrigin, type BlockRange, type ProcessorProgress } from '../../../store/coverage.js';
-import { balanceKey, parseRow } from './balances.js';
+import { balanceKey, decodeRow } from './balances.js';
 import { erc20Options, type Erc20Options } from './options.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -54,8 +54,9 @@ function balanceHandler(context: AggregateContext, target: TargetResolver): Hand
     const configured = options.tokens === null ? { deployedAt: null } : options.tokens.get(token);
     if (!configured) throw new HttpError('not_found', `processor '${processor.id}' does not follow token ${token}`, { processor: processor.id, token });
     const output = retainedOutput(context, processor);
-    const stored = output.entities?.get(balanceKey(token, address));
-    const row = stored ? parseRow(stored) : null;
+    const key = balanceKey(token, address);
+    const stored = output.entities?.get(key);
+    const row = stored ? decodeRow(key, stored) : null;
     const exact = isExact(output.ranges, progressOf(processor, processorTables(context.store, processor.instance)), configured.deployedAt);
     const value = row?.balance ?? '0';
     return jsonBytesReply(Buffer.from(JSON.stringify({

@@ -4,7 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import amm from '../../../../actors/processors/amm/index.js';
 import { parsePool, POOL_KEY_PREFIX, poolKey, type PoolRow } from '../../../../actors/processors/amm/pools.js';
 import erc20 from '../../../../actors/processors/erc20/index.js';
-import { balanceKey, parseRow } from '../../../../actors/processors/erc20/balances.js';
+import { balanceKey, decodeRow } from '../../../../actors/processors/erc20/balances.js';
 import type { BlockInput, KindContext } from '../../../../actors/processor/kind.js';
 import type { ProcessorTables } from '../../../../store/env.js';
 import { DEVNET_CONTRACTS } from '../../../../net/devnet/index.js';
@@ -134,7 +134,7 @@ test('the devnet pools: reserves from Sync equal the pools\' token balances from
   for (const pool of DEVNET_CONTRACTS.pools) {
     const row = parsePool(Buffer.from(pools.entities.get(poolKey(pool.address))!));
     assert.equal(row.protocol, 'uniswap_v2');
-    const balance = (token: string) => parseRow(Buffer.from(balances.entities.get(balanceKey(token, pool.address))!)).balance;
+    const balance = (token: string) => decodeRow(balanceKey(token, pool.address), Buffer.from(balances.entities.get(balanceKey(token, pool.address))!)).balance;
     assert.deepEqual([row.reserve0, row.reserve1], [balance(pool.token0), balance(pool.token1)], pool.address);
     assert.ok(BigInt(row.swapCount) > 0n, 'the devnet swaps through every pool');
   }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import erc20 from '../../../../actors/processors/erc20/index.js';
-import { balanceKey, BALANCE_KEY_PREFIX, keyParts, parseRow } from '../../../../actors/processors/erc20/balances.js';
+import { balanceKey, BALANCE_KEY_PREFIX, decodeRow, keyParts } from '../../../../actors/processors/erc20/balances.js';
 import { transferDeltas } from '../../../../actors/processors/erc20/transfers.js';
 import { erc20Options } from '../../../../actors/processors/erc20/options.js';
 import type { BlockInput, KindContext } from '../../../../actors/processor/kind.js';
@@ -45,7 +45,7 @@ function storedBalances(tables: ProcessorTables): Map<string, bigint> {
   const rows = new Map<string, bigint>();
   for (const { key, value } of tables.entities.getRange({ start: Buffer.of(BALANCE_KEY_PREFIX), end: Buffer.of(BALANCE_KEY_PREFIX + 1) })) {
     const { token, address } = keyParts(key);
-    const row = parseRow(value);
+    const row = decodeRow(key, value);
     assert.equal(row.token, token);
     assert.equal(row.address, address);
     rows.set(`${token}|${address}`, BigInt(row.balance));
@@ -116,8 +116,8 @@ test('finalize drops the inverses of final blocks and marks their rows finalized
   await temp.store.write(() => kind.apply(ctx, input(second!), 'included'));
   await temp.store.write(() => kind.finalize(ctx, 0, first!.number));
   for (const { key } of tables.undo.getRange({})) assert.equal(Number(Buffer.from(key).readBigUInt64BE(0)), second!.number, 'only the unfinalized block keeps inverses');
-  for (const { value } of tables.entities.getRange({ start: Buffer.of(BALANCE_KEY_PREFIX), end: Buffer.of(BALANCE_KEY_PREFIX + 1) })) {
-    const row = parseRow(Buffer.from(value));
+  for (const { key, value } of tables.entities.getRange({ start: Buffer.of(BALANCE_KEY_PREFIX), end: Buffer.of(BALANCE_KEY_PREFIX + 1) })) {
+    const row = decodeRow(Buffer.from(key), Buffer.from(value));
     assert.equal(row.finality, row.lastChange.blockNumber <= first!.number ? 'finalized' : 'included');
   }
 });
