@@ -66,23 +66,51 @@ const TOKEN_PREFIX_CHARS = 8;
 const U64_MAX = (1n << 64n) - 1n;
 
 export function encodeCursor(fields: CursorFields): string {
-  assertU64('epoch', fields.epoch);
   assertU64('sequence', fields.sequence);
+  const template = templateFor(fields);
+  const bytes = Buffer.allocUnsafe(template.length);
+  template.copy(bytes);
+  bytes.writeBigUInt64BE(fields.sequence, 26);
+  checksum(bytes.subarray(0, bytes.length - CHECKSUM_BYTES)).copy(bytes, bytes.length - CHECKSUM_BYTES);
+  return bytes.toString('base64url');
+}
+
+/**
+ * Every field but the sequence and the checksum, checked and laid out once for consecutive cursors that
+ * share them: a lane encodes one cursor per change, and a block's hundreds of changes differ only in
+ * their sequence.
+ */
+let lastTemplate: { readonly epoch: bigint; readonly chainId: number; readonly instance: string; readonly number: number | null; readonly hash: CursorBlock['hash'] | null; readonly bytes: Buffer } | null = null;
+
+function templateFor(fields: CursorFields): Buffer {
+  const last = lastTemplate;
+  const block = fields.block;
+  if (last !== null && last.epoch === fields.epoch && last.chainId === fields.chainId && last.instance === fields.instance
+    && last.number === (block?.number ?? null) && sameHash(last.hash, block?.hash ?? null)) return last.bytes;
+  assertU64('epoch', fields.epoch);
   assertSafeNonNegative('chainId', fields.chainId);
-  const bytes = Buffer.alloc(fields.block ? LENGTH_WITH_BLOCK : LENGTH_WITHOUT_BLOCK);
+  const bytes = Buffer.alloc(block ? LENGTH_WITH_BLOCK : LENGTH_WITHOUT_BLOCK);
   bytes[0] = CURSOR_FORMAT_VERSION;
-  bytes[1] = fields.block ? FLAG_BLOCK : 0;
+  bytes[1] = block ? FLAG_BLOCK : 0;
   bytes.writeBigUInt64BE(fields.epoch, 2);
   bytes.writeBigUInt64BE(BigInt(fields.chainId), 10);
   instanceId(fields.instance).copy(bytes, 18);
-  bytes.writeBigUInt64BE(fields.sequence, 26);
-  if (fields.block) {
-    assertSafeNonNegative('block.number', fields.block.number);
-    bytes.writeBigUInt64BE(BigInt(fields.block.number), 34);
-    writeBlockHash(fields.block.hash, bytes, 42);
+  if (block) {
+    assertSafeNonNegative('block.number', block.number);
+    bytes.writeBigUInt64BE(BigInt(block.number), 34);
+    writeBlockHash(block.hash, bytes, 42);
   }
-  checksum(bytes.subarray(0, bytes.length - CHECKSUM_BYTES)).copy(bytes, bytes.length - CHECKSUM_BYTES);
-  return bytes.toString('base64url');
+  // A caller's byte array may change after the call: the template keeps its own copy.
+  const hash = block === undefined ? null : typeof block.hash === 'string' ? block.hash : Uint8Array.from(block.hash);
+  lastTemplate = { epoch: fields.epoch, chainId: fields.chainId, instance: fields.instance, number: block?.number ?? null, hash, bytes };
+  return bytes;
+}
+
+function sameHash(a: CursorBlock['hash'] | null, b: CursorBlock['hash'] | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  if (typeof a === 'string' || typeof b === 'string') return typeof a === typeof b && a === b;
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 /**

@@ -40,6 +40,25 @@ test('a cursor takes the block hash as bytes or hex, and 64-bit sequences', () =
   assert.equal(decodeCursor(encodeCursor({ ...withoutBlock, sequence: max }), store).sequence, max);
 });
 
+test('consecutive cursors each carry their own fields, whatever was encoded before and even when the caller reuses its hash bytes', () => {
+  const hashBytes = Buffer.from(blockHash.slice(2), 'hex');
+  const other = { epoch: 9n, chainId: 5, instance: 'erc20-v1' };
+  const cases: Array<[CursorFields, ReturnType<typeof decodeCursor>, typeof store]> = [];
+  const add = (fields: CursorFields, expect: typeof store) => cases.push([fields, decodeCursor(encodeCursor(fields), expect), expect]);
+  add({ ...store, sequence: 1n, block: { number: 5, hash: hashBytes } }, store);
+  hashBytes[0] = 0x01; // the same array, another block hash
+  add({ ...store, sequence: 2n, block: { number: 5, hash: hashBytes } }, store);
+  add({ ...store, sequence: 3n, block: { number: 6, hash: hashBytes } }, store);
+  add({ ...store, sequence: 4n }, store);
+  add({ ...other, sequence: 5n, block: { number: 6, hash: hashBytes } }, other);
+  add({ ...other, chainId: 6, sequence: 6n, block: { number: 6, hash: hashBytes } }, { ...other, chainId: 6 });
+  add({ ...store, sequence: 7n, block: { number: 6, hash: blockHash } }, store);
+  const hashes = [`0x${'ab'.repeat(32)}`, `0x01${'ab'.repeat(31)}`, `0x01${'ab'.repeat(31)}`, undefined, `0x01${'ab'.repeat(31)}`, `0x01${'ab'.repeat(31)}`, blockHash];
+  cases.forEach(([fields, decoded, expect], i) => {
+    assert.deepEqual(decoded, { version: 1, ...expect, sequence: fields.sequence, ...(fields.block ? { block: { number: fields.block.number, hash: hashes[i] } } : {}) }, `cursor ${i + 1}`);
+  });
+});
+
 test('a cursor is opaque url-safe base64 without padding', () => {
   for (const token of [encodeCursor(withBlock), encodeCursor(withoutBlock)]) assert.match(token, /^[A-Za-z0-9_-]+$/);
   assert.equal(encodeCursor(withoutBlock).length, 51);
