@@ -3,13 +3,15 @@
  * Kademlia table bound to one UDP address with the node key, seeded with bootnodes (enode URLs with a UDP port);
  * every node that answers a ping and announces a TCP port is handed to `onNode` as an RLPx dial candidate, and the
  * table is refreshed (FINDNODE toward random targets) every `refreshIntervalMs`; while the table is empty (no
- * bootnode answered yet) the bootnodes are pinged again at that pace (devp2p bans a node that missed a ping for five
- * minutes, so an unreachable bootnode is retried after that).
+ * bootnode answered yet) the bootnodes are pinged again at that pace. devp2p bans a node that missed a ping for five
+ * minutes, which would leave a node whose bootnodes were down at start without peers that long: a bootnode retried
+ * on purpose is lifted from that ban first.
  *
  * The peer lane runs it when `sources.live.discovery_port` is not 0 (actors/peers/network.ts), seeded with
  * `sources.live.discv4_bootnodes`; the nodes it finds are dialled with origin `discv4_or_5`.
  */
 import { DPT, type PeerInfo } from '@ethereumjs/devp2p';
+import { bytesToHex } from '../eth/hex.js';
 import type { Enode } from '../p2p/enode.js';
 import type { DiscoveredNode } from './discv5.js';
 
@@ -77,7 +79,10 @@ export async function startDiscv4(options: Discv4Options): Promise<Discv4Service
   }
   const port = socket.address().port;
   const bootstrap = async () => {
-    await Promise.all(options.bootnodes.map((enode) => dpt.bootstrap({ id: enode.id, address: enode.host, udpPort: enode.udpPort, tcpPort: enode.tcpPort })));
+    await Promise.all(options.bootnodes.map((enode) => {
+      unban(dpt, enode);
+      return dpt.bootstrap({ id: enode.id, address: enode.host, udpPort: enode.udpPort, tcpPort: enode.tcpPort });
+    }));
   };
   await bootstrap();
   const retry = setInterval(() => {
@@ -93,4 +98,15 @@ export async function startDiscv4(options: Discv4Options): Promise<Discv4Service
       dpt.destroy();
     },
   };
+}
+
+/**
+ * Lifts devp2p's ban of a node (its ban list is keyed, as its k-bucket, by the node id in hex and by
+ * `address:tcpPort`; devp2p 10.0.0 exposes no call for it, hence the reach into `_banlist`).
+ */
+function unban(dpt: DPT, enode: Enode): void {
+  const bans = (dpt as unknown as { _banlist?: { _lru?: { delete(key: string): boolean } } })._banlist?._lru;
+  if (bans === undefined) throw new Error('@ethereumjs/devp2p DPT without the ban list this code lifts bootnode bans from (its internals changed)');
+  bans.delete(bytesToHex(enode.id).slice(2));
+  bans.delete(`${enode.host}:${enode.tcpPort}`);
 }

@@ -61,4 +61,37 @@ describe('discv4 on loopback', () => {
     assert.equal(bSeenByA.tcp, b.tcp);
     assert.ok(a.service.tableSize() >= 1);
   });
+
+  it('a bootnode that was down at start is found once it is up, not after devp2p\'s five-minute ban', async (t) => {
+    const bootKey = secp256k1.utils.randomSecretKey();
+    const bootPort = await freeUdpPort();
+    const errors: string[] = [];
+    const service = await startDiscv4({
+      privateKey: secp256k1.utils.randomSecretKey(), host: '127.0.0.1', udpPort: await freeUdpPort(), tcpPort: 30_603,
+      bootnodes: [{ id: nodeIdOf(bootKey), host: '127.0.0.1', tcpPort: 0, udpPort: bootPort }], refreshIntervalMs: 500, timeoutMs: 300,
+      onNode: () => undefined,
+      onError: (error) => errors.push(error.message),
+    });
+    t.after(() => service.stop());
+    // The first ping timed out (devp2p banned the bootnode for five minutes) before the bootnode starts.
+    await until(() => errors.length > 0, 'the first ping to time out');
+    assert.equal(service.tableSize(), 0);
+    const boot = new DPT(bootKey, { endpoint: { address: '127.0.0.1', udpPort: bootPort, tcpPort: null }, refreshInterval: 60_000, shouldGetDnsPeers: false });
+    await new Promise<void>((resolve) => {
+      boot.events.once('listening', () => resolve());
+      boot.bind(bootPort, '127.0.0.1');
+    });
+    t.after(() => boot.destroy());
+    await until(() => service.tableSize() > 0, 'the bootnode in the table');
+    assert.ok(!errors.slice(1).some((message) => /banned/i.test(message)), `retries refused as banned: ${errors.join('; ')}`);
+  });
 });
+
+/** Polls `condition` (the DPT reports no event for a table change) until it holds; fails after 60 s, far below the ban. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
