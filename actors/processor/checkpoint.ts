@@ -115,12 +115,9 @@ export function restoreCheckpoint(ctx: RestoreContext, id: string): Promise<Rest
       const hash = branch.get(n)!;
       let input;
       try {
-        input = readBlockInput(store, n, hash, ctx.needs);
+        input = readBlockInput(store, n, hash, ctx.needs, ctx.kind.logInterest);
       } catch (error) {
         throw conflict(`checkpoint ${id} cannot be brought to the reduce cursor: ${(error as Error).message}`, { checkpoint: id, missingBlock: { number: n, hash } });
-      }
-      if (ctx.needs.receipts && input.receipts === null) {
-        throw conflict(`checkpoint ${id} cannot be brought to the reduce cursor: the receipts of block ${n} (${hash}) are no longer retained by the store`, { checkpoint: id, missingBlock: { number: n, hash } });
       }
       const finality: Finality = progress.finalizedNumber !== null && n <= progress.finalizedNumber ? 'finalized' : 'included';
       ctx.kind.apply(ctx.kindContext, input, finality);

@@ -84,7 +84,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
       }
       if (move.op === 'apply' && inRange) {
         const finality: Finality = current.finalizedNumber !== null && move.number <= current.finalizedNumber ? 'finalized' : 'included';
-        const input = readBlockInput(ctx.store, move.number, hash, ctx.needs);
+        const input = readBlockInput(ctx.store, move.number, hash, ctx.needs, ctx.kind.logInterest);
         const block = { number: move.number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
         for (const change of ctx.kind.apply(kindContext, input, finality)) publish('apply', block, finality, change);
         coverBlock(ctx.tables, move.number);

@@ -77,7 +77,7 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
         skipped += 1;
         continue;
       }
-      const input = readBlockInput(ctx.store, number, hash, ctx.needs);
+      const input = readBlockInput(ctx.store, number, hash, ctx.needs, ctx.kind.logInterest);
       if (ordered) {
         // Chain order: the next block after the reduce cursor (or the backfill's first block), linked to it.
         const cursor = current.reduceCursor;

@@ -66,7 +66,7 @@ export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryP
       if (last !== null && number <= last.number) continue;
       checkHistoryBlock(ctx, finalized, number, hash, 'a backfill subscription publishes finalized blocks only');
       const covered = readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to);
-      const input = readBlockInput(ctx.store, number, hash, ctx.needs);
+      const input = readBlockInput(ctx.store, number, hash, ctx.needs, ctx.kind.logInterest);
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
       const changes = ctx.kind.apply(ctx.kindContext, input, 'finalized');
       for (const change of changes) {

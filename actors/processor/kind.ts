@@ -3,6 +3,7 @@
  * change sequences, cursors, envelopes, coverage and the transaction; a kind only turns one block
  * into entity rows and change payloads (deterministically: no clocks, no randomness).
  */
+import type { LogInterest } from '../../net/p2p/log-interest.js';
 import type { BlockHeader } from '../../net/eth/header.js';
 import type { Transaction } from '../../net/eth/transaction-types.js';
 import type { Receipt } from '../../net/eth/receipt.js';
@@ -74,6 +75,12 @@ export interface BoundKind {
   readonly finalizedValue?: (value: Buffer, through: number) => Buffer | null;
   /** Marks the rows of blocks `from`..`to` (inclusive) finalized; drops undo data they no longer need. */
   finalize(ctx: KindContext, from: number, to: number): void;
+  /**
+   * The logs this instance reads from receipts: a block whose header bloom matches none of them holds nothing it
+   * reads, so a source may skip that block's receipts (the p2p lane's bloom check) and the kind gets it with no
+   * receipts. Null: it reads every block's receipts (or none).
+   */
+  readonly logInterest: LogInterest | null;
 }
 
 /**

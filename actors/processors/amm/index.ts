@@ -5,7 +5,7 @@
  */
 import { defineProcessorKind } from '../sdk/define.js';
 import { AMM_CHANGE_SCHEMA, POOLS_COLLECTION } from './collections.js';
-import { poolEvents, type PoolEvent } from './events.js';
+import { poolEvents, TOPICS, type PoolEvent } from './events.js';
 import { ammOptions, type AmmOptions } from './options.js';
 import { finalizedPool, reducePools, restoredPoolChange } from './pools.js';
 import { AMM_QUERY } from './query.js';
@@ -28,4 +28,6 @@ export default defineProcessorKind<AmmOptions, PoolEvent[]>({
   reduce: (state, events, block) => reducePools(state, events, block),
   changeOf: restoredPoolChange,
   finalizedValue: finalizedPool,
+  // The pool events of the configured pools (any contract without a list): blocks whose bloom has none need no receipts.
+  logInterest: (options) => ({ addresses: options.pools === null ? [] : [...options.pools] as `0x${string}`[], topics: Object.values(TOPICS) }),
 });

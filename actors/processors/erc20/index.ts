@@ -9,7 +9,7 @@ import { BALANCES_COLLECTION, ERC20_CHANGE_SCHEMA } from './collections.js';
 import { erc20Options, type Erc20Options } from './options.js';
 import { ERC20_QUERY } from './query.js';
 import { ERC20_SCHEMA } from './schema.js';
-import { transferDeltas, type BalanceDeltas } from './transfers.js';
+import { TRANSFER_TOPIC, transferDeltas, type BalanceDeltas } from './transfers.js';
 
 export default defineProcessorKind<Erc20Options, BalanceDeltas>({
   name: 'erc20',
@@ -28,4 +28,6 @@ export default defineProcessorKind<Erc20Options, BalanceDeltas>({
   reduce: (state, deltas, block) => reduceBalances(state, deltas, block),
   changeOf: restoredChange,
   finalizedValue: finalizedRow,
+  // Transfer logs of the configured tokens (any contract with "*"): blocks whose bloom has neither need no receipts.
+  logInterest: (options) => ({ addresses: options.tokens === null ? [] : [...options.tokens.keys()] as `0x${string}`[], topics: [TRANSFER_TOPIC] }),
 });

@@ -19,6 +19,7 @@ import type { Finality } from '../../../store/coverage.js';
 import type { CollectionDescription } from '../../../store/collection.js';
 import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
 import type { BlockInput, BoundKind, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
+import type { LogInterest } from '../../../net/p2p/log-interest.js';
 import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
 import { dropInverses, recordingState, undoBlock, type StateApi } from './state.js';
 
@@ -48,6 +49,12 @@ interface KindIdentity<O> {
   readonly options?: (raw: KindOptions) => O;
   /** The public renderer of raw changes (typed JSON); without one they publish as `{encoding: "hex", value}`. */
   readonly render?: (change: RawChange) => unknown;
+  /**
+   * For a kind that reads only some logs from receipts: the contract addresses and topics it reads for these
+   * options (BoundKind.logInterest). Blocks whose bloom matches neither reach it without receipts when a source
+   * skipped them. Absent or null: it needs every block's receipts.
+   */
+  readonly logInterest?: (options: O) => LogInterest | null;
 }
 
 export interface BlockLocalDefinition<O> extends KindIdentity<O> {
@@ -95,6 +102,7 @@ function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void
   const ordering: unknown = definition.ordering;
   if (ordering !== 'block_local' && ordering !== 'ordered_state') throw new KindDefinitionError(`kind '${name}': ordering must be 'block_local' or 'ordered_state'`);
   if (definition.render !== undefined && typeof definition.render !== 'function') throw new KindDefinitionError(`kind '${name}': render must be a function`);
+  if (definition.logInterest !== undefined && typeof definition.logInterest !== 'function') throw new KindDefinitionError(`kind '${name}': logInterest must be a function of the options`);
   for (const field of ['name', 'version', 'sdk', 'changeSchema', 'finalizedKind'] as const) {
     if (typeof definition[field] !== 'string') throw new KindDefinitionError(`kind '${name}': '${field}' must be a string`);
   }
@@ -107,7 +115,7 @@ function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void
   }
 }
 
-function checkIdentity(definition: KindIdentity<unknown>): void {
+function checkIdentity(definition: Pick<KindIdentity<unknown>, 'name' | 'version' | 'sdk'>): void {
   if (!/^[a-z][a-z0-9_-]{0,63}$/.test(definition.name)) throw new KindDefinitionError(`kind name '${definition.name}' must be 1-64 characters a-z 0-9 _ - starting with a letter`);
   if (!parseVersion(definition.version)) throw new KindDefinitionError(`kind '${definition.name}': version '${definition.version}' is not a semantic version x.y.z`);
   let ok: boolean;
@@ -131,13 +139,13 @@ export function renderChanges(outputs: readonly KindOutput[], render: ((change: 
 }
 
 /** A bound kind whose changes may still be raw (`bind` renders them). */
-type UnrenderedKind = Omit<BoundKind, 'apply' | 'undo'> & {
+type UnrenderedKind = Omit<BoundKind, 'apply' | 'undo' | 'logInterest'> & {
   apply(...args: Parameters<BoundKind['apply']>): KindOutput[];
   undo(...args: Parameters<BoundKind['undo']>): KindOutput[];
 };
 
 /** The bound kind with every change rendered (raw ones through `render`, or as hex). */
-function rendered(bound: UnrenderedKind, render: ((change: RawChange) => unknown) | undefined): BoundKind {
+function rendered(bound: UnrenderedKind, render: ((change: RawChange) => unknown) | undefined): Omit<BoundKind, 'logInterest'> {
   return {
     ...bound,
     apply: (ctx, block, finality) => renderChanges(bound.apply(ctx, block, finality), render),
@@ -215,7 +223,8 @@ export function defineProcessorKind<O = KindOptions, D = unknown>(definition: Pr
     queryExtensions: definition.queryExtensions ?? [],
     bind(raw) {
       const options = parseOptions(raw);
-      return rendered(definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options), definition.render);
+      const bound = rendered(definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options), definition.render);
+      return { ...bound, logInterest: definition.needs.receipts ? definition.logInterest?.(options) ?? null : null };
     },
   };
 }
