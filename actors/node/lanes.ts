@@ -24,6 +24,7 @@ import { devnetInput, type ChainSpec } from './chain-spec.js';
 import { builtinKind, kindInfo } from '../processors/registry.js';
 import { describedKindInfo, type CustomKindDescription } from '../processors/kind-catalog.js';
 import { kindOptionsOf } from './kind-options.js';
+import { receiptInterestOf } from './receipt-interest.js';
 import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
 
 const actorModule = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
@@ -68,7 +69,7 @@ function devnetPeerArgs(config: NodeConfig, spec: ChainSpec): DevnetSourceArgs['
   return { host: listen.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(listen.slice(at + 1)), chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis } };
 }
 
-function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec): PeersSourceArgs {
+function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec, custom: ReadonlyMap<string, CustomKindDescription>): PeersSourceArgs {
   const live = config.sources.live;
   return {
     dataDir, chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis }, trustedPeers: live.trusted_peers, listenerPort: live.listener_port,
@@ -80,16 +81,17 @@ function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec): PeersS
     requestTimeoutMs: live.request_timeout_ms, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms, pollIntervalMs: live.poll_interval_ms,
     maxReorgDepth: config.chain.max_reorg_depth,
     finality: config.finality.kind === 'devnet' ? { kind: 'devnet', lag: config.devnet.finality_lag } : { kind: 'none' },
+    receiptInterest: receiptInterestOf(config, custom),
   };
 }
 
-function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number, spec: ChainSpec): LaneSpec {
+function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number, spec: ChainSpec, custom: ReadonlyMap<string, CustomKindDescription>): LaneSpec {
   const budget = config.actors.source;
   const live = config.sources.live;
   const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js', p2p: 'peers/actor.js' }[live.kind];
   const args = live.kind === 'devnet'
     ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api, beaconP2p: config.devnet.beacon_p2p === '' ? null : config.devnet.beacon_p2p, p2p: devnetPeerArgs(config, spec) } satisfies DevnetSourceArgs)
-    : live.kind === 'p2p' ? peersArgs(config, dataDir, spec)
+    : live.kind === 'p2p' ? peersArgs(config, dataDir, spec, custom)
     : live.kind === 'none' ? ({ dataDir } satisfies NoneSourceArgs) : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
       requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
@@ -198,7 +200,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     limits: { ttlSeconds: snapshots.ttl_seconds, maxRows: snapshots.max_rows, maxBytes: snapshots.max_bytes, maxActive: snapshots.max_active, maxBlockRange: config.limits.max_block_range },
   };
   return [
-    sourceLane(config, dataDir, shutdownMs, spec),
+    sourceLane(config, dataDir, shutdownMs, spec, custom),
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => ({ ...finalityArgs(config, spec), dataDir })) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
