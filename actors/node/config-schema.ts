@@ -285,6 +285,17 @@ export const configSchema = z.strictObject({
     /** How often the outbox trims each change log to its `retain_changes` window. */
     prune_interval_seconds: positiveInt.max(86_400).default(10),
   }).prefault({}),
+  /**
+   * Byte budgets the alert rules measure against (spec §8: pending-delta or outbox bytes over 80 % of budget).
+   * Nothing is evicted to stay under them: rollback data of unfinalized blocks is never dropped, and a change log
+   * keeps what `retain_changes` and active leases keep; the budget is what the operator sized data_dir for.
+   */
+  budgets: z.strictObject({
+    /** Inverse writes kept for blocks not yet finalized, across all processor instances (LMDB bytes of their undo tables). */
+    pending_deltas: z.strictObject({ max_bytes: positiveInt.default(256 * 1024 * 1024) }).prefault({}),
+    /** Change logs retained for delivery (processor instances and backfill-subscription streams; LMDB bytes of their change tables). */
+    outbox: z.strictObject({ max_bytes: positiveInt.default(16 * 1024 * 1024 * 1024) }).prefault({}),
+  }).prefault({}),
   chain: z.strictObject({
     /** A reorg deeper than this fails closed (publication stops, readiness drops). */
     max_reorg_depth: positiveInt.max(100_000).default(64),
