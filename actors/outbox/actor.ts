@@ -12,7 +12,8 @@
  * same keys (LMDB serializes the two write transactions).
  *
  * Accepts (asks, from listeners): `consumer.create`, `consumer.delete`, `consumer.lease`,
- * `consumer.deliver`, `consumer.ack` (see messages.ts). Sends nothing.
+ * `consumer.deliver`, `consumer.ack` (see messages.ts); from `history`: `consumers.move` (a rebuild's promote or
+ * rollback, consumer-move.ts). Sends nothing.
  */
 import { Counter } from 'prom-client';
 import { defineActor } from '../../runtime/actor.js';
@@ -21,6 +22,7 @@ import { pruneChanges } from '../../store/prune-changes.js';
 import { errorFields } from '../../runtime/log.js';
 import { acknowledge, createConsumer, deleteConsumer, deliverChanges, renewLease, type OutboxStore } from './consumer-writes.js';
 import type { OutboxMessage } from './messages.js';
+import { moveConsumers, type MoveConsumers } from './consumer-move.js';
 
 export interface OutboxArgs {
   readonly dataDir: string;
@@ -58,7 +60,7 @@ export default defineActor<State, OutboxArgs>({
     return { out: { store, chainId: ctx.args.chainId }, writes, pruneTimer };
   },
   handle(raw, state) {
-    const message = raw as OutboxMessage;
+    const message = raw as OutboxMessage | MoveConsumers;
     const now = Date.now();
     state.writes.inc({ operation: message.type });
     switch (message.type) {
@@ -72,6 +74,8 @@ export default defineActor<State, OutboxArgs>({
         return deliverChanges(state.out, message, now);
       case 'consumer.ack':
         return acknowledge(state.out, message, now);
+      case 'consumers.move':
+        return moveConsumers(state.out, message);
       default:
         throw new Error(`outbox does not accept '${(raw as { type: string }).type}'`);
     }
