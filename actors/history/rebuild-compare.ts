@@ -1,11 +1,13 @@
 /**
  * A rebuild's comparison (spec §9.5 "outputs compared"): the change logs of the serving instance and its replacement
- * over the blocks both hold as finalized. Per block, the outputs are the changes that block's canonical apply left —
- * applies later undone by a reorg drop out — each reduced to (kind, key, data) with every `finality` field removed
- * (the serving instance saw a block live at `preview`/`included`, its replacement from history at `finalized`);
- * envelope fields that differ by construction (sequence, cursor, origin, emittedAt) are not outputs.
+ * over the finalized blocks both cover. What is compared is each output's value as of the top of that range: for
+ * every (kind, key), the change of the highest block in the range (applies a reorg undid drop out), its data with
+ * every `finality` field removed (the serving instance saw a block live at `preview`/`included`, its replacement from
+ * history at `finalized`). Envelope fields that differ by construction (sequence, cursor, origin, emittedAt) and the
+ * block an output was first emitted at are not outputs: an instance emits its kind's static rows (a blob schedule,
+ * say) at the first block it processes, which for a replacement is where its live lane began.
  *
- * Memory is one 32-byte digest per change of the compared range (both logs are read once).
+ * Memory is one entry per (kind, key) of the compared range and one per block touched (both logs are read once).
  */
 import { createHash } from 'node:crypto';
 import { decodeChangeValue } from '../../store/change-log.js';
@@ -13,11 +15,11 @@ import { readProgress, readRanges, type BlockRange } from '../../store/coverage.
 import type { ProcessorTables } from '../../store/env.js';
 import type { RebuildComparison } from '../../store/rebuilds.js';
 
-interface BlockOutputs {
-  /** The block hash of the apply these outputs came from. */
-  hash: string;
-  /** sha256 of each change's normalized output, hex. */
-  digests: string[];
+interface Output {
+  readonly block: number;
+  readonly hash: string;
+  /** sha256 of [kind, key, data without finality], hex. */
+  readonly digest: string;
 }
 
 function withoutFinality(value: unknown): unknown {
@@ -28,25 +30,43 @@ function withoutFinality(value: unknown): unknown {
   return out;
 }
 
-/** Each block's surviving outputs in [from, to] from one change log. */
-function outputsByBlock(tables: ProcessorTables, from: number, to: number): Map<number, BlockOutputs> {
-  const blocks = new Map<number, BlockOutputs>();
+/** Each (kind, key)'s outputs in [from, to] from one change log, by block; undone applies removed. */
+function outputsByKey(tables: ProcessorTables, from: number, to: number): Map<string, Output[]> {
+  const byKey = new Map<string, Output[]>();
+  const keysOfBlock = new Map<string, Set<string>>();
   for (const { key, value } of tables.changes.getRange({})) {
     const change = decodeChangeValue(key.readBigUInt64BE(0), value);
     if (change.operation !== 'apply' && change.operation !== 'undo') continue;
     const envelope = JSON.parse(change.json.toString('utf8')) as { block: { number: number; hash: string } | null; kind: string; key: string | null; data: unknown };
     const block = envelope.block;
     if (block === null || block.number < from || block.number > to) continue;
-    const current = blocks.get(block.number);
+    const blockId = `${block.number}/${block.hash}`;
     if (change.operation === 'undo') {
-      if (current?.hash === block.hash) blocks.delete(block.number);
+      for (const outputKey of keysOfBlock.get(blockId) ?? []) {
+        const kept = byKey.get(outputKey)!.filter((output) => output.block !== block.number || output.hash !== block.hash);
+        if (kept.length === 0) byKey.delete(outputKey);
+        else byKey.set(outputKey, kept);
+      }
+      keysOfBlock.delete(blockId);
       continue;
     }
+    const outputKey = `${envelope.kind}\u0000${envelope.key ?? ''}`;
     const digest = createHash('sha256').update(JSON.stringify([envelope.kind, envelope.key, withoutFinality(envelope.data)])).digest('hex');
-    if (current && current.hash === block.hash) current.digests.push(digest);
-    else blocks.set(block.number, { hash: block.hash, digests: [digest] });
+    const outputs = byKey.get(outputKey) ?? [];
+    outputs.push({ block: block.number, hash: block.hash, digest });
+    byKey.set(outputKey, outputs);
+    const touched = keysOfBlock.get(blockId) ?? new Set<string>();
+    touched.add(outputKey);
+    keysOfBlock.set(blockId, touched);
   }
-  return blocks;
+  return byKey;
+}
+
+/** The output of the highest block (the last written of that block): the value as of the top of the range. */
+function latest(outputs: readonly Output[] | undefined): Output | undefined {
+  let best: Output | undefined;
+  for (const output of outputs ?? []) if (!best || output.block >= best.block) best = output;
+  return best;
 }
 
 /** The blocks of [from, to] both coverages hold. */
@@ -62,16 +82,9 @@ function commonBlocks(a: readonly BlockRange[], b: readonly BlockRange[], from: 
   return out.sort((p, q) => p.from - q.from);
 }
 
-function differenceAt(serving: BlockOutputs | undefined, replacement: BlockOutputs | undefined): string | null {
-  if (!serving && !replacement) return null;
-  if (!serving) return `the replacement has ${replacement!.digests.length} change(s) for this block, the serving instance none (its change log may have been pruned below it)`;
-  if (!replacement) return `the serving instance has ${serving.digests.length} change(s) for this block, the replacement none`;
-  if (serving.hash !== replacement.hash) return `the instances hold different block hashes (${serving.hash} serving, ${replacement.hash} replacement)`;
-  if (serving.digests.length !== replacement.digests.length) return `the serving instance has ${serving.digests.length} change(s) for this block, the replacement ${replacement.digests.length}`;
-  const a = [...serving.digests].sort();
-  const b = [...replacement.digests].sort();
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return 'a change\'s kind, key or data differs (finality fields aside)';
-  return null;
+function describe(outputKey: string): string {
+  const [kind, key] = outputKey.split('\u0000');
+  return `${kind} ${key === '' ? '(no key)' : key}`;
 }
 
 /** Compares the two instances' outputs over the finalized blocks both cover, from `fromBlock` up. */
@@ -83,19 +96,24 @@ export function compareInstances(serving: ProcessorTables, replacement: Processo
   }
   const from = ranges[0]!.from;
   const to = ranges[ranges.length - 1]!.to;
-  const left = outputsByBlock(serving, from, to);
-  const right = outputsByBlock(replacement, from, to);
-  let blocksCompared = 0;
+  const blocksCompared = ranges.reduce((sum, range) => sum + range.to - range.from + 1, 0);
+  // Outputs of blocks only one instance covers (a gap of the serving instance) are not compared.
+  const inCommon = (block: number) => ranges.some((range) => range.from <= block && block <= range.to);
+  const left = outputsByKey(serving, from, to);
+  const right = outputsByKey(replacement, from, to);
+  let first: { blockNumber: number; reason: string } | null = null;
   let changesCompared = 0;
-  for (const range of ranges) {
-    for (let number = range.from; number <= range.to; number += 1) {
-      const reason = differenceAt(left.get(number), right.get(number));
-      if (reason !== null) {
-        return { equal: false, fromBlock: from, toBlock: to, blocksCompared, changesCompared, firstDifference: { blockNumber: number, reason }, comparedAt: now };
-      }
-      blocksCompared += 1;
-      changesCompared += left.get(number)?.digests.length ?? 0;
-    }
+  for (const outputKey of new Set([...left.keys(), ...right.keys()])) {
+    const a = latest(left.get(outputKey)?.filter((output) => inCommon(output.block)));
+    const b = latest(right.get(outputKey)?.filter((output) => inCommon(output.block)));
+    if (!a && !b) continue;
+    changesCompared += 1;
+    if (a && b && a.digest === b.digest) continue;
+    const blockNumber = Math.min(a?.block ?? Infinity, b?.block ?? Infinity);
+    const reason = !a ? `${describe(outputKey)}: only the replacement has it (block ${b!.block})`
+      : !b ? `${describe(outputKey)}: only the serving instance has it (block ${a.block})`
+      : `${describe(outputKey)}: the serving instance's value (block ${a.block}) differs from the replacement's (block ${b.block})`;
+    if (first === null || blockNumber < first.blockNumber) first = { blockNumber, reason };
   }
-  return { equal: true, fromBlock: from, toBlock: to, blocksCompared, changesCompared, firstDifference: null, comparedAt: now };
+  return { equal: first === null, fromBlock: from, toBlock: to, blocksCompared, changesCompared, firstDifference: first, comparedAt: now };
 }
