@@ -1,7 +1,9 @@
 /**
  * A rebuild's comparison (spec §9.5 "outputs compared"): the change logs of the serving instance and its replacement
  * over the finalized blocks both cover. What is compared is each output's value as of the top of that range: for
- * every (kind, key), the change of the highest block in the range (applies a reorg undid drop out), its data with
+ * every (kind, key), the last change the instance wrote about a block of the range (applies a reorg undid drop out),
+ * as its entity rows hold it — log order, not block order: a replacement's history arrives in chunks below its live
+ * lane, and may fill a row (a fork's activation block, say) after its live lane first wrote it — its data with
  * every `finality` field removed (the serving instance saw a block live at `preview`/`included`, its replacement from
  * history at `finalized`). Envelope fields that differ by construction (sequence, cursor, origin, emittedAt) and the
  * block an output was first emitted at are not outputs: an instance emits its kind's static rows (a blob schedule,
@@ -62,11 +64,9 @@ function outputsByKey(tables: ProcessorTables, from: number, to: number): Map<st
   return byKey;
 }
 
-/** The output of the highest block (the last written of that block): the value as of the top of the range. */
+/** The output written last (outputs are in log order): the value the instance's rows hold. */
 function latest(outputs: readonly Output[] | undefined): Output | undefined {
-  let best: Output | undefined;
-  for (const output of outputs ?? []) if (!best || output.block >= best.block) best = output;
-  return best;
+  return outputs?.at(-1);
 }
 
 /** The blocks of [from, to] both coverages hold. */

@@ -49,9 +49,9 @@ test('compareInstances: equal outputs whatever their finality, origin, log order
     { ...block(3, 'preview', { wrong: true }), branch: 'b' }, { op: 'undo', block: 3, branch: 'b', kind: 'x.block.delete', key: 'b3', data: null },
     block(3, 'included'), block(4, 'included'), block(5, 'preview'),
   ], [0, 5], 4);
-  // Replacement: backfilled top-down from history (finalized), its live lane from block 4 emitting the schedule there.
+  // Replacement: its live lane from block 4 writes the schedule row unfilled; history, top-down in chunks, fills it at block 2.
   const replacement = await instance(store, 'x~r1', [
-    schedule(4, 2), block(4, 'preview'), block(2, 'finalized'), block(3, 'finalized'), block(0, 'finalized'), block(1, 'finalized'),
+    schedule(4, null), block(4, 'preview'), block(2, 'finalized'), schedule(2, 2), block(3, 'finalized'), block(0, 'finalized'), block(1, 'finalized'),
   ].map((c) => ({ ...c, origin: 'historical_backfill' })), [0, 4], 4);
   const result = compareInstances(serving, replacement, 0, 'now');
   assert.equal(result.equal, true, JSON.stringify(result.firstDifference));
