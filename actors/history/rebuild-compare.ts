@@ -12,7 +12,9 @@
  * Memory is one entry per (kind, key) of the compared range and one per block touched (both logs are read once).
  */
 import { createHash } from 'node:crypto';
-import { decodeChangeValue } from '../../store/change-log.js';
+import { changeTail, decodeChangeValue } from '../../store/change-log.js';
+import { cursorBlockNumber } from '../../store/cursor.js';
+import { u64Key } from '../../store/keys.js';
 import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
 import type { ProcessorTables } from '../../store/env.js';
 import type { RebuildComparison } from '../../store/rebuilds.js';
@@ -87,10 +89,23 @@ function describe(outputKey: string): string {
   return `${kind} ${key === '' ? '(no key)' : key}`;
 }
 
-/** Compares the two instances' outputs over the finalized blocks both cover, from `fromBlock` up. */
+/**
+ * The lowest block a log still holds every change of: 0 for a log never pruned; above the block of its oldest
+ * retained change when its tail was pruned (`retain_changes`) — the changes before it are gone.
+ */
+function retainedFrom(tables: ProcessorTables): number {
+  const tail = changeTail(tables.changes);
+  if (tail === null || tail <= 1n) return 0;
+  const value = tables.changes.get(u64Key(tail));
+  const block = value ? cursorBlockNumber(decodeChangeValue(tail, value).cursor) : null;
+  return block === null ? 0 : block + 1;
+}
+
+/** Compares the two instances' outputs over the finalized blocks both cover (and both logs still hold), from `fromBlock` up. */
 export function compareInstances(serving: ProcessorTables, replacement: ProcessorTables, fromBlock: number, now: string): RebuildComparison {
   const top = Math.min(readProgress(serving.state).finalizedNumber ?? -1, readProgress(replacement.state).finalizedNumber ?? -1);
-  const ranges = commonBlocks(readRanges(serving.coverage), readRanges(replacement.coverage), fromBlock, top);
+  const bottom = Math.max(fromBlock, retainedFrom(serving), retainedFrom(replacement));
+  const ranges = commonBlocks(readRanges(serving.coverage), readRanges(replacement.coverage), bottom, top);
   if (ranges.length === 0) {
     return { equal: true, fromBlock: null, toBlock: null, blocksCompared: 0, changesCompared: 0, firstDifference: null, comparedAt: now };
   }

@@ -188,8 +188,13 @@ export async function advanceRebuilds(ctx: Ctx, state: RebuildLaneState): Promis
       await updateRebuild(state.store, record.id, (r) => ({ ...r, state: 'rolled_back', rolledBackAt: r.rolledBackAt ?? new Date().toISOString() }));
       continue;
     }
-    if (record.state !== 'backfilling' && record.state !== 'comparing') continue;
     const job = readJob(state.store, coldJobId(record.instance));
+    if (record.state === 'failed' && job !== undefined && job.state !== 'failed') {
+      // The failed backfill job was deleted (its retry boundary) and created again: the rebuild goes on.
+      await updateRebuild(state.store, record.id, (r) => ({ ...r, state: 'backfilling', lastError: null }));
+      continue;
+    }
+    if (record.state !== 'backfilling' && record.state !== 'comparing') continue;
     if (job?.state === 'failed') {
       await updateRebuild(state.store, record.id, (r) => ({ ...r, state: 'failed', lastError: job.lastError }));
       ctx.log.warn('rebuild failed: its backfill job failed', { rebuild: record.id, job: job.id, reason: job.lastError?.message ?? null });

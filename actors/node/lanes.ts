@@ -239,7 +239,7 @@ export function buildLanes(
   const single = (budget: ActorBudget) => ({ ...budget, instances: 1 });
   const outboxArgs: OutboxArgs = {
     dataDir, chainId: spec.chainId, pruneIntervalMs: config.retention.prune_interval_seconds * 1000,
-    retention: config.processors.map((p) => ({ instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
+    retention: config.processors.map((p) => ({ processor: p.id, instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
   };
   const snapshots = config.snapshots;
   const snapshotsArgs: SnapshotsArgs = {

@@ -56,9 +56,13 @@ async function assertRebuilding(node: NodeProcess, path: string, processor: stri
 }
 
 test('rebuilds: a replacement instance backfilled beside the serving one, 409 processor_rebuilding meanwhile, resumed after kill -9, compared equal, promote moves a consumer, rollback returns', async (t) => {
+  const started = Date.now();
+  const mark = (what: string) => t.diagnostic(`${what} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
   let node = await startNodeProcess({ toml: TOML, sets: FAST });
   t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
-  await waitUntil(node, async () => ((await coverage(node, 'erc20')).finalizedThrough ?? 0) >= 40, 120_000);
+  mark('ready');
+  await waitUntil(node, async () => ((await coverage(node, 'erc20')).finalizedThrough ?? 0) >= 20, 120_000);
+  mark('20 blocks final');
 
   // A durable consumer of blobs that has acknowledged a few blocks of the serving instance.
   const consumers = () => new ConsumerClient(node.baseUrl, 'blobs');
@@ -109,7 +113,9 @@ test('rebuilds: a replacement instance backfilled beside the serving one, 409 pr
   await waitUntil(node, async () => (await rebuild(node, 'blobs', b.id)).progress.blocksDone > 0, 60_000);
   const atKill = await rebuild(node, 'blobs', b.id);
   await node.stop('SIGKILL');
+  mark('killed');
   node = await startNodeProcess({ dir: node.dir, toml: TOML, sets: FAST });
+  mark('restarted');
   t.diagnostic(`killed with ${atKill.progress.blocksDone}/${atKill.progress.blocksTotal} blocks backfilled (${atKill.state})`);
   const readyB = await waitForState(node, 'blobs', b.id, ['ready', 'failed']);
   const readyE = await waitForState(node, 'erc20', e.id, ['ready', 'failed']);
@@ -120,6 +126,7 @@ test('rebuilds: a replacement instance backfilled beside the serving one, 409 pr
     assert.ok((ready.comparison?.toBlock ?? 0) >= ready.progress.targetBlock!, JSON.stringify(ready.comparison));
     assert.equal(ready.progress.blocksDone, ready.progress.blocksTotal);
   }
+  mark('both compared');
   const target = readyB.progress.targetBlock!;
   const replacementCoverage = await coverage(node, 'blobs~r1');
   assert.deepEqual(missingIn(replacementCoverage, 0, target + 1), [], JSON.stringify(replacementCoverage.available));
@@ -160,6 +167,7 @@ test('rebuilds: a replacement instance backfilled beside the serving one, 409 pr
   const again = await consumers().changes('c1', CREDENTIAL, 10);
   assert.equal(again.status, 200, JSON.stringify(again.body));
   assert.equal((await admin(node, 'POST', `${rebuildPath('blobs', b.id)}/rollback`)).status, 200, 'rollback is idempotent');
+  mark('rolled back');
   const list = await admin(node, 'GET', rebuildPath('blobs'));
   assert.deepEqual(list.json.data.map((r: Rebuild) => [r.id, r.state]), [['rb-blobs-1', 'rolled_back']]);
 });
