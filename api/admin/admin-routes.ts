@@ -162,7 +162,14 @@ function rebuildRoutes(call: (message: { type: string } & Record<string, unknown
       method: 'post', pattern: '/admin/v1/processors/:processor/rebuild', open: false,
       handler: async (request) => {
         const processor = processorParam(request);
-        const body = parseWith(rebuildBody, request);
+        let body: z.infer<typeof rebuildBody>;
+        try {
+          body = parseWith(rebuildBody, request);
+        } catch (error) {
+          // An unknown processor is 404 whatever the body (the history lane knows the processors).
+          await call({ type: 'rebuild.list', processor });
+          throw error;
+        }
         const { created, rebuild } = await call({ type: 'rebuild.create', processor, ...body }, 30_000) as { created: boolean; rebuild: { id: string } };
         return { status: created ? 201 : 200, body: rebuild, headers: { location: `/admin/v1/processors/${processor}/rebuilds/${rebuild.id}` } };
       },
