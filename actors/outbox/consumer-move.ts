@@ -43,11 +43,17 @@ function resumePoint(tables: ProcessorTables, block: number | null): bigint {
   return before;
 }
 
+/** The block the consumer has acknowledged through: its acknowledged change's, or, when it acknowledged nothing since a move, the one it had before. */
+function acknowledgedBlock(record: ConsumerRecord): number | null {
+  if (record.moved && record.acknowledged <= record.moved.resumeAfter) return record.moved.throughBlock;
+  return record.acknowledged > 0n ? cursorBlockNumber(record.acknowledgedCursor) : null;
+}
+
 function moved(out: OutboxStore, record: ConsumerRecord, to: string, tables: ProcessorTables): ConsumerRecord {
-  const acknowledgedBlock = record.acknowledged > 0n ? cursorBlockNumber(record.acknowledgedCursor) : null;
-  const resumeAfter = resumePoint(tables, acknowledgedBlock);
+  const throughBlock = acknowledgedBlock(record);
+  const resumeAfter = resumePoint(tables, throughBlock);
   const cursor = cursorAt(out, tables, to, resumeAfter);
-  return { ...record, instance: to, delivered: resumeAfter, deliveredCursor: cursor, acknowledged: resumeAfter, acknowledgedCursor: cursor };
+  return { ...record, instance: to, delivered: resumeAfter, deliveredCursor: cursor, acknowledged: resumeAfter, acknowledgedCursor: cursor, moved: { resumeAfter, throughBlock } };
 }
 
 export function moveConsumers(out: OutboxStore, message: MoveConsumers): { moved: MovedConsumer[] } {

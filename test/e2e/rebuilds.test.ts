@@ -164,6 +164,8 @@ test('rebuilds: a replacement instance backfilled beside the serving one, 409 pr
   assert.equal(((await (await fetch(`${node.baseUrl}/v1/processors/blobs/status`)).json()) as { processor: { instance: string } }).processor.instance, 'blobs');
   const back = await consumers().get('c1', CREDENTIAL);
   assert.equal((back.body as unknown as { instance: string }).instance, 'blobs');
+  assert.ok(BigInt(back.body.acknowledged.sequence) > 0n, 'moved back, the consumer keeps the blocks it acknowledged on the replacement');
+  assert.equal(rolled.json.movedConsumers[0].resumeAfter, back.body.acknowledged.sequence);
   const again = await consumers().changes('c1', CREDENTIAL, 10);
   assert.equal(again.status, 200, JSON.stringify(again.body));
   assert.equal((await admin(node, 'POST', `${rebuildPath('blobs', b.id)}/rollback`)).status, 200, 'rollback is idempotent');
