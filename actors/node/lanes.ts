@@ -119,13 +119,9 @@ function coldBackfillSourceOf(config: NodeConfig, id: string): { coldBackfillSou
   return { coldBackfillSource: source.id };
 }
 
-/** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
-/** `seeds`: each seeded processor's `seed_savepoint` as an absolute path (by processor id). */
-export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map(), seeds: ReadonlyMap<string, string> = new Map()): LaneSpec[] {
-  const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
-  const listeners = actorNames('listener', config.actors.listener);
-  const rpcActors = actorNames('rpc', config.actors.rpc);
-  const processors = config.processors.map((p): ConfiguredProcessor => {
+/** Each `[[processors]]` entry as the listeners, the rpc lane and the processor lanes see it. */
+export function configuredProcessors(config: NodeConfig, custom: ReadonlyMap<string, CustomKindDescription> = new Map()): ConfiguredProcessor[] {
+  return config.processors.map((p): ConfiguredProcessor => {
     const described = custom.get(p.id);
     return {
       id: p.id, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null, options: kindOptionsOf(p),
@@ -134,7 +130,61 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
         : { kind: p.kind, info: kindInfo(builtinKind(p.kind)) }),
     };
   });
-  const historyModes = new Map(config.processors.map((p) => [p.id, p.history_mode]));
+}
+
+/** The arguments every processor lane of configured processor `p` shares (a replacement overrides id, instance and start). */
+function processorArgs(config: NodeConfig, dataDir: string, spec: ChainSpec, p: ConfiguredProcessor, listeners: readonly string[]): ProcessorArgs {
+  const entry = config.processors.find((c) => c.id === p.id)!;
+  return {
+    historyMode: entry.history_mode,
+    dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {},
+    checkpoints: { everyBlocks: entry.checkpoint_every_blocks, retained: entry.checkpoints_retained }, ...(p.module ? { module: p.module } : {}), listeners, batchMoves: 256,
+    chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
+  };
+}
+
+function processorLaneSpec(config: NodeConfig, lane: string, args: ProcessorArgs, shutdownMs: number): LaneSpec {
+  return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', { ...config.actors.processor, instances: 1 }, shutdownMs, () => args) };
+}
+
+/** A rebuild's replacement instance (store/rebuilds.ts): the processor it rebuilds, its own instance id, where it starts, its history source. */
+export interface ReplacementInstance {
+  readonly processor: string;
+  readonly instance: string;
+  readonly fromBlock: number;
+  readonly source: string;
+}
+
+/** How often a replacement lane reads the journal head (it is not on the chain lane's notice list). */
+const REPLACEMENT_JOURNAL_POLL_MS = 100;
+
+/**
+ * The processor lane of a rebuild's replacement: the configured processor's kind and options under a new immutable
+ * instance, cold-backfilled from `fromBlock` through `source` beside the serving instance, then following the journal.
+ * Its lane and actor id is the instance (`processor.<instance>`): the history lane asks it by that name.
+ */
+export function replacementLane(config: NodeConfig, dataDir: string, spec: ChainSpec, custom: ReadonlyMap<string, CustomKindDescription>, replacement: ReplacementInstance): LaneSpec {
+  const base = configuredProcessors(config, custom).find((p) => p.id === replacement.processor);
+  if (!base) throw new Error(`rebuild of processor '${replacement.processor}': it is no longer configured`);
+  const args: ProcessorArgs = {
+    ...processorArgs(config, dataDir, spec, base, actorNames('listener', config.actors.listener)),
+    id: replacement.instance, instance: replacement.instance, startBlock: replacement.fromBlock, historyMode: 'live_only',
+    coldBackfillSource: replacement.source, pollJournalMs: REPLACEMENT_JOURNAL_POLL_MS,
+  };
+  return processorLaneSpec(config, processorLane(replacement.instance), args, config.runtime.shutdown_timeout_seconds * 1000);
+}
+
+/** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
+/** `seeds`: each seeded processor's `seed_savepoint` as an absolute path (by processor id). */
+/** `replacements`: the replacement instances of rebuilds recorded in the store (each gets a processor lane; see replacementLane). */
+export function buildLanes(
+  config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map(),
+  seeds: ReadonlyMap<string, string> = new Map(), replacements: readonly ReplacementInstance[] = [],
+): LaneSpec[] {
+  const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
+  const listeners = actorNames('listener', config.actors.listener);
+  const rpcActors = actorNames('rpc', config.actors.rpc);
+  const processors = configuredProcessors(config, custom);
   // On-demand JSON-RPC history (spec §4.7): on with a history source unless `[history] on_demand = false`.
   const onDemandSource = config.history.on_demand ? (config.sources.history.find((source) => source.id === config.history.on_demand_source) ?? config.sources.history[0]) : undefined;
   const rpcHistory: RpcHistoryArgs | null = onDemandSource
@@ -153,7 +203,6 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     }),
     onDemand: { source: onDemandSource?.id ?? null, maxBlocks: config.history.on_demand_max_blocks, timeoutMs: config.history.on_demand_timeout_seconds * 1000 },
   };
-  const checkpointPolicies = new Map(config.processors.map((p) => [p.id, { everyBlocks: p.checkpoint_every_blocks, retained: p.checkpoints_retained }]));
   const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
     dataDir,
@@ -192,7 +241,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
   const single = (budget: ActorBudget) => ({ ...budget, instances: 1 });
   const outboxArgs: OutboxArgs = {
     dataDir, chainId: spec.chainId, pruneIntervalMs: config.retention.prune_interval_seconds * 1000,
-    retention: config.processors.map((p) => ({ instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
+    retention: config.processors.map((p) => ({ processor: p.id, instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
   };
   const snapshots = config.snapshots;
   const snapshotsArgs: SnapshotsArgs = {
@@ -204,15 +253,10 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => ({ ...finalityArgs(config, spec), dataDir })) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
-      const args: ProcessorArgs = {
-        historyMode: historyModes.get(p.id) ?? 'live_only',
-        ...coldBackfillSourceOf(config, p.id),
-        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}), listeners, batchMoves: 256,
-        chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
-      };
-      const lane = processorLane(p.id);
-      return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', single(config.actors.processor), shutdownMs, () => args) };
+      const args: ProcessorArgs = { ...processorArgs(config, dataDir, spec, p, listeners), ...coldBackfillSourceOf(config, p.id), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}) };
+      return processorLaneSpec(config, processorLane(p.id), args, shutdownMs);
     }),
+    ...replacements.map((replacement) => replacementLane(config, dataDir, spec, custom, replacement)),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
     { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
     { lane: 'history', required: false, policy: restartPolicy(config.actors.history), children: children('history', 'history/actor.js', single(config.actors.history), shutdownMs, () => historyArgs) },

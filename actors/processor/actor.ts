@@ -52,6 +52,11 @@ export interface ProcessorArgs {
   readonly historyMode?: 'live_only' | 'on_demand';
   /** The history source of a cold backfill (cold-backfill.ts): set for a node_owned, non-on_demand instance with a start_block when a source is configured. */
   readonly coldBackfillSource?: string;
+  /**
+   * A rebuild's replacement instance (actors/history/rebuilds.ts), started after the chain lane: it is not on the
+   * chain lane's notice list, so it reads the journal head this often instead.
+   */
+  readonly pollJournalMs?: number;
 }
 
 interface State {
@@ -70,6 +75,7 @@ interface State {
   coldPlanPending: boolean;
   readonly moves: Counter;
   readonly commitSeconds: Histogram;
+  poll?: NodeJS.Timeout;
 }
 
 type Ctx = ActorContext<ProcessorArgs>;
@@ -199,6 +205,15 @@ export default defineActor<State, ProcessorArgs>({
     ctx.ready();
     if (planned !== undefined && planned !== COLD_WAIT) announceBackfill(ctx, planned);
     setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
+    if (ctx.args.pollJournalMs !== undefined) {
+      state.poll = setInterval(() => {
+        const head = journalHead(store);
+        if (head <= state.target) return;
+        state.target = head;
+        void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; }));
+      }, ctx.args.pollJournalMs);
+      state.poll.unref();
+    }
     return state;
   },
   async handle(message, state, ctx) {
@@ -264,6 +279,7 @@ export default defineActor<State, ProcessorArgs>({
     }
   },
   async stop(state) {
+    clearInterval(state.poll);
     while (state.running) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store.close();
   },
