@@ -2,8 +2,10 @@
  * One history batch's JSON-RPC answer (the raw body text of `eth_getBlockByNumber(n, true)` and
  * `eth_getBlockReceipts(n)` for consecutive blocks) → its blocks' verified material, packed in one buffer. Pure: it
  * runs on the node's CPU pool (actors/tasks.ts), so parsing, converting and verifying a batch (hash, roots, bloom,
- * gas: `convert`, the history lane's own path) leave the history lane's thread, and the pool's threads work on
- * several batches at once. What crosses back is one byte buffer and a few numbers per block, not an object graph.
+ * gas) leave the history lane's thread, and the pool's threads work on several batches at once. Each block is
+ * encoded as the chain tables store it and those bytes are verified against its header (`verifiedMaterialFromJson`:
+ * the checks of the lane's own `convert`, in the same order, on the stored bytes). What crosses back is one byte
+ * buffer and a few numbers per block, not an object graph.
  *
  * Only a batch that is wholly well-formed and verified is answered; anything else (an error object, a malformed
  * answer, a block that fails verification) answers null, and the history lane resolves the same text on its own
@@ -12,7 +14,8 @@
 import { bytesToHex, type Hash } from '../eth/hex.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import type { HistoryBlock } from './history-block.js';
-import { convert } from './rpc-history.js';
+import { verifiedMaterialFromJson } from '../rpc/convert.js';
+import { JsonFields } from '../rpc/json-fields.js';
 
 export interface RpcBatchInput {
   readonly text: string;
@@ -62,7 +65,14 @@ export async function convertRpcBatch(input: RpcBatchInput): Promise<PackedBatch
   }
   const blocks: HistoryBlock[] = [];
   try {
-    for (let i = 0; i <= input.to - input.from; i += 1) blocks.push(await convert(input.from + i, answers[2 * i], answers[2 * i + 1], input.pooledBlobRoots));
+    for (let i = 0; i <= input.to - input.from; i += 1) {
+      const number = input.from + i;
+      const block = answers[2 * i];
+      const receipts = answers[2 * i + 1];
+      if (block === null || typeof block !== 'object' || !Array.isArray(receipts) || new JsonFields(block, 'block').number('number') !== number) return null;
+      const { material, hash, parentHash } = verifiedMaterialFromJson(block, receipts);
+      blocks.push({ number, hash, parentHash, material });
+    }
   } catch {
     return null;
   }
