@@ -88,7 +88,8 @@ function upstreamCache(shape: Shape): string {
 async function startUpstream(shape: Shape, smoke: boolean): Promise<BenchNode> {
   const cache = upstreamCache(shape);
   if (!smoke && existsSync(join(cache, 'data'))) return startBenchNode(upstreamSets(shape, 1000), { toml: '', seedDataDir: join(cache, 'data'), readyTimeoutMs: 600_000 });
-  const upstream = await startBenchNode(upstreamSets(shape, shape.buildBlockTimeMs), { toml: '' });
+  // A devnet building large blocks fast may take a while to answer its own finality at start (a loaded machine).
+  const upstream = await startBenchNode(upstreamSets(shape, shape.buildBlockTimeMs), { toml: '', readyTimeoutMs: 300_000 });
   try {
     await upstream.waitFor(`block ${shape.blocks}`, async () => Number(await rpc<string>(upstream, 'eth_blockNumber', [])) >= shape.blocks, 120_000 + shape.blocks * 300);
   } catch (error) {
