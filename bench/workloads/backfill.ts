@@ -44,6 +44,13 @@ interface Shape {
   readonly blocks: number;
   /** The devnet's block shape. */
   readonly sets: readonly string[];
+  /**
+   * The follower's `[[sources.history]]` request shape: mainnet-shaped blocks answer ~0.65 MB each with their
+   * receipts, so fewer a batch and a longer timeout (a loaded machine renders them slowly).
+   */
+  readonly historyBatch?: { readonly blocks: number; readonly timeoutMs: number };
+  /** Settings of the serving upstream only (not of the cached chain): its JSON-RPC lane's heap for large answers. */
+  readonly serveSets?: readonly string[];
   /** Block time while it builds the chain (the wait for it allows 0.3 s a block, 3 s for mainnet-shaped ones). */
   readonly buildBlockTimeMs: number;
 }
@@ -51,7 +58,7 @@ interface Shape {
 const CHAINS: Record<ChainKind, Shape> = {
   devnet: { kind: 'devnet', blocks: 10_000, sets: ['devnet.transactions_per_block=12'], buildBlockTimeMs: 5 },
   mainnet: {
-    kind: 'mainnet', blocks: 1_024, buildBlockTimeMs: 5,
+    kind: 'mainnet', blocks: 1_024, buildBlockTimeMs: 5, historyBatch: { blocks: 4, timeoutMs: 60_000 }, serveSets: ['actors.rpc.memory_mb=2048'],
     sets: ['devnet.transactions_per_block=200', 'devnet.blob_transactions_per_block=6', 'devnet.max_blobs_per_transaction=3'],
   },
   empty: { kind: 'empty', blocks: 10_000, sets: ['devnet.transactions_per_block=0', 'devnet.blob_transactions_per_block=0'], buildBlockTimeMs: 1 },
@@ -87,7 +94,8 @@ function upstreamCache(shape: Shape): string {
  */
 async function startUpstream(shape: Shape, smoke: boolean): Promise<BenchNode> {
   const cache = upstreamCache(shape);
-  if (!smoke && existsSync(join(cache, 'data'))) return startBenchNode(upstreamSets(shape, 1000), { toml: '', seedDataDir: join(cache, 'data'), readyTimeoutMs: 600_000 });
+  const serving = [...upstreamSets(shape, 1000), ...(shape.serveSets ?? [])];
+  if (!smoke && existsSync(join(cache, 'data'))) return startBenchNode(serving, { toml: '', seedDataDir: join(cache, 'data'), readyTimeoutMs: 600_000 });
   // A devnet building large blocks fast may take a while to answer its own finality at start (a loaded machine).
   const upstream = await startBenchNode(upstreamSets(shape, shape.buildBlockTimeMs), { toml: '', readyTimeoutMs: 300_000 });
   try {
@@ -96,7 +104,7 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<BenchNode> {
     await upstream.stop();
     throw error;
   }
-  return upstream.restart(upstreamSets(shape, 1000), 600_000, '', async () => {
+  return upstream.restart(serving, 600_000, '', async () => {
     if (smoke) return;
     mkdirSync(CACHE_DIR, { recursive: true });
     const building = `${cache}.${process.pid}.tmp`;
@@ -105,11 +113,12 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<BenchNode> {
   });
 }
 
-function followerToml(upstream: string): string {
+function followerToml(upstream: string, shape: Shape): string {
+  const batch = shape.historyBatch ? [`batch_blocks = ${shape.historyBatch.blocks}`, `request_timeout_ms = ${shape.historyBatch.timeoutMs}`] : [];
   return [
     '[sources.live]', 'kind = "rpc"', `url = "${upstream}"`, 'poll_interval_ms = 200',
     '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
-    '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = "${upstream}"`,
+    '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = "${upstream}"`, ...batch,
     '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0',
     '[[processors]]', 'id = "erc20"', 'kind = "erc20"', `tokens = [${TOKENS.map((t) => `"${t}"`).join(', ')}]`, 'start_block = 0', '',
   ].join('\n');
@@ -142,8 +151,8 @@ interface Round {
 }
 
 /** One fresh follower: starts, backfills both instances, and reports. */
-async function followerRound(upstream: BenchNode, cli?: string): Promise<Round> {
-  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}) });
+async function followerRound(upstream: BenchNode, shape: Shape, cli?: string): Promise<Round> {
+  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}) });
   try {
     const cpuAtStart = cpuSeconds(follower.pid);
     const started = performance.now();
@@ -199,10 +208,10 @@ export const backfillWorkload: Workload = {
     const missing = options.smoke ? 'not run in --smoke' : shape.kind === 'empty' ? 'not run over empty blocks' : process.env.CDN_BENCH_BACKFILL_PONDER === '0' ? 'not run (CDN_BENCH_BACKFILL_PONDER=0)' : ponderMissing();
     try {
       for (let round = 1; round <= (options.smoke ? 1 : options.rounds); round += 1) {
-        if (baselineCli !== undefined && round % 2 === 1) baselineRounds.push(await followerRound(upstream, baselineCli));
-        const result = await followerRound(upstream);
+        if (baselineCli !== undefined && round % 2 === 1) baselineRounds.push(await followerRound(upstream, shape, baselineCli));
+        const result = await followerRound(upstream, shape);
         rounds.push(result);
-        if (baselineCli !== undefined && round % 2 === 0) baselineRounds.push(await followerRound(upstream, baselineCli));
+        if (baselineCli !== undefined && round % 2 === 0) baselineRounds.push(await followerRound(upstream, shape, baselineCli));
         if (missing === null) {
           // The same range as the follower's, less the blocks Ponder would still take as unfinalized.
           const head = Number(await rpc<string>(upstream, 'eth_blockNumber', []));
