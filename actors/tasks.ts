@@ -5,6 +5,9 @@
 import { verifyBlockMaterialBytes } from '../net/eth/verify-material.js';
 import type { Hash } from '../net/eth/hex.js';
 
+/** An rpc history source's batch answer → verified, packed material (net/history/rpc-batch.ts). */
+export { convertRpcBatch } from '../net/history/rpc-batch.js';
+
 export interface BlockMaterialInput {
   readonly header: Uint8Array;
   readonly body: Uint8Array;

@@ -7,7 +7,7 @@
  * `stop` ends the process (SIGTERM, then SIGKILL) and removes the directory.
  */
 import { createSocket } from 'node:dgram';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,17 +68,28 @@ export async function rpc<T>(node: Pick<BenchNode, 'rpcUrl'>, method: string, pa
   return answer.result as T;
 }
 
+export interface BenchNodeOptions {
+  readonly toml?: string;
+  readonly readyTimeoutMs?: number;
+  /** Another build's `dist/cli.js` to run instead of this one (a baseline build beside this one in the same run). */
+  readonly cli?: string;
+  /** A data directory copied in as the node's own before it starts (e.g. a chain built once and cached). */
+  readonly seedDataDir?: string;
+}
+
 /**
  * `toml`: the workload's own configuration file (e.g. its `[[processors]]`), used instead of the run's
  * base file; the run's `--set` overrides still apply on top. `readyTimeoutMs` (default 30 s) bounds the
  * wait for readiness.
  */
-export async function startBenchNode(sets: readonly string[], options: { readonly toml?: string; readonly readyTimeoutMs?: number } = {}): Promise<BenchNode> {
+export async function startBenchNode(sets: readonly string[], options: BenchNodeOptions = {}): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
-  return launch(dir, trackDirectory(dir), sets, options.readyTimeoutMs ?? 30_000, options.toml);
+  const removeDir = trackDirectory(dir);
+  if (options.seedDataDir !== undefined) cpSync(options.seedDataDir, join(dir, 'data'), { recursive: true });
+  return launch(dir, removeDir, sets, options.readyTimeoutMs ?? 30_000, options.toml, options.cli ?? CLI);
 }
 
-async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number, toml?: string): Promise<BenchNode> {
+async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number, toml: string | undefined, cli: string): Promise<BenchNode> {
   const dataDir = join(dir, 'data');
   let configFile = base.configFile;
   if (configFile === null || toml !== undefined) {
@@ -97,7 +108,7 @@ async function launch(dir: string, removeDir: () => void, sets: readonly string[
     'auth.token_file=',
   ];
   const args = ['start', '--config', configFile, ...overrides.flatMap((set) => ['--set', set])];
-  const child = spawnNodeScript(CLI, args);
+  const child = spawnNodeScript(cli, args);
   const output = tailOutput(child);
   let exited = false;
   void exitOf(child).then(() => { exited = true; });
@@ -119,7 +130,7 @@ async function launch(dir: string, removeDir: () => void, sets: readonly string[
     async restart(nextSets, readyTimeoutMs = 30_000, nextToml, between) {
       await stopProcess(child, 15_000);
       await between?.();
-      return launch(dir, removeDir, nextSets, readyTimeoutMs, nextToml);
+      return launch(dir, removeDir, nextSets, readyTimeoutMs, nextToml, cli);
     },
     async stop() {
       await stopProcess(child, 15_000);

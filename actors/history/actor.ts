@@ -28,13 +28,15 @@ import { randomBytes } from 'node:crypto';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
-import { readProgress, readRanges } from '../../store/coverage.js';
+import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
 import { openStore, type Store } from '../../store/env.js';
 import {
   createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type HistoryWorkView, type MaterializationJob,
 } from '../../store/history-jobs.js';
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
+import type { Hash } from '../../net/eth/hex.js';
+import type { PackedBatch, RpcBatchInput } from '../../net/history/rpc-batch.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
@@ -114,7 +116,9 @@ export default defineActor<State, HistoryArgs>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const shutdown = new AbortController();
-    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal)]));
+    // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
+    const convertBatch = (input: RpcBatchInput) => ctx.runTask<PackedBatch | null>('convertRpcBatch', input);
+    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch)]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
       chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id,
@@ -358,44 +362,75 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   // Ordered-state instances (cold backfills) reduce in chain order: their chunks go bottom-up (cold-backfill.ts).
   const ascending = processor.ordering === 'ordered_state';
   let cursor = initial.toBlock;
-  for (;;) {
-    if (state.stopping) return;
-    const job = readJob(state.store, id);
-    if (!job) return;
-    if (job.cancelRequested) {
-      await finish(state, id, { state: 'cancelled', blocksDone: progressOf() });
-      ctx.log.info('materialization job cancelled', { job: id });
-      return;
-    }
-    const chunk = ascending ? nextMissing(readRanges(tables.coverage), job.fromBlock, job.toBlock, ctx.args.chunkBlocks)
-      : cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
-    if (chunk === null) {
-      await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: job.currentChunk });
-      ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
-      return;
-    }
-    await updateJob(state.store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
-    try {
-      // Blocks history recorded already (another job's chunks over the range) are not fetched again.
-      const blocks = (source.recordsNeeded ? historyRecorded(state.store, chunk.from, chunk.to) : null) ?? await fetchProvenChunk(state.store, source, chunk, {
-        // Below the chunk, for chain-order (ordered-state) history without a trusted hash: the hash its reduce reached.
-        belowFallback: ascending ? () => reducedHashAt(tables, chunk.from - 1) : () => null,
-        signal: state.shutdown.signal, stopping: () => state.stopping,
-      });
+  // Pipelined: while the processor lane applies one chunk, this lane fetches, verifies and records the next one
+  // (the chunk the runner will ask for once this one is covered), so both run at once. At most one chunk waits
+  // ahead; it is used only when the runner's next chunk is exactly that range, and an error in it fails the job
+  // only when the runner reaches it, after the chunk below (or above) it was committed, as without the pipeline.
+  let ahead: Prefetch | null = null;
+  const fetchChunk = (chunk: BlockRange, below: () => Hash | null): Prefetch => {
+    const blocks = (async () => (source.recordsNeeded ? historyRecorded(state.store, chunk.from, chunk.to) : null) ?? fetchProvenChunk(state.store, source, chunk, {
+      belowFallback: below, signal: state.shutdown.signal, stopping: () => state.stopping,
+    }))();
+    blocks.catch(() => undefined);
+    return { chunk, blocks };
+  };
+  try {
+    for (;;) {
       if (state.stopping) return;
-      const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks };
-      await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
-      const lowest = blocks[0]!;
-      cursor = chunk.from - 1;
-      await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: ascending ? current.anchor ?? null : { number: lowest.number, hash: lowest.hash } }));
-    } catch (error) {
-      if (state.stopping) return;
-      const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
-      const message = error instanceof HistoryBlockError ? error.message : `chunk ${chunk.from}-${chunk.to}: ${(error as Error).message}`;
-      await finish(state, id, { state: 'failed', blocksDone: progressOf(), lastError: { blockNumber, message, at: new Date().toISOString() } });
-      ctx.log.warn('materialization job failed; its chunk was not committed', { job: id, chunkFrom: chunk.from, chunkTo: chunk.to, blockNumber, reason: message });
-      if (initial.purpose === 'cold_backfill') tellBackfillFailed(ctx, initial.processor, id, blockNumber, message);
-      return;
+      const job = readJob(state.store, id);
+      if (!job) return;
+      if (job.cancelRequested) {
+        await finish(state, id, { state: 'cancelled', blocksDone: progressOf() });
+        ctx.log.info('materialization job cancelled', { job: id });
+        return;
+      }
+      const chunk = ascending ? nextMissing(readRanges(tables.coverage), job.fromBlock, job.toBlock, ctx.args.chunkBlocks)
+        : cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
+      if (chunk === null) {
+        await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: job.currentChunk });
+        ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
+        return;
+      }
+      await updateJob(state.store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
+      try {
+        const fetched: Prefetch = ahead !== null && ahead.chunk.from === chunk.from && ahead.chunk.to === chunk.to ? ahead
+          // Below the chunk, for chain-order (ordered-state) history without a trusted hash: the hash its reduce reached.
+          : fetchChunk(chunk, ascending ? () => reducedHashAt(tables, chunk.from - 1) : () => null);
+        if (ahead !== null && ahead !== fetched) await ahead.blocks.catch(() => undefined);
+        ahead = null;
+        // Blocks history recorded already (another job's chunks over the range) are not fetched again.
+        const blocks = await fetched.blocks;
+        if (state.stopping) return;
+        // The next chunk, once this one is covered: fetched while this one is applied. Below it, for chain order,
+        // the top of this chunk (which its reduce reaches when this apply commits).
+        const ranges = readRanges(tables.coverage);
+        const next = ascending ? (chunk.to < job.toBlock ? nextMissing(ranges, chunk.to + 1, job.toBlock, ctx.args.chunkBlocks) : null)
+          : chunk.from - 1 < job.fromBlock ? null : previousMissing(ranges, job.fromBlock, chunk.from - 1, ctx.args.chunkBlocks);
+        const top = blocks.at(-1)!;
+        if (next !== null) ahead = fetchChunk(next, ascending ? () => (next.from - 1 === top.number ? top.hash : reducedHashAt(tables, next.from - 1)) : () => null);
+        const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks };
+        await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
+        const lowest = blocks[0]!;
+        cursor = chunk.from - 1;
+        await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: ascending ? current.anchor ?? null : { number: lowest.number, hash: lowest.hash } }));
+      } catch (error) {
+        if (state.stopping) return;
+        const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
+        const message = error instanceof HistoryBlockError ? error.message : `chunk ${chunk.from}-${chunk.to}: ${(error as Error).message}`;
+        await finish(state, id, { state: 'failed', blocksDone: progressOf(), lastError: { blockNumber, message, at: new Date().toISOString() } });
+        ctx.log.warn('materialization job failed; its chunk was not committed', { job: id, chunkFrom: chunk.from, chunkTo: chunk.to, blockNumber, reason: message });
+        if (initial.purpose === 'cold_backfill') tellBackfillFailed(ctx, initial.processor, id, blockNumber, message);
+        return;
+      }
     }
+  } finally {
+    // A chunk fetched ahead finishes (its record is verified material, harmless) before the lane may close the store.
+    if (ahead !== null) await (ahead as Prefetch).blocks.catch(() => undefined);
   }
+}
+
+/** A chunk fetched (verified, proven and recorded) ahead of its apply. */
+interface Prefetch {
+  readonly chunk: BlockRange;
+  readonly blocks: Promise<Array<{ number: number; hash: Hash }>>;
 }

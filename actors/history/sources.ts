@@ -11,6 +11,7 @@ import { bytesToHex, type Hash } from '../../net/eth/hex.js';
 import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
 import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
 import { createRpcHistory, type RpcHistory } from '../../net/history/rpc-history.js';
+import type { PackedBatch, RpcBatchInput } from '../../net/history/rpc-batch.js';
 import { CodedError } from '../../runtime/errors.js';
 import { JsonFields } from '../../net/rpc/json-fields.js';
 
@@ -56,14 +57,21 @@ export interface HistorySource {
   probe(nodeChainId: number): Promise<ProbeResult>;
 }
 
-export function createHistorySource(args: HistorySourceArgs, store: Store, signal: AbortSignal): HistorySource {
-  return args.kind === 'rpc' ? rpcSource(args, signal) : devnetSource(args, store);
+/**
+ * `convertBatch`: where an rpc source's batches are parsed, converted and verified (the node's CPU pool, task
+ * `convertRpcBatch`); absent, on the calling thread.
+ */
+export function createHistorySource(
+  args: HistorySourceArgs, store: Store, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<PackedBatch | null>,
+): HistorySource {
+  return args.kind === 'rpc' ? rpcSource(args, signal, convertBatch) : devnetSource(args, store);
 }
 
-function rpcSource(args: HistorySourceArgs, signal: AbortSignal): HistorySource {
+function rpcSource(args: HistorySourceArgs, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<PackedBatch | null>): HistorySource {
   const history: RpcHistory = createRpcHistory({
     url: args.url, concurrency: args.concurrency, batchBlocks: args.batchBlocks, timeoutMs: args.requestTimeoutMs, maxRetries: args.maxRetries,
     backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs, pooledBlobRoots: args.pooledBlobRoots, signal,
+    ...(convertBatch ? { convertBatch } : {}),
   });
   return {
     id: args.id, kind: 'rpc', recordsNeeded: true,

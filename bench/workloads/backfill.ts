@@ -9,7 +9,8 @@
  * so load-independent), its RSS at the end and its peak. Beside it in the same run (not in --smoke): Ponder 0.16
  * backfilling the same tokens' Transfer logs over the same range from the same upstream, blocks/s.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ponderMissing, PONDER_FINALITY_BLOCKS, startPonder } from '../load/ponder-process.js';
@@ -18,33 +19,106 @@ import { rpc, startBenchNode, type BenchNode } from '../node.js';
 import { cpuSeconds } from '../load/process-cpu.js';
 import { compared, figure } from '../figures.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
+import { CACHE_DIR } from '../ingest/chain-cache.js';
 
 const TOKENS = ['0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506', '0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae', '0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd'];
 const CHAIN_ID = 1337;
 
+/**
+ * The upstream's chain (environment `CDN_BENCH_BACKFILL_CHAIN`, default `devnet`):
+ *   devnet   the devnet's default block shape, 12 ordinary and about 3 blob transactions a block, 10,000 blocks;
+ *   mainnet  mainnet-shaped blocks, the ingest bench's shape (bench/ingest/chains.ts): about 200 transactions a block
+ *            (ERC-20, AMM swaps, set-code, batches) and 6 blob transactions, 1,024 blocks (slow to build: a few
+ *            blocks a second);
+ *   empty    cheap blocks without transactions, for memory across range lengths (10k, 100k, 1M blocks).
+ * `CDN_BENCH_BACKFILL_BLOCKS` overrides the length. The upstream's data directory is built once per chain and length
+ * and kept under bench/cache/, then copied for each run, so reruns (an A/B pair) start at once on the same chain.
+ * `CDN_BENCH_BACKFILL_BASELINE`: another build's `dist/cli.js`; each round then also backfills a follower of that
+ * build from the same upstream (first on odd rounds, second on even ones), reported beside this build's figures.
+ */
+type ChainKind = 'devnet' | 'mainnet' | 'empty';
+
 interface Shape {
+  readonly kind: ChainKind;
   /** Blocks the upstream makes before the followers start. */
   readonly blocks: number;
-  readonly transactions: number;
+  /** The devnet's block shape. */
+  readonly sets: readonly string[];
+  /**
+   * The follower's `[[sources.history]]` request shape: mainnet-shaped blocks answer ~0.65 MB each with their
+   * receipts, so fewer a batch and a longer timeout (a loaded machine renders them slowly).
+   */
+  readonly historyBatch?: { readonly blocks: number; readonly timeoutMs: number };
+  /** Settings of the serving upstream only (not of the cached chain): its JSON-RPC lane's heap for large answers. */
+  readonly serveSets?: readonly string[];
+  /** Block time while it builds the chain (the wait for it allows 0.3 s a block, 3 s for mainnet-shaped ones). */
+  readonly buildBlockTimeMs: number;
 }
 
-/** The devnet's default block shape (12 ordinary and about 3 blob transactions a block). */
-const FULL: Shape = { blocks: 10_000, transactions: 12 };
-const SMOKE: Shape = { blocks: 40, transactions: 12 };
+const CHAINS: Record<ChainKind, Shape> = {
+  devnet: { kind: 'devnet', blocks: 10_000, sets: ['devnet.transactions_per_block=12'], buildBlockTimeMs: 5 },
+  mainnet: {
+    kind: 'mainnet', blocks: 1_024, buildBlockTimeMs: 5, historyBatch: { blocks: 4, timeoutMs: 60_000 }, serveSets: ['actors.rpc.memory_mb=2048'],
+    sets: ['devnet.transactions_per_block=200', 'devnet.blob_transactions_per_block=6', 'devnet.max_blobs_per_transaction=3'],
+  },
+  empty: { kind: 'empty', blocks: 10_000, sets: ['devnet.transactions_per_block=0', 'devnet.blob_transactions_per_block=0'], buildBlockTimeMs: 1 },
+};
+const SMOKE: Shape = { kind: 'devnet', blocks: 40, sets: ['devnet.transactions_per_block=12'], buildBlockTimeMs: 5 };
+
+function chosenShape(): Shape {
+  const kind = (process.env.CDN_BENCH_BACKFILL_CHAIN ?? 'devnet') as ChainKind;
+  const shape = CHAINS[kind];
+  if (shape === undefined) throw new Error(`CDN_BENCH_BACKFILL_CHAIN=${kind}: expected one of ${Object.keys(CHAINS).join(', ')}`);
+  const blocks = process.env.CDN_BENCH_BACKFILL_BLOCKS === undefined ? shape.blocks : Number(process.env.CDN_BENCH_BACKFILL_BLOCKS);
+  if (!Number.isSafeInteger(blocks) || blocks < 1) throw new Error(`CDN_BENCH_BACKFILL_BLOCKS=${process.env.CDN_BENCH_BACKFILL_BLOCKS}: expected a positive integer`);
+  return { ...shape, blocks };
+}
 
 /** The upstream: forks at genesis (a follower takes the schedule from its eth_config), no reorgs, finality 4 behind. */
 function upstreamSets(shape: Shape, blockTimeMs: number): string[] {
   return [
-    `devnet.block_time_ms=${blockTimeMs}`, `devnet.transactions_per_block=${shape.transactions}`, 'devnet.reorg_every=0', 'devnet.finality_lag=4',
+    `devnet.block_time_ms=${blockTimeMs}`, ...shape.sets, 'devnet.reorg_every=0', 'devnet.finality_lag=4',
     'devnet.prague_after_seconds=0', 'devnet.osaka_after_seconds=0', 'devnet.bpo1_after_seconds=0',
   ];
 }
 
-function followerToml(upstream: string): string {
+/** Where the built upstream chain of `shape` is kept (its data directory), keyed by everything that shapes it. */
+function upstreamCache(shape: Shape): string {
+  const key = createHash('sha256').update(JSON.stringify({ generation: 1, sets: upstreamSets(shape, shape.buildBlockTimeMs), blocks: shape.blocks })).digest('hex').slice(0, 12);
+  return join(CACHE_DIR, `backfill-upstream-${shape.kind}-${shape.blocks}-${key}`);
+}
+
+/**
+ * The upstream serving the chain of `shape` at a block a second: from the cache when it holds the chain, else built
+ * fast (5 ms blocks are a second apart in their timestamps) and kept in the cache (not in --smoke) before serving.
+ */
+async function startUpstream(shape: Shape, smoke: boolean): Promise<BenchNode> {
+  const cache = upstreamCache(shape);
+  const serving = [...upstreamSets(shape, 1000), ...(shape.serveSets ?? [])];
+  if (!smoke && existsSync(join(cache, 'data'))) return startBenchNode(serving, { toml: '', seedDataDir: join(cache, 'data'), readyTimeoutMs: 600_000 });
+  // A devnet building large blocks fast may take a while to answer its own finality at start (a loaded machine).
+  const upstream = await startBenchNode(upstreamSets(shape, shape.buildBlockTimeMs), { toml: '', readyTimeoutMs: 300_000 });
+  try {
+    await upstream.waitFor(`block ${shape.blocks}`, async () => Number(await rpc<string>(upstream, 'eth_blockNumber', [])) >= shape.blocks, 120_000 + shape.blocks * (shape.kind === 'mainnet' ? 3_000 : 300));
+  } catch (error) {
+    await upstream.stop();
+    throw error;
+  }
+  return upstream.restart(serving, 600_000, '', async () => {
+    if (smoke) return;
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const building = `${cache}.${process.pid}.tmp`;
+    cpSync(upstream.dataDir, join(building, 'data'), { recursive: true });
+    renameSync(building, cache);
+  });
+}
+
+function followerToml(upstream: string, shape: Shape): string {
+  const batch = shape.historyBatch ? [`batch_blocks = ${shape.historyBatch.blocks}`, `request_timeout_ms = ${shape.historyBatch.timeoutMs}`] : [];
   return [
     '[sources.live]', 'kind = "rpc"', `url = "${upstream}"`, 'poll_interval_ms = 200',
     '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
-    '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = "${upstream}"`,
+    '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = "${upstream}"`, ...batch,
     '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0',
     '[[processors]]', 'id = "erc20"', 'kind = "erc20"', `tokens = [${TOKENS.map((t) => `"${t}"`).join(', ')}]`, 'start_block = 0', '',
   ].join('\n');
@@ -77,8 +151,8 @@ interface Round {
 }
 
 /** One fresh follower: starts, backfills both instances, and reports. */
-async function followerRound(upstream: BenchNode): Promise<Round> {
-  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl), readyTimeoutMs: 60_000 });
+async function followerRound(upstream: BenchNode, shape: Shape, cli?: string): Promise<Round> {
+  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}) });
   try {
     const cpuAtStart = cpuSeconds(follower.pid);
     const started = performance.now();
@@ -86,7 +160,7 @@ async function followerRound(upstream: BenchNode): Promise<Round> {
     await follower.waitFor('both cold backfills ended', async () => {
       jobs = await coldJobs(follower);
       return jobs.length === 2 && jobs.every((job) => job.state === 'completed' || job.state === 'failed');
-    }, 1_800_000);
+    }, 7_200_000);
     const failed = jobs.find((job) => job.state === 'failed');
     if (failed) throw new Error(`cold backfill ${failed.id} failed: ${failed.lastError?.message}`);
     const wallSeconds = (performance.now() - started) / 1000;
@@ -123,20 +197,21 @@ async function ponderRound(upstream: BenchNode, endBlock: number): Promise<numbe
 
 export const backfillWorkload: Workload = {
   name: 'backfill',
-  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream',
+  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream (CDN_BENCH_BACKFILL_CHAIN=devnet|mainnet|empty, CDN_BENCH_BACKFILL_BLOCKS, CDN_BENCH_BACKFILL_BASELINE=another build\'s dist/cli.js)',
   async run(options: WorkloadOptions): Promise<Figure[]> {
-    const shape = options.smoke ? SMOKE : FULL;
-    // Build the chain fast (5 ms blocks are a second apart in their timestamps), then serve it at a block a second.
-    let upstream = await startBenchNode(upstreamSets(shape, 5), { toml: '' });
+    const shape = options.smoke ? SMOKE : chosenShape();
+    const baselineCli = options.smoke ? undefined : process.env.CDN_BENCH_BACKFILL_BASELINE;
+    const upstream = await startUpstream(shape, options.smoke);
     const rounds: Round[] = [];
+    const baselineRounds: Round[] = [];
     const ponderRates: number[] = [];
-    const missing = options.smoke ? 'not run in --smoke' : ponderMissing();
+    const missing = options.smoke ? 'not run in --smoke' : shape.kind === 'empty' ? 'not run over empty blocks' : process.env.CDN_BENCH_BACKFILL_PONDER === '0' ? 'not run (CDN_BENCH_BACKFILL_PONDER=0)' : ponderMissing();
     try {
-      await upstream.waitFor(`block ${shape.blocks}`, async () => Number(await rpc<string>(upstream, 'eth_blockNumber', [])) >= shape.blocks, 60_000 + shape.blocks * 100);
-      upstream = await upstream.restart(upstreamSets(shape, 1000), 120_000, '');
       for (let round = 1; round <= (options.smoke ? 1 : options.rounds); round += 1) {
-        const result = await followerRound(upstream);
+        if (baselineCli !== undefined && round % 2 === 1) baselineRounds.push(await followerRound(upstream, shape, baselineCli));
+        const result = await followerRound(upstream, shape);
         rounds.push(result);
+        if (baselineCli !== undefined && round % 2 === 0) baselineRounds.push(await followerRound(upstream, shape, baselineCli));
         if (missing === null) {
           // The same range as the follower's, less the blocks Ponder would still take as unfinalized.
           const head = Number(await rpc<string>(upstream, 'eth_blockNumber', []));
@@ -146,16 +221,21 @@ export const backfillWorkload: Workload = {
     } finally {
       await upstream.stop();
     }
-    const name = 'cold backfill, erc20 instance (verified blocks reduced in chain order)';
+    const chain = `${shape.kind} chain`;
+    const name = `cold backfill, erc20 instance (verified blocks reduced in chain order), ${chain}`;
+    const beside = (figureName: string, unit: string, pick: (r: Round) => number, better?: Figure['better']): Figure => (baselineCli === undefined
+      ? figure(figureName, unit, rounds.map(pick), better)
+      : compared(figureName, unit, rounds.map(pick), { name: `baseline build ${baselineCli}`, values: baselineRounds.map(pick) }, better));
     return [
       missing === null
         ? compared(name, 'blocks/s', rounds.map((r) => r.erc20BlocksPerSecond), { name: 'Ponder 0.16 (PGlite), same tokens and upstream', values: ponderRates }, 'higher')
-        : figure(`${name} — Ponder ${missing}`, 'blocks/s', rounds.map((r) => r.erc20BlocksPerSecond), 'higher'),
-      figure('cold backfill, blobs instance (verified blocks, block-local)', 'blocks/s', rounds.map((r) => r.blobsBlocksPerSecond), 'higher'),
-      figure('both backfills, wall time from the follower\'s readiness', 's', rounds.map((r) => r.wallSeconds), 'lower'),
-      figure('follower CPU per backfilled block (all threads, both instances)', 'ms/block', rounds.map((r) => r.cpuMsPerBlock), 'lower'),
-      figure('follower RSS after the backfills', 'MiB', rounds.map((r) => r.rssMiB), 'lower'),
-      figure('follower peak RSS', 'MiB', rounds.map((r) => r.peakMiB), 'lower'),
+        : beside(`${name} — Ponder ${missing}`, 'blocks/s', (r) => r.erc20BlocksPerSecond, 'higher'),
+      ...(missing === null && baselineCli !== undefined ? [beside(`${name}, against the baseline build`, 'blocks/s', (r) => r.erc20BlocksPerSecond, 'higher')] : []),
+      beside(`cold backfill, blobs instance (verified blocks, block-local), ${chain}`, 'blocks/s', (r) => r.blobsBlocksPerSecond, 'higher'),
+      beside('both backfills, wall time from the follower\'s readiness', 's', (r) => r.wallSeconds, 'lower'),
+      beside('follower CPU per backfilled block (all threads, both instances)', 'ms/block', (r) => r.cpuMsPerBlock, 'lower'),
+      beside('follower RSS after the backfills', 'MiB', (r) => r.rssMiB, 'lower'),
+      beside('follower peak RSS', 'MiB', (r) => r.peakMiB, 'lower'),
       figure('blocks in the backfilled range', 'count', rounds.map((r) => r.blocks)),
     ];
   },

@@ -7,11 +7,18 @@
  * mainnet-shaped devnet chain, implementations alternated round by round, as process CPU time (user + system) per
  * block on one thread: load on other cores inflates it far less than wall time. 1,000 / (ms/block) is the blocks/s
  * one core verifies.
+ *
+ * Also, on the mainnet fixtures rendered as an upstream answers them (`eth_getBlockByNumber(n, true)` and
+ * `eth_getBlockReceipts(n)`, by the node's own JSON-RPC renderers): CPU per block of turning the parsed JSON into
+ * verified material (what an `rpc` history source does per block), the history lane's path before the CPU pool took
+ * it (`materialFromJson`: decode, verify the objects, encode) beside the pool's (`verifiedMaterialFromJson`: decode,
+ * encode, verify the bytes), alternated round by round.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { splitBlockRlp } from '../../net/eth/block-parts.js';
 import { hexToBytes } from '../../net/eth/hex.js';
+import { decodeHeader } from '../../net/eth/header.js';
 import { KECCAK_IMPLEMENTATIONS, keccakImplementation, useKeccakImplementation } from '../../net/eth/keccak-batch.js';
 import { verifyBlockMaterialBytes, type BlockMaterialBytes } from '../../net/eth/verify-material.js';
 import { cachedChain } from '../ingest/chain-cache.js';
@@ -19,6 +26,12 @@ import { readChainFile } from '../ingest/chain-file.js';
 import { MAINNET_SHAPED_CHAIN, SMOKE_CHAIN } from '../ingest/chains.js';
 import { compared, figure } from '../figures.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
+import { BlockView } from '../../api/rpc/block-view.js';
+import { renderBlock } from '../../api/rpc/render-block.js';
+import { blockReceipts } from '../../api/rpc/render-receipt.js';
+import { MAINNET_SCHEDULE } from '../../net/eth/fork-schedule.js';
+import { keccak256 } from '../../net/eth/keccak.js';
+import { materialFromJson, verifiedMaterialFromJson } from '../../net/rpc/convert.js';
 
 const FALLBACK = 'wasm';
 const DEVNET_BLOCKS = 256;
@@ -65,6 +78,37 @@ function cpuPerBlock(blocks: readonly BlockMaterialBytes[], repeats: number): nu
   return micros / 1000 / (passes * blocks.length);
 }
 
+interface JsonBlock {
+  readonly block: unknown;
+  readonly receipts: unknown[];
+}
+
+/** Each fixture block as an upstream's JSON-RPC answers it, parsed. */
+function jsonAnswers(blocks: readonly BlockMaterialBytes[]): JsonBlock[] {
+  return blocks.map((material) => {
+    const header = decodeHeader(material.header);
+    const view = new BlockView({ hash: keccak256(material.header), number: header.number, header: material.header, body: material.body, receipts: material.receipts ?? undefined });
+    return { block: JSON.parse(renderBlock(view, true).toString()), receipts: JSON.parse(`[${blockReceipts(view, MAINNET_SCHEDULE)!.join(',')}]`) as unknown[] };
+  });
+}
+
+/** CPU ms per block of `convert` over `blocks`, as `cpuPerBlock`. */
+async function conversionCpuPerBlock(blocks: readonly JsonBlock[], repeats: number, convert: (block: JsonBlock) => unknown): Promise<number> {
+  for (const block of blocks) await convert(block);
+  const started = process.cpuUsage();
+  let passes = 0;
+  let micros = 0;
+  while (passes < repeats || micros < 20_000) {
+    for (const block of blocks) await convert(block);
+    passes += 1;
+    const cpu = process.cpuUsage(started);
+    micros = cpu.user + cpu.system;
+  }
+  return micros / 1000 / (passes * blocks.length);
+}
+
+const LANE_PATH = 'history lane before: materialFromJson (verify objects, then encode)';
+
 export const verifyWorkload: Workload = {
   name: 'verify',
   description: `CPU per block of verification (hash, roots, bloom) with each Keccak-256 implementation here (${KECCAK_IMPLEMENTATIONS.join(', ')}; the node uses ${keccakImplementation()}), mainnet fixtures and a mainnet-shaped devnet chain`,
@@ -72,11 +116,24 @@ export const verifyWorkload: Workload = {
     const sets: [string, BlockMaterialBytes[], number][] = [];
     const fixtures = mainnetFixtures();
     if (fixtures.length > 0) sets.push(['mainnet fixtures', fixtures, options.smoke ? 1 : 30]);
-    const devnet = await devnetBlocks(options.smoke);
-    const shape = options.smoke ? SMOKE_CHAIN : MAINNET_SHAPED_CHAIN;
-    sets.push([`devnet chain (${devnet.length} blocks of ${shape.devnet.transactionsPerBlock} txs)`, devnet, options.smoke ? 1 : 2]);
+    // CDN_BENCH_VERIFY_DEVNET=0: the fixtures only (the devnet chain takes minutes to generate when not cached).
+    if (process.env.CDN_BENCH_VERIFY_DEVNET !== '0') {
+      const devnet = await devnetBlocks(options.smoke);
+      const shape = options.smoke ? SMOKE_CHAIN : MAINNET_SHAPED_CHAIN;
+      sets.push([`devnet chain (${devnet.length} blocks of ${shape.devnet.transactionsPerBlock} txs)`, devnet, options.smoke ? 1 : 2]);
+    }
     const chosen = keccakImplementation();
     const perRound = new Map<string, number[]>();
+    const answers = fixtures.length > 0 ? jsonAnswers(fixtures) : [];
+    const lane: number[] = [];
+    const pool: number[] = [];
+    for (let round = 0; round < options.rounds && answers.length > 0; round++) {
+      const repeats = options.smoke ? 1 : 20;
+      const laneFirst = round % 2 === 0;
+      if (laneFirst) lane.push(await conversionCpuPerBlock(answers, repeats, (b) => materialFromJson(b.block, b.receipts)));
+      pool.push(await conversionCpuPerBlock(answers, repeats, (b) => verifiedMaterialFromJson(b.block, b.receipts)));
+      if (!laneFirst) lane.push(await conversionCpuPerBlock(answers, repeats, (b) => materialFromJson(b.block, b.receipts)));
+    }
     try {
       for (let round = 0; round < options.rounds; round++) {
         for (const [set, blocks, repeats] of sets) {
@@ -91,6 +148,9 @@ export const verifyWorkload: Workload = {
       useKeccakImplementation(chosen);
     }
     const figures: Figure[] = [];
+    if (answers.length > 0) {
+      figures.push(compared('mainnet fixtures as JSON-RPC answers → verified material: CPU pool path, verifiedMaterialFromJson (encode, then verify the bytes)', 'CPU ms/block', pool, { name: LANE_PATH, values: lane }, 'lower'));
+    }
     for (const [set] of sets) {
       const fallback = perRound.get(`${set}\u0000${FALLBACK}`)!;
       for (const implementation of KECCAK_IMPLEMENTATIONS) {

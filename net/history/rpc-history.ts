@@ -20,6 +20,7 @@ import { hashHeader } from '../eth/header.js';
 import { headerFromJson } from '../rpc/header-json.js';
 import { HistoryBlockError, type HistoryBlock, type HeaderLink } from './history-block.js';
 import { createSlots } from './slots.js';
+import { unpackRpcBatch, type PackedBatch, type RpcBatchInput } from './rpc-batch.js';
 
 export interface RpcHistoryOptions {
   readonly url: string;
@@ -31,6 +32,11 @@ export interface RpcHistoryOptions {
   readonly backoffMaxMs: number;
   readonly pooledBlobRoots: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * Parses, converts and verifies a batch's answer elsewhere (the node's CPU pool, rpc-batch.ts); null from it, or
+   * no such function, and this thread does it.
+   */
+  readonly convertBatch?: (input: RpcBatchInput) => Promise<PackedBatch | null>;
 }
 
 export interface RpcHistory {
@@ -63,7 +69,13 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
     }
     let answers: unknown[];
     try {
-      answers = await slots.run(() => client.batch(calls));
+      const raw = await slots.run(() => client.batchText(calls));
+      if (options.convertBatch) {
+        const packed = await options.convertBatch({ text: raw.text, ids: raw.ids, from, to, pooledBlobRoots: options.pooledBlobRoots });
+        if (packed !== null) return unpackRpcBatch(packed);
+      }
+      // Here, or when the batch is not wholly verified material: resolved on this thread, which names what is wrong.
+      answers = client.resolveBatch(raw);
     } catch (error) {
       if (error instanceof UpstreamError) throw new HistoryBlockError(from, `the upstream failed blocks ${from}-${to}: ${error.message}`);
       throw error;

@@ -31,6 +31,20 @@ export interface RpcClient {
   call<Result = unknown>(method: string, params: readonly unknown[]): Promise<Result>;
   /** Sends the calls in one HTTP request; results in call order. The first call that failed throws. */
   batch(calls: readonly RpcCall[]): Promise<unknown[]>;
+  /**
+   * The same HTTP request as `batch`, with the same retries, answering the response body unparsed (so another thread
+   * can parse it); `resolveBatch` turns it into `batch`'s results or its error.
+   */
+  batchText(calls: readonly RpcCall[]): Promise<RawBatch>;
+  resolveBatch(raw: RawBatch): unknown[];
+}
+
+/** A batch answered with HTTP 200, not parsed yet: the body, the request ids in call order and the attempts it took. */
+export interface RawBatch {
+  readonly text: string;
+  readonly ids: readonly number[];
+  readonly methods: readonly string[];
+  readonly attempts: number;
 }
 
 interface JsonRpcResponse {
@@ -39,8 +53,8 @@ interface JsonRpcResponse {
   readonly error?: { readonly code?: unknown; readonly message?: unknown };
 }
 
-interface Answer {
-  readonly body: unknown;
+interface Answer<Body = unknown> {
+  readonly body: Body;
   readonly attempts: number;
 }
 
@@ -64,6 +78,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   let nextId = 1;
 
   async function send(label: string, body: unknown): Promise<Answer> {
+    const answer = await sendText(label, body);
+    return { body: parseAnswer(label, answer), attempts: answer.attempts };
+  }
+
+  /** The body as text, and the attempts it took; a body that is not JSON fails (not retried) when it is parsed. */
+  async function sendText(label: string, body: unknown): Promise<Answer<string>> {
     for (let attempt = 1; ; attempt += 1) {
       if (options.signal?.aborted) throw options.signal.reason;
       try {
@@ -92,22 +112,44 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
     async batch(calls: readonly RpcCall[]): Promise<unknown[]> {
       if (calls.length === 0) return [];
-      const ids = calls.map(() => nextId++);
-      const label = calls.map((c) => c.method).join('+');
-      const answer = await send(label, calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params })));
-      const { body, attempts } = answer;
-      // An upstream that refuses batches answers with one error object instead of an array.
-      if (!Array.isArray(body)) {
-        resultOf(body, ids[0], label, attempts, endpoint);
-        throw new UpstreamError({ method: label, url: endpoint.display, failure: 'response', attempts, detail: 'a batch was answered with a single object' });
-      }
-      const byId = new Map<unknown, unknown>(body.map((entry: JsonRpcResponse) => [entry?.id, entry]));
-      return calls.map((c, i) => resultOf(byId.get(ids[i]), ids[i], c.method, attempts, endpoint));
+      return resolveBatch(await batchText(calls));
     },
+    batchText,
+    resolveBatch,
   };
+
+  async function batchText(calls: readonly RpcCall[]): Promise<RawBatch> {
+    const ids = calls.map(() => nextId++);
+    const methods = calls.map((c) => c.method);
+    const answer = await sendText(methods.join('+'), calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params })));
+    return { text: answer.body, ids, methods, attempts: answer.attempts };
+  }
+  function resolveBatch(raw: RawBatch): unknown[] {
+    const { ids, attempts } = raw;
+    const label = raw.methods.join('+');
+    const body = parseAnswer(label, { body: raw.text, attempts });
+    // An upstream that refuses batches answers with one error object instead of an array.
+    if (!Array.isArray(body)) {
+      resultOf(body, ids[0], label, attempts, endpoint);
+      throw new UpstreamError({ method: label, url: endpoint.display, failure: 'response', attempts, detail: 'a batch was answered with a single object' });
+    }
+    const byId = new Map<unknown, unknown>(body.map((entry: JsonRpcResponse) => [entry?.id, entry]));
+    return raw.methods.map((method, i) => resultOf(byId.get(ids[i]), ids[i], method, attempts, endpoint));
+  }
+
+  function parseAnswer(label: string, answer: Answer<string>): unknown {
+    try {
+      return JSON.parse(answer.body) as unknown;
+    } catch {
+      throw new UpstreamError({
+        method: label, url: endpoint.display, failure: 'response', attempts: answer.attempts,
+        detail: endpoint.redact(`the body is not JSON: ${answer.body.slice(0, MAX_DETAIL_CHARS)}`),
+      });
+    }
+  }
 }
 
-async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOptions): Promise<unknown> {
+async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOptions): Promise<string> {
   // One controller per attempt, released in `finally`: a poller makes millions of attempts over its life.
   const attempt = new AbortController();
   let timedOut = false;
@@ -141,11 +183,7 @@ async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOpt
       status: response.status, retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
     });
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AttemptError('response', false, `the body is not JSON: ${text.slice(0, MAX_DETAIL_CHARS)}`);
-  }
+  return text;
 }
 
 /** The result of one response object, or an `UpstreamError` for its error object or a malformed answer. */

@@ -8,11 +8,12 @@
 import { encodeBlockBody } from '../eth/block.js';
 import { BlockVerificationError } from '../eth/errors.js';
 import { encodeHeader, type BlockHeader } from '../eth/header.js';
-import { hexToBytes } from '../eth/hex.js';
+import { hexToBytes, type Hash } from '../eth/hex.js';
 import { encodeEth69Receipts, type Receipt } from '../eth/receipt.js';
 import type { Transaction } from '../eth/transaction-types.js';
 import { transactionsRoot } from '../eth/trie-root.js';
 import { verifyBlock, type VerifyBlockParameters } from '../eth/verify-block.js';
+import { verifyBlockMaterialBytes } from '../eth/verify-material.js';
 import type { Withdrawal } from '../eth/withdrawal.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import { PooledBlobRootError, UpstreamFormatError } from './errors.js';
@@ -48,11 +49,34 @@ export interface ConvertOptions {
 }
 
 export async function materialFromJson(block: unknown, receipts: readonly unknown[] | null, options: ConvertOptions = {}): Promise<ConvertedBlock> {
+  const { hash, header, transactions, withdrawals, receipts: decodedReceipts, transactionsJson } = blockFromJson(block, receipts, true);
+  const params: VerifyBlockParameters = { header, transactions, withdrawals, uncles: [], expectedHash: hash, receipts: decodedReceipts ?? undefined };
+  await verifyMaterial(params, transactionsJson, options.pooledBlobRoots === true);
+  return { material: encodeMaterial(hash, header, transactions, withdrawals, decodedReceipts), header, transactions, withdrawals, receipts: decodedReceipts };
+}
+
+/**
+ * The same conversion, verified the other way round: the JSON is encoded as the chain tables store it first, and
+ * those bytes are verified against the header by `verifyBlockMaterialBytes` — the same checks in the same order
+ * with the same errors as `verifyBlock` (net/eth/verify-material.ts), on the bytes that will be stored, with
+ * hashing batched and each receipt's bloom computed once, from its logs' raw bytes. No pooled-form blob root
+ * fallback here: such a block fails, and `materialFromJson` is the path that may accept it.
+ */
+export function verifiedMaterialFromJson(block: unknown, receipts: readonly unknown[] | null): { material: BlockMaterial; hash: Hash; parentHash: Hash } {
+  const { hash, header, transactions, withdrawals, receipts: decodedReceipts } = blockFromJson(block, receipts, false);
+  const material = encodeMaterial(hash, header, transactions, withdrawals, decodedReceipts);
+  const verified = verifyBlockMaterialBytes({ header: material.header, body: material.body, receipts: material.receipts, expectedHash: hash });
+  return { material, hash: verified.hash, parentHash: verified.header.parentHash };
+}
+
+/** The block's JSON decoded (receipts' blooms from their logs when `blooms`; the eth/69 form has none to encode). */
+function blockFromJson(block: unknown, receipts: readonly unknown[] | null, blooms: boolean) {
   const f = new JsonFields(block, 'block');
   const hash = f.fixed('hash', 32);
   const header = headerFromJson(block);
   const subject = `block ${header.number}`;
-  const transactions = f.list('transactions').map((tx, i) => {
+  const transactionsJson = f.list('transactions');
+  const transactions = transactionsJson.map((tx, i) => {
     if (typeof tx === 'string') throw new UpstreamFormatError(subject, 'transactions', 'transaction hashes only; request the block with full transactions (second parameter true)');
     return transactionFromJson(tx, i);
   });
@@ -60,17 +84,18 @@ export async function materialFromJson(block: unknown, receipts: readonly unknow
     throw new UpstreamFormatError(subject, 'uncles', 'the block has uncles; this source follows post-merge chains, where blocks have none');
   }
   const withdrawals = f.has('withdrawals') ? f.list('withdrawals').map(withdrawalFromJson) : undefined;
-  const decodedReceipts = receipts === null ? null : receipts.map(receiptFromJson);
-  const params: VerifyBlockParameters = { header, transactions, withdrawals, uncles: [], expectedHash: hash, receipts: decodedReceipts ?? undefined };
-  await verifyMaterial(params, f.list('transactions'), options.pooledBlobRoots === true);
-  const material: BlockMaterial = {
+  const decodedReceipts = receipts === null ? null : receipts.map((receipt, i) => receiptFromJson(receipt, i, blooms));
+  return { hash, header, transactions, withdrawals, receipts: decodedReceipts, transactionsJson };
+}
+
+function encodeMaterial(hash: Hash, header: BlockHeader, transactions: Transaction[], withdrawals: Withdrawal[] | undefined, receipts: Receipt[] | null): BlockMaterial {
+  return {
     number: header.number,
     hash: hexToBytes(hash),
     header: encodeHeader(header),
     body: encodeBlockBody({ transactions, uncles: [], ...(withdrawals === undefined ? {} : { withdrawals }) }),
-    receipts: decodedReceipts === null ? null : encodeEth69Receipts(decodedReceipts),
+    receipts: receipts === null ? null : encodeEth69Receipts(receipts),
   };
-  return { material, header, transactions, withdrawals, receipts: decodedReceipts };
 }
 
 /**

@@ -1,0 +1,116 @@
+/**
+ * One history batch's JSON-RPC answer (the raw body text of `eth_getBlockByNumber(n, true)` and
+ * `eth_getBlockReceipts(n)` for consecutive blocks) → its blocks' verified material, packed in one buffer. Pure: it
+ * runs on the node's CPU pool (actors/tasks.ts), so parsing, converting and verifying a batch (hash, roots, bloom,
+ * gas) leave the history lane's thread, and the pool's threads work on several batches at once. Each block is
+ * encoded as the chain tables store it and those bytes are verified against its header (`verifiedMaterialFromJson`:
+ * the checks of the lane's own `convert`, in the same order, on the stored bytes). What crosses back is one byte
+ * buffer and a few numbers per block, not an object graph.
+ *
+ * Only a batch that is wholly well-formed and verified is answered; anything else (an error object, a malformed
+ * answer, a block that fails verification) answers null, and the history lane resolves the same text on its own
+ * path, which throws the error naming the block exactly as it always has.
+ */
+import { bytesToHex, type Hash } from '../eth/hex.js';
+import type { BlockMaterial } from '../../store/chain-material.js';
+import type { HistoryBlock } from './history-block.js';
+import { verifiedMaterialFromJson } from '../rpc/convert.js';
+import { JsonFields } from '../rpc/json-fields.js';
+
+export interface RpcBatchInput {
+  readonly text: string;
+  /** Request ids in call order: block, receipts, block, receipts, … */
+  readonly ids: readonly number[];
+  readonly from: number;
+  readonly to: number;
+  readonly pooledBlobRoots: boolean;
+}
+
+/** One block of a packed batch: its number, hashes, and where its parts end in the buffer (receipts: -1 when none). */
+export interface PackedBlock {
+  readonly number: number;
+  readonly hash: Hash;
+  readonly parentHash: Hash;
+  /** Ends of its hash, header, body and receipts in `bytes`; each part starts where the previous one ends. */
+  readonly ends: readonly [number, number, number, number];
+}
+
+export interface PackedBatch {
+  readonly bytes: Uint8Array;
+  readonly blocks: readonly PackedBlock[];
+}
+
+interface Response {
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
+
+/** The batch's verified blocks, packed; null when any answer or block is not as it must be (see above). */
+export async function convertRpcBatch(input: RpcBatchInput): Promise<PackedBatch | null> {
+  let body: unknown;
+  try {
+    body = JSON.parse(input.text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(body)) return null;
+  const byId = new Map<unknown, Response>();
+  for (const entry of body as Response[]) if (typeof entry === 'object' && entry !== null) byId.set(entry.id, entry);
+  const answers: unknown[] = [];
+  for (const id of input.ids) {
+    const entry = byId.get(id);
+    if (entry === undefined || (entry.error !== undefined && entry.error !== null) || !('result' in entry)) return null;
+    answers.push(entry.result);
+  }
+  const blocks: HistoryBlock[] = [];
+  try {
+    for (let i = 0; i <= input.to - input.from; i += 1) {
+      const number = input.from + i;
+      const block = answers[2 * i];
+      const receipts = answers[2 * i + 1];
+      if (block === null || typeof block !== 'object' || !Array.isArray(receipts) || new JsonFields(block, 'block').number('number') !== number) return null;
+      const { material, hash, parentHash } = verifiedMaterialFromJson(block, receipts);
+      blocks.push({ number, hash, parentHash, material });
+    }
+  } catch {
+    return null;
+  }
+  return pack(blocks);
+}
+
+function pack(blocks: readonly HistoryBlock[]): PackedBatch {
+  let total = 0;
+  for (const { material } of blocks) total += material.hash.length + material.header.length + material.body.length + (material.receipts?.length ?? 0);
+  // Its own ArrayBuffer (not a slice of a shared pool), so it can be moved across threads.
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  const put = (part: Uint8Array) => {
+    bytes.set(part, at);
+    return (at += part.length);
+  };
+  const packed = blocks.map(({ number, hash, parentHash, material }): PackedBlock => {
+    const ends: [number, number, number, number] = [put(material.hash), put(material.header), put(material.body), material.receipts === null ? -1 : put(material.receipts)];
+    return { number, hash, parentHash, ends };
+  });
+  return { bytes, blocks: packed };
+}
+
+/** A packed batch back to history blocks: material as views of the one buffer. */
+export function unpackRpcBatch(batch: PackedBatch): HistoryBlock[] {
+  const { bytes } = batch;
+  let start = 0;
+  return batch.blocks.map(({ number, hash, parentHash, ends }) => {
+    const [hashEnd, headerEnd, bodyEnd, receiptsEnd] = ends;
+    const material: BlockMaterial = {
+      number,
+      hash: bytes.subarray(start, hashEnd),
+      header: bytes.subarray(hashEnd, headerEnd),
+      body: bytes.subarray(headerEnd, bodyEnd),
+      receipts: receiptsEnd === -1 ? null : bytes.subarray(bodyEnd, receiptsEnd),
+    };
+    start = receiptsEnd === -1 ? bodyEnd : receiptsEnd;
+    if (bytesToHex(material.hash) !== hash) throw new Error(`packed history block ${number}: its hash bytes do not match ${hash}`);
+    return { number, hash, parentHash, material };
+  });
+}
