@@ -127,6 +127,10 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     const described = custom.get(p.id);
     return {
       id: p.id, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null, options: kindOptionsOf(p),
+      artifacts: {
+        retention: p.artifacts.retention, windowBlocks: p.artifacts.window_blocks, replayFrom: p.artifacts.replay_from ?? null,
+        maxBytes: config.budgets.artifacts.max_bytes, maxPendingBlocks: config.budgets.artifacts.max_pending_blocks,
+      },
       ...(described
         ? { kind: described.kind?.name ?? 'custom', info: describedKindInfo(described), module: described.module }
         : { kind: p.kind, info: kindInfo(builtinKind(p.kind)) }),
@@ -202,7 +206,13 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => ({ ...finalityArgs(config, spec), dataDir })) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
+      const artifacts = p.artifacts!;
       const args: ProcessorArgs = {
+        artifacts: {
+          retention: artifacts.retention, windowBlocks: artifacts.windowBlocks, maxBytes: artifacts.maxBytes, maxPendingBlocks: artifacts.maxPendingBlocks,
+          peers: processors.filter((other) => other.id !== p.id && other.artifacts!.retention !== 'none').map((other) => other.instance),
+        },
+        ...(artifacts.replayFrom !== null ? { replayFrom: processors.find((other) => other.id === artifacts.replayFrom)!.instance } : {}),
         historyMode: historyModes.get(p.id) ?? 'live_only',
         ...coldBackfillSourceOf(config, p.id),
         dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}), listeners, batchMoves: 256,

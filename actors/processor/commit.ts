@@ -46,6 +46,8 @@ export interface CommitContext {
 export interface CommitResult {
   readonly progress: ProcessorProgress;
   readonly changes: number;
+  /** Journal moves committed. */
+  readonly moves: number;
 }
 
 /** A batch's move `moveIndex` could not keep its artifact: nothing of the batch is committed (the moves before it may be, alone). */
@@ -147,5 +149,5 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     writeProgress(ctx.tables.state, current);
     return current;
   });
-  return { progress, changes: written };
+  return { progress, changes: written, moves: moves.length };
 }

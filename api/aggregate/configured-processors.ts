@@ -21,6 +21,17 @@ export interface ConfiguredProcessor {
   readonly options?: Readonly<Record<string, unknown>>;
   /** A user's kind: its module's absolute path (every lane that needs the kind's code loads it). */
   readonly module?: string;
+  /** `[processors.artifacts]` with `[budgets.artifacts]` (absent: retention none). */
+  readonly artifacts?: ProcessorArtifactsConfig;
+}
+
+export interface ProcessorArtifactsConfig {
+  readonly retention: 'none' | 'window' | 'full';
+  readonly windowBlocks: number;
+  /** The id of the processor whose artifacts this replay target takes, or null. */
+  readonly replayFrom: string | null;
+  readonly maxBytes: number;
+  readonly maxPendingBlocks: number;
 }
 
 /** The connection- and listing-level identity of a processor (status, capabilities, SSE hello). */
