@@ -65,6 +65,11 @@ function key(number: number, tag: number, rest?: Buffer): Buffer {
   return Buffer.concat([u64Key(number), Buffer.from([tag]), ...(rest ? [rest] : [])]);
 }
 
+/** The first key after every key of block `to` (a tag byte is at most 0x02). */
+function endAfter(to: number): Buffer {
+  return Buffer.concat([u64Key(to), Buffer.from([0xff])]);
+}
+
 function ownerSuffix(owner: ArtifactOwner): Buffer {
   return Buffer.concat([Buffer.from([OWNER_CODES.indexOf(owner.ownerKind)]), Buffer.from(owner.ownerId, 'utf8')]);
 }
@@ -160,7 +165,7 @@ export function putRetained(table: BinaryTable, number: number, record: Buffer, 
 export function promotePending(table: BinaryTable, from: number, through: number, windowFloor: number | null): number {
   let promoted = 0;
   const found: Array<{ number: number; record: Buffer }> = [];
-  for (const { key: k, value } of table.getRange({ start: u64Key(from), end: u64Key(through + 1) })) {
+  for (const { key: k, value } of table.getRange({ start: u64Key(from), end: endAfter(through) })) {
     if (k.length === 9 && k[8] === PENDING) found.push({ number: Number(k.readBigUInt64BE(0)), record: Buffer.from(value) });
   }
   for (const { number, record } of found) {
@@ -194,7 +199,7 @@ export interface ReleaseResult {
 export function releaseClaims(table: BinaryTable, owner: ArtifactOwner, from: number, to: number): ReleaseResult {
   const suffix = ownerSuffix(owner);
   const claimed: number[] = [];
-  for (const k of table.getKeys({ start: u64Key(from), end: u64Key(to + 1) })) {
+  for (const k of table.getKeys({ start: u64Key(from), end: endAfter(to) })) {
     if (k.length === 9 + suffix.length && k[8] === CLAIM && k.subarray(9).equals(suffix)) claimed.push(Number(k.readBigUInt64BE(0)));
   }
   let deleted = 0;
@@ -215,7 +220,7 @@ export function releaseClaims(table: BinaryTable, owner: ArtifactOwner, from: nu
 /** Adds `owner`'s claim to every retained record in [from, to]; returns how many records it now claims. */
 export function addClaims(table: BinaryTable, owner: ArtifactOwner, from: number, to: number): number {
   const numbers: number[] = [];
-  for (const k of table.getKeys({ start: u64Key(from), end: u64Key(to + 1) })) if (k.length === 9 && k[8] === RETAINED) numbers.push(Number(k.readBigUInt64BE(0)));
+  for (const k of table.getKeys({ start: u64Key(from), end: endAfter(to) })) if (k.length === 9 && k[8] === RETAINED) numbers.push(Number(k.readBigUInt64BE(0)));
   for (const number of numbers) table.put(key(number, CLAIM, ownerSuffix(owner)), Buffer.alloc(0));
   return numbers.length;
 }
@@ -237,7 +242,7 @@ export function getRetained(table: BinaryTable, number: number): ArtifactRecord 
 /** Retained records with block numbers in [from, to], ascending, at most `limit`. */
 export function* retainedRange(table: BinaryTable, from: number, to: number, limit: number): Generator<ArtifactRecord> {
   let yielded = 0;
-  for (const { key: k, value } of table.getRange({ start: u64Key(from), end: u64Key(to + 1) })) {
+  for (const { key: k, value } of table.getRange({ start: u64Key(from), end: endAfter(to) })) {
     if (k.length !== 9 || k[8] !== RETAINED) continue;
     if (yielded >= limit) return;
     yielded += 1;
