@@ -63,6 +63,9 @@ function appliedByBlock(changes: readonly Envelope[], hashes: ReadonlyMap<number
 }
 
 let node: NodeProcess;
+/** A second node on the same chain with a small `[budgets.artifacts]`, started beside the first (two runs of one chain). */
+let small: NodeProcess;
+const SMALL_TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', TOKENS, '[processors.artifacts]', 'retention = "full"', '[budgets.artifacts]', 'max_bytes = 50000', ''].join('\n');
 
 before(async () => {
   const toml = [
@@ -71,7 +74,10 @@ before(async () => {
     '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'retain_changes = 20', '[processors.artifacts]', 'retention = "window"', 'window_blocks = 16',
     '[[processors]]', 'id = "blobs-replay"', 'kind = "blobs"', '[processors.artifacts]', 'replay_from = "blobs"', '',
   ].join('\n');
-  node = await startNodeProcess({ toml, sets: FAST, readyTimeoutMs: 120_000 });
+  const started = await Promise.allSettled([startNodeProcess({ toml, sets: FAST, readyTimeoutMs: 120_000 }), startNodeProcess({ toml: SMALL_TOML, sets: FAST, readyTimeoutMs: 120_000 })]);
+  [node, small] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as [NodeProcess, NodeProcess];
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
   await waitUntil(node, async () => {
     const [erc20, blobs] = await Promise.all([artifactStatus(node, 'erc20'), artifactStatus(node, 'blobs')]);
     return (erc20.finalizedThrough ?? 0) >= 12 && blobs.retainedCount >= 8;
@@ -79,8 +85,11 @@ before(async () => {
 });
 
 after(async () => {
-  await node?.stop();
-  if (node) removeDir(node.dir);
+  for (const started of [node, small]) {
+    if (!started) continue;
+    await started.stop();
+    removeDir(started.dir);
+  }
 });
 
 test('artifact routes: status and one block of a retaining processor, paged exports with digest and completeness headers, spec errors for the rest', async () => {
@@ -196,10 +205,7 @@ test('window retention drops the instance claim below the window; a pin keeps it
   assert.equal(checkpoints.data.length, 1);
 });
 
-test('two nodes on the same chain export the same digest; over [budgets.artifacts] a block commits nothing until a release makes room', async (t) => {
-  const toml = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', TOKENS, '[processors.artifacts]', 'retention = "full"', '[budgets.artifacts]', 'max_bytes = 50000', ''].join('\n');
-  const small = await startNodeProcess({ toml, sets: FAST, readyTimeoutMs: 120_000 });
-  t.after(async () => { await small.stop(); removeDir(small.dir); });
+test('two nodes on the same chain export the same digest; over [budgets.artifacts] a block commits nothing until a release makes room', async () => {
   let blocked: ArtifactStatus | null = null;
   await waitUntil(small, async () => {
     const status = await artifactStatus(small, 'erc20');
