@@ -19,7 +19,7 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
 test('with auth.token_file set, every native route needs the API bearer and the operational routes stay open', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-auth-'));
   writeFileSync(join(dir, 'api.env'), `CHAIN_NODE_API_TOKEN=${TOKEN}\n`, { mode: 0o600 });
-  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n[[processors]]\nid = "blobs"\nkind = "blobs"\n[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n[[sources.history]]\nid = "devnet"\nkind = "devnet"\n', sets: ['devnet.block_time_ms=200'] });
+  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n[[processors]]\nid = "blobs"\nkind = "blobs"\n[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n[processors.artifacts]\nretention = "full"\n[[processors]]\nid = "erc20-replay"\nkind = "erc20"\ntokens = "*"\n[processors.artifacts]\nreplay_from = "erc20"\n[[sources.history]]\nid = "devnet"\nkind = "devnet"\n', sets: ['devnet.block_time_ms=200'] });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const base = node.baseUrl;
   const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -83,6 +83,30 @@ test('with auth.token_file set, every native route needs the API bearer and the 
       assert.ok(![401, 403].includes(allowed.status), `${method} ${path} with the bearer: ${allowed.status}`);
       await allowed.body?.cancel();
     }
+  });
+
+  await t.test('artifact routes (reads, and the admin replay, release and pins) need the bearer', async () => {
+    const calls: Array<{ method: string; path: string; body?: string }> = [
+      { method: 'GET', path: '/v1/processors/erc20/artifacts/status' },
+      { method: 'GET', path: '/v1/processors/erc20/artifacts/0' },
+      { method: 'GET', path: '/v1/processors/erc20/artifacts/export?limit=2' },
+      { method: 'POST', path: '/admin/v1/processors/erc20/artifacts/replay', body: '{"targetProcessor":"erc20-replay","fromBlock":0,"toBlock":0}' },
+      { method: 'POST', path: '/admin/v1/processors/erc20/artifacts/pins', body: '{"ownerId":"pin","fromBlock":0,"toBlock":0}' },
+      { method: 'DELETE', path: '/admin/v1/processors/erc20/artifacts?ownerKind=operator_pin&ownerId=pin' },
+    ];
+    for (const { method, path, body } of calls) {
+      const send = (headers: Record<string, string>) => fetch(`${base}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
+      const missing = await send({});
+      assert.equal(missing.status, 401, `${method} ${path} without a bearer`);
+      assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'unauthorized');
+      const wrong = await send({ authorization: `Bearer ${TOKEN}x` });
+      assert.equal(wrong.status, 403, `${method} ${path} with a wrong bearer`);
+      await wrong.body?.cancel();
+      const allowed = await send(bearer);
+      assert.ok(![401, 403].includes(allowed.status), `${method} ${path} with the bearer: ${allowed.status}`);
+      await allowed.body?.cancel();
+    }
+    assert.equal((await fetch(`${base}/v1/processors/erc20/artifacts/status`, { headers: bearer })).status, 200);
   });
 
   await t.test('admin routes need the bearer too; JSON-RPC stays open', async () => {
