@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { HttpError } from '../errors.js';
-import { jsonBody, type Request } from '../http.js';
+import { parseWith } from './admin-routes.js';
 import type { Route } from '../routes.js';
 import type { AggregateContext } from '../aggregate/aggregate-context.js';
 import { retainingProcessor } from '../aggregate/artifact-routes.js';
@@ -40,13 +40,6 @@ const pinBody = z.strictObject({
   fromBlock: block,
   toBlock: block,
 }).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
-
-function parseWith<T>(schema: z.ZodType<T>, request: Request): T {
-  const result = schema.safeParse(jsonBody(request));
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
-  throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
-}
 
 function service(context: AggregateContext): ArtifactService {
   if (!context.artifacts) throw new HttpError('unsupported_capability', 'this listener cannot reach processor lanes to change artifacts');

@@ -1,16 +1,21 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../store/env.js';
 import { addClaims, claimsOf, dropPending, encodeArtifact, getRetained, INSTANCE_OWNER, promotePending, pruneWindow, putPending, readTotals, releaseClaims, retainedBounds, retainedRange } from '../../store/artifacts.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as const;
+/** A new store's artifact table of instance `p`, closed when the test ends. */
+function freshTable(t: TestContext) {
+  const store = openStore({ dataDir: tempDir(t), chainId: 1 });
+  t.after(() => store.close());
+  return { store, table: store.processor('p').artifacts };
+}
+
 const record = (n: number, payload = `{"n":${n}}`) => encodeArtifact({ number: n, hash: hash(n + 1000), parentHash: hash(n + 999), timestamp: 1_700_000_000 + n }, Buffer.from(payload));
 
 test('pending candidates become retained at finality (an undone one never does); owners keep a record until the last claim is released', async (t) => {
-  const store = openStore({ dataDir: tempDir(t), chainId: 1 });
-  t.after(() => store.close());
-  const table = store.processor('p').artifacts;
+  const { store, table } = freshTable(t);
   await store.write(() => {
     for (let n = 1; n <= 6; n += 1) putPending(table, n, record(n));
     dropPending(table, 6);
@@ -38,9 +43,7 @@ test('pending candidates become retained at finality (an undone one never does);
 });
 
 test('the window releases only the instance claim below its floor, once; a record below the floor at finality is not kept', async (t) => {
-  const store = openStore({ dataDir: tempDir(t), chainId: 1 });
-  t.after(() => store.close());
-  const table = store.processor('p').artifacts;
+  const { store, table } = freshTable(t);
   await store.write(() => {
     for (let n = 0; n <= 9; n += 1) putPending(table, n, record(n));
     promotePending(table, 0, 9, 2);
@@ -55,9 +58,7 @@ test('the window releases only the instance claim below its floor, once; a recor
 });
 
 test('a record whose payload does not match its checksum is refused', async (t) => {
-  const store = openStore({ dataDir: tempDir(t), chainId: 1 });
-  t.after(() => store.close());
-  const table = store.processor('p').artifacts;
+  const { store, table } = freshTable(t);
   const damaged = record(1);
   damaged[damaged.length - 2] = damaged[damaged.length - 2]! ^ 1;
   await store.write(() => { putPending(table, 1, damaged); promotePending(table, 1, 1, null); });
