@@ -26,6 +26,7 @@ import { closeApp, closeListenSocket, createApiApp, listen, type ApiApp } from '
 import { aggregateRoutes } from '../api/aggregate/aggregate-routes.js';
 import type { AggregateContext } from '../api/aggregate/aggregate-context.js';
 import { createProcessorRegistry, type ConfiguredProcessor } from '../api/aggregate/configured-processors.js';
+import { storeServingLookup } from '../api/aggregate/serving-instances.js';
 import { SseHub, type SseSettings } from '../api/sse/sse-hub.js';
 import { registerStreamRoute, STREAM_ROUTE } from '../api/sse/stream-route.js';
 import type { ChangesNotice, LaneTroublesNotice } from './chain-messages.js';
@@ -95,7 +96,7 @@ export default defineActor<State, ListenerArgs>({
       store,
       chainId: args.chainId,
       network: args.network,
-      processors: createProcessorRegistry(args.processors),
+      processors: createProcessorRegistry(args.processors, storeServingLookup(store)),
       kinds: await kindSurfaces(args.processors, args.dataDir, (module, error) => ctx.log.warn('custom kind not served by this listener', { module, reason: error.message })),
       limits: { defaultPageLimit: args.defaultPageLimit, maxPageLimit: args.maxPageLimit, maxBlockRange: args.maxBlockRange },
       rpc: { http: args.rpcHttp, webSocket: args.rpcWs, ...(args.rpcLimits ? { limits: args.rpcLimits } : {}), ...(args.rpcHistory ? { history: args.rpcHistory } : {}) },

@@ -17,7 +17,8 @@ import { CodedError } from '../runtime/errors.js';
 import { errorFields } from '../runtime/log.js';
 import { openStore, type Store } from '../store/env.js';
 import { listSnapshots, readSnapshot, removeSnapshotRows, type SnapshotRecord } from '../store/snapshots.js';
-import type { ConfiguredProcessor } from '../api/aggregate/configured-processors.js';
+import { createProcessorRegistry, type ConfiguredProcessor } from '../api/aggregate/configured-processors.js';
+import { storeServingLookup } from '../api/aggregate/serving-instances.js';
 import type { FilterParams } from '../api/aggregate/entities/entity-query.js';
 import { materializeSnapshot, type SnapshotLimits } from '../api/aggregate/entities/snapshot-materialize.js';
 import type { SnapshotSummary } from '../api/aggregate/entities/snapshot-service.js';
@@ -43,8 +44,9 @@ type Ctx = ActorContext<SnapshotsArgs>;
 /** Rows removed per write transaction while sweeping: keeps each transaction (and the processors waiting on it) short. */
 const SWEEP_BATCH = 10_000;
 
-function processorOf(ctx: Ctx, id: string): ConfiguredProcessor {
-  const processor = ctx.args.processors.find((p) => p.id === id);
+/** A processor id (its serving instance) or a rebuild's replacement instance id (instanceAddress). */
+function processorOf(ctx: Ctx, store: Store, id: string): ConfiguredProcessor {
+  const processor = createProcessorRegistry(ctx.args.processors, storeServingLookup(store)).find(id);
   if (!processor) throw new CodedError('not_found', `no processor '${id}' is configured on this node`, { processor: id });
   return processor;
 }
@@ -91,13 +93,13 @@ export default defineActor<State, SnapshotsArgs>({
   async handle(message, state, ctx) {
     switch (message.type) {
       case 'create': {
-        const processor = processorOf(ctx, String(message.processor));
+        const processor = processorOf(ctx, state.store, String(message.processor));
         const record = materializeSnapshot(state.store, ctx.args.chainId, processor, (await resolveKind(processor, ctx.args.dataDir)).collections, String(message.collection), message.params as FilterParams, ctx.args.limits, Date.now());
         ctx.log.debug('snapshot created', { snapshot: record.id, processor: processor.id, collection: record.collection, rows: record.rowCount, bytes: record.valueBytes });
         return { id: record.id, rowCount: record.rowCount, valueBytes: record.valueBytes, expiresAt: record.expiresAt } satisfies SnapshotSummary;
       }
       case 'release': {
-        const processor = processorOf(ctx, String(message.processor));
+        const processor = processorOf(ctx, state.store, String(message.processor));
         const record = readSnapshot(state.store.snapshots, String(message.snapshot));
         if (!record || record.processorId !== processor.id) {
           throw new CodedError('not_found', `processor '${processor.id}' has no snapshot ${String(message.snapshot)}`, { snapshot: message.snapshot });

@@ -50,6 +50,12 @@ export interface ConsumerRecord {
   readonly deliveredCursor: string;
   readonly acknowledged: bigint;
   readonly acknowledgedCursor: string;
+  /**
+   * Set when a rebuild's promote or rollback moved the consumer to `instance` (actors/outbox/consumer-move.ts): the
+   * position it resumed after there, and the block it had acknowledged through before — what it has acknowledged
+   * until it acknowledges past that position.
+   */
+  readonly moved?: { readonly resumeAfter: bigint; readonly throughBlock: number | null };
 }
 
 export function consumerKey(instance: string, id: string): string {

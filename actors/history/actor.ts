@@ -15,8 +15,12 @@
  *   `subscription.create` {processor, fromBlock, toBlock, mode, idempotencyKey, source?, consumer, credential} → {created, subscription}
  *   `subscription.list` → {data};  `subscription.get` {id};  `subscription.cancel` {id};  `subscription.delete` {id} → {deleted}
  *   (backfill subscriptions, subscriptions.ts; they run after the jobs, one at a time)
+ *   `rebuild.create` {processor, idempotencyKey, source?} → {created, rebuild};  `rebuild.list` {processor} → {data};
+ *   `rebuild.get` / `rebuild.rollback` {processor, id} → rebuild;  `rebuild.promote` {processor, id, acceptDifferences?} → rebuild
+ *   (processor rebuilds, rebuilds.ts: a replacement instance cold-backfilled beside the serving one)
  * Accepts (sent, from the rpc lane): `rpc.fill`, `rpc.locate` (on-demand JSON-RPC history, on-demand.ts), answered
  *   later by a `history.filled` message to the sender.
+ * Asks `node`: `rebuild.lane` (starts a replacement's lane); `outbox`: `consumers.move` (promote, rollback).
  * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped};
  *   `history.publish` {subscription, stream, originKind, blocks} → {published, filled, streamHead, publishedThrough}.
  */
@@ -41,6 +45,10 @@ import {
   type CreateSubscriptionRequest,
 } from './subscriptions.js';
 import { listSubscriptions } from '../../store/backfill-subscriptions.js';
+import {
+  advanceRebuilds, createProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
+  type CreateRebuildRequest,
+} from './rebuilds.js';
 import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
 
 export interface HistoryProcessorArgs {
@@ -71,7 +79,8 @@ interface RunMeter {
 interface State {
   readonly store: Store;
   readonly sources: ReadonlyMap<string, HistorySource>;
-  readonly processors: ReadonlyMap<string, HistoryProcessorArgs>;
+  /** The configured processors by id, and rebuilds' replacement instances by instance (rebuilds.ts). */
+  readonly processors: Map<string, HistoryProcessorArgs>;
   readonly shutdown: AbortController;
   running: Promise<void> | null;
   meter: RunMeter | null;
@@ -110,6 +119,7 @@ export default defineActor<State, HistoryArgs>({
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
       chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id,
     };
+    registerReplacements(state);
     ctx.ready();
     setImmediate(() => pump(ctx, state));
     // Cold backfills: a processor records its plan at its first start and wakes this lane (`backfill.wake`); the
@@ -145,7 +155,15 @@ export default defineActor<State, HistoryArgs>({
         return undefined;
       }
       case 'backfill.wake': return scanColdBackfills(ctx, state);
-      case 'rebuild': return refuseRebuild(state, String(message.processor));
+      case 'rebuild.create': {
+        const result = await createProcessorRebuild(ctx as ActorContext<unknown>, state, message as unknown as CreateRebuildRequest);
+        if (result.created) setImmediate(() => void scanColdBackfills(ctx, state));
+        return result;
+      }
+      case 'rebuild.list': return listProcessorRebuilds(state, String(message.processor));
+      case 'rebuild.get': return rebuildView(state, existingRebuild(state.store, String(message.processor), String(message.id)));
+      case 'rebuild.promote': return promoteRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id), message.acceptDifferences === true);
+      case 'rebuild.rollback': return rollbackRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },
@@ -275,15 +293,6 @@ function view(state: State, job: MaterializationJob): JobView {
 
 const COLD_SCAN_MS = 2000;
 
-/** POST /admin/v1/processors/{processor}/rebuild: not built (spec §9.5); the reason names what works instead. */
-function refuseRebuild(state: State, id: string): never {
-  const processor = state.processors.get(id);
-  if (!processor) throw new CodedError('not_found', `no processor '${id.slice(0, 80)}'`, { processor: id.slice(0, 80) });
-  throw new CodedError('unsupported_capability',
-    `rebuilds are not implemented in this build (no instance is ever rebuilding, so nothing answers processor_rebuilding): to rebuild processor '${processor.id}' (instance '${processor.instance}'), configure a new [[processors]] entry of the same kind with its own id and instance and a start_block; it is cold-backfilled from [[sources.history]] beside the serving one (README, "Cold backfills"), and clients move to its id when the operator chooses`,
-    { processor: processor.id, instance: processor.instance });
-}
-
 /** A failed cold backfill degrades its processor's state (best effort: the scan tells it again after a restart). */
 function tellBackfillFailed(ctx: Ctx, processor: string, job: string, blockNumber: number | null, message: string): void {
   ctx.send(`processor.${processor}`, { type: 'backfill.failed', job, blockNumber, message }).catch(() => undefined);
@@ -295,6 +304,7 @@ async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
     const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (level, message, fields) => ctx.log[level](message, fields),
       (job) => tellBackfillFailed(ctx, job.processor, job.id, job.lastError?.blockNumber ?? null, job.lastError?.message ?? 'failed'));
     if (created > 0) pump(ctx, state);
+    await advanceRebuilds(ctx as ActorContext<unknown>, state);
   } catch (error) {
     if (!state.stopping) ctx.log.warn('cold backfill scan failed', errorFields(error));
   }

@@ -293,6 +293,24 @@ export const configSchema = z.strictObject({
     /** How often the outbox trims each change log to its `retain_changes` window. */
     prune_interval_seconds: positiveInt.max(86_400).default(10),
   }).prefault({}),
+  /**
+   * Byte budgets the alert rules measure against (spec §8: pending-delta or outbox bytes over 80 % of budget).
+   * Nothing is evicted to stay under them: rollback data of unfinalized blocks is never dropped, and a change log
+   * keeps what `retain_changes` and active leases keep; the budget is what the operator sized data_dir for.
+   */
+  budgets: z.strictObject({
+    /** Inverse writes kept for blocks not yet finalized, across all processor instances (LMDB bytes of their undo tables). */
+    pending_deltas: z.strictObject({ max_bytes: positiveInt.default(256 * 1024 * 1024) }).prefault({}),
+    /** Change logs retained for delivery (processor instances and backfill-subscription streams; LMDB bytes of their change tables). */
+    outbox: z.strictObject({ max_bytes: positiveInt.default(16 * 1024 * 1024 * 1024) }).prefault({}),
+    /** `[budgets.artifacts]` (spec §8): across every processor; unlike the two above it is enforced — a block whose artifact would pass it is not committed until room is made. */
+    artifacts: z.strictObject({
+      /** Retained plus pending artifact bytes. */
+      max_bytes: positiveInt.max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
+      /** Pending candidates (artifacts of included blocks waiting for finality). */
+      max_pending_blocks: positiveInt.max(100_000_000).default(4096),
+    }).prefault({}),
+  }).prefault({}),
   chain: z.strictObject({
     /** A reorg deeper than this fails closed (publication stops, readiness drops). */
     max_reorg_depth: positiveInt.max(100_000).default(64),
@@ -324,15 +342,6 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000, checkpoint_every_blocks: 1000, checkpoints_retained: 3, artifacts: { retention: 'none', window_blocks: 10_000 } }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),
-  budgets: z.strictObject({
-    /** `[budgets.artifacts]` (spec §8): across every processor; a block whose artifact would pass it is not committed until room is made. */
-    artifacts: z.strictObject({
-      /** Retained plus pending artifact bytes. */
-      max_bytes: positiveInt.max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
-      /** Pending candidates (artifacts of included blocks waiting for finality). */
-      max_pending_blocks: positiveInt.max(100_000_000).default(4096),
-    }).prefault({}),
-  }).prefault({}),
   actors: z.strictObject({
     listener: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),
     rpc: actorBudget({ mailbox_capacity: 1024, memory_mb: 512 }),

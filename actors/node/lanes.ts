@@ -24,6 +24,7 @@ import { devnetInput, type ChainSpec } from './chain-spec.js';
 import { builtinKind, kindInfo } from '../processors/registry.js';
 import { describedKindInfo, type CustomKindDescription } from '../processors/kind-catalog.js';
 import { kindOptionsOf } from './kind-options.js';
+import { receiptInterestOf } from './receipt-interest.js';
 import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
 
 const actorModule = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
@@ -68,7 +69,7 @@ function devnetPeerArgs(config: NodeConfig, spec: ChainSpec): DevnetSourceArgs['
   return { host: listen.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(listen.slice(at + 1)), chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis } };
 }
 
-function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec): PeersSourceArgs {
+function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec, custom: ReadonlyMap<string, CustomKindDescription>): PeersSourceArgs {
   const live = config.sources.live;
   return {
     dataDir, chain: { chainId: spec.chainId, schedule: spec.schedule, genesis: spec.genesis }, trustedPeers: live.trusted_peers, listenerPort: live.listener_port,
@@ -80,16 +81,17 @@ function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec): PeersS
     requestTimeoutMs: live.request_timeout_ms, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms, pollIntervalMs: live.poll_interval_ms,
     maxReorgDepth: config.chain.max_reorg_depth,
     finality: config.finality.kind === 'devnet' ? { kind: 'devnet', lag: config.devnet.finality_lag } : { kind: 'none' },
+    receiptInterest: receiptInterestOf(config, custom),
   };
 }
 
-function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number, spec: ChainSpec): LaneSpec {
+function sourceLane(config: NodeConfig, dataDir: string, shutdownMs: number, spec: ChainSpec, custom: ReadonlyMap<string, CustomKindDescription>): LaneSpec {
   const budget = config.actors.source;
   const live = config.sources.live;
   const file = { devnet: 'sources/devnet.js', rpc: 'sources/rpc.js', none: 'sources/none.js', p2p: 'peers/actor.js' }[live.kind];
   const args = live.kind === 'devnet'
     ? ({ dataDir, devnet: devnetInput(config), beaconApi: config.devnet.beacon_api === '' ? null : config.devnet.beacon_api, beaconP2p: config.devnet.beacon_p2p === '' ? null : config.devnet.beacon_p2p, p2p: devnetPeerArgs(config, spec) } satisfies DevnetSourceArgs)
-    : live.kind === 'p2p' ? peersArgs(config, dataDir, spec)
+    : live.kind === 'p2p' ? peersArgs(config, dataDir, spec, custom)
     : live.kind === 'none' ? ({ dataDir } satisfies NoneSourceArgs) : {
       url: live.url, wsUrl: live.ws_url === '' ? null : live.ws_url, pollIntervalMs: live.poll_interval_ms, dataDir, maxReorgDepth: config.chain.max_reorg_depth,
       requestTimeoutMs: live.request_timeout_ms, maxRetries: live.max_retries, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms,
@@ -117,13 +119,9 @@ function coldBackfillSourceOf(config: NodeConfig, id: string): { coldBackfillSou
   return { coldBackfillSource: source.id };
 }
 
-/** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
-/** `seeds`: each seeded processor's `seed_savepoint` as an absolute path (by processor id). */
-export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map(), seeds: ReadonlyMap<string, string> = new Map()): LaneSpec[] {
-  const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
-  const listeners = actorNames('listener', config.actors.listener);
-  const rpcActors = actorNames('rpc', config.actors.rpc);
-  const processors = config.processors.map((p): ConfiguredProcessor => {
+/** Each `[[processors]]` entry as the listeners, the rpc lane and the processor lanes see it. */
+export function configuredProcessors(config: NodeConfig, custom: ReadonlyMap<string, CustomKindDescription> = new Map()): ConfiguredProcessor[] {
+  return config.processors.map((p): ConfiguredProcessor => {
     const described = custom.get(p.id);
     return {
       id: p.id, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null, options: kindOptionsOf(p),
@@ -136,7 +134,70 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
         : { kind: p.kind, info: kindInfo(builtinKind(p.kind)) }),
     };
   });
-  const historyModes = new Map(config.processors.map((p) => [p.id, p.history_mode]));
+}
+
+/** The arguments every processor lane of configured processor `p` shares (a replacement overrides id, instance and start). */
+function processorArgs(config: NodeConfig, dataDir: string, spec: ChainSpec, p: ConfiguredProcessor, listeners: readonly string[]): ProcessorArgs {
+  const entry = config.processors.find((c) => c.id === p.id)!;
+  const artifacts = p.artifacts;
+  const replayFrom = artifacts?.replayFrom ? config.processors.find((c) => c.id === artifacts.replayFrom) : undefined;
+  return {
+    ...(artifacts ? {
+      artifacts: {
+        retention: artifacts.retention, windowBlocks: artifacts.windowBlocks, maxBytes: artifacts.maxBytes, maxPendingBlocks: artifacts.maxPendingBlocks,
+        peers: config.processors.filter((c) => (c.instance ?? c.id) !== p.instance && c.artifacts.retention !== 'none').map((c) => c.instance ?? c.id),
+      },
+    } : {}),
+    ...(replayFrom ? { replayFrom: replayFrom.instance ?? replayFrom.id } : {}),
+    historyMode: entry.history_mode,
+    dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {},
+    checkpoints: { everyBlocks: entry.checkpoint_every_blocks, retained: entry.checkpoints_retained }, ...(p.module ? { module: p.module } : {}), listeners, batchMoves: 256,
+    chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
+  };
+}
+
+function processorLaneSpec(config: NodeConfig, lane: string, args: ProcessorArgs, shutdownMs: number): LaneSpec {
+  return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', { ...config.actors.processor, instances: 1 }, shutdownMs, () => args) };
+}
+
+/** A rebuild's replacement instance (store/rebuilds.ts): the processor it rebuilds, its own instance id, where it starts, its history source. */
+export interface ReplacementInstance {
+  readonly processor: string;
+  readonly instance: string;
+  readonly fromBlock: number;
+  readonly source: string;
+}
+
+/** How often a replacement lane reads the journal head (it is not on the chain lane's notice list). */
+const REPLACEMENT_JOURNAL_POLL_MS = 100;
+
+/**
+ * The processor lane of a rebuild's replacement: the configured processor's kind and options under a new immutable
+ * instance, cold-backfilled from `fromBlock` through `source` beside the serving instance, then following the journal.
+ * Its lane and actor id is the instance (`processor.<instance>`): the history lane asks it by that name.
+ */
+export function replacementLane(config: NodeConfig, dataDir: string, spec: ChainSpec, custom: ReadonlyMap<string, CustomKindDescription>, replacement: ReplacementInstance): LaneSpec {
+  const base = configuredProcessors(config, custom).find((p) => p.id === replacement.processor);
+  if (!base) throw new Error(`rebuild of processor '${replacement.processor}': it is no longer configured`);
+  const args: ProcessorArgs = {
+    ...processorArgs(config, dataDir, spec, base, actorNames('listener', config.actors.listener)),
+    id: replacement.instance, instance: replacement.instance, startBlock: replacement.fromBlock, historyMode: 'live_only',
+    coldBackfillSource: replacement.source, pollJournalMs: REPLACEMENT_JOURNAL_POLL_MS,
+  };
+  return processorLaneSpec(config, processorLane(replacement.instance), args, config.runtime.shutdown_timeout_seconds * 1000);
+}
+
+/** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
+/** `seeds`: each seeded processor's `seed_savepoint` as an absolute path (by processor id). */
+/** `replacements`: the replacement instances of rebuilds recorded in the store (each gets a processor lane; see replacementLane). */
+export function buildLanes(
+  config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map(),
+  seeds: ReadonlyMap<string, string> = new Map(), replacements: readonly ReplacementInstance[] = [],
+): LaneSpec[] {
+  const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
+  const listeners = actorNames('listener', config.actors.listener);
+  const rpcActors = actorNames('rpc', config.actors.rpc);
+  const processors = configuredProcessors(config, custom);
   // On-demand JSON-RPC history (spec §4.7): on with a history source unless `[history] on_demand = false`.
   const onDemandSource = config.history.on_demand ? (config.sources.history.find((source) => source.id === config.history.on_demand_source) ?? config.sources.history[0]) : undefined;
   const rpcHistory: RpcHistoryArgs | null = onDemandSource
@@ -155,7 +216,6 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     }),
     onDemand: { source: onDemandSource?.id ?? null, maxBlocks: config.history.on_demand_max_blocks, timeoutMs: config.history.on_demand_timeout_seconds * 1000 },
   };
-  const checkpointPolicies = new Map(config.processors.map((p) => [p.id, { everyBlocks: p.checkpoint_every_blocks, retained: p.checkpoints_retained }]));
   const listenerArgs: ListenerArgs = {
     address: config.listeners.api,
     dataDir,
@@ -194,7 +254,7 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
   const single = (budget: ActorBudget) => ({ ...budget, instances: 1 });
   const outboxArgs: OutboxArgs = {
     dataDir, chainId: spec.chainId, pruneIntervalMs: config.retention.prune_interval_seconds * 1000,
-    retention: config.processors.map((p) => ({ instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
+    retention: config.processors.map((p) => ({ processor: p.id, instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
   };
   const snapshots = config.snapshots;
   const snapshotsArgs: SnapshotsArgs = {
@@ -202,25 +262,14 @@ export function buildLanes(config: NodeConfig, dataDir: string, spec: ChainSpec,
     limits: { ttlSeconds: snapshots.ttl_seconds, maxRows: snapshots.max_rows, maxBytes: snapshots.max_bytes, maxActive: snapshots.max_active, maxBlockRange: config.limits.max_block_range },
   };
   return [
-    sourceLane(config, dataDir, shutdownMs, spec),
+    sourceLane(config, dataDir, shutdownMs, spec, custom),
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => ({ ...finalityArgs(config, spec), dataDir })) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
-      const artifacts = p.artifacts!;
-      const args: ProcessorArgs = {
-        artifacts: {
-          retention: artifacts.retention, windowBlocks: artifacts.windowBlocks, maxBytes: artifacts.maxBytes, maxPendingBlocks: artifacts.maxPendingBlocks,
-          peers: processors.filter((other) => other.id !== p.id && other.artifacts!.retention !== 'none').map((other) => other.instance),
-        },
-        ...(artifacts.replayFrom !== null ? { replayFrom: processors.find((other) => other.id === artifacts.replayFrom)!.instance } : {}),
-        historyMode: historyModes.get(p.id) ?? 'live_only',
-        ...coldBackfillSourceOf(config, p.id),
-        dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {}, checkpoints: checkpointPolicies.get(p.id)!, ...(p.module ? { module: p.module } : {}), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}), listeners, batchMoves: 256,
-        chain: { network: spec.network, schedule: spec.schedule, genesis: spec.genesis, ...(spec.scheduleSource ? { scheduleSource: spec.scheduleSource } : {}) },
-      };
-      const lane = processorLane(p.id);
-      return { lane, required: false, policy: restartPolicy(config.actors.processor), children: children(lane, 'processor/actor.js', single(config.actors.processor), shutdownMs, () => args) };
+      const args: ProcessorArgs = { ...processorArgs(config, dataDir, spec, p, listeners), ...coldBackfillSourceOf(config, p.id), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}) };
+      return processorLaneSpec(config, processorLane(p.id), args, shutdownMs);
     }),
+    ...replacements.map((replacement) => replacementLane(config, dataDir, spec, custom, replacement)),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
     { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
     { lane: 'history', required: false, policy: restartPolicy(config.actors.history), children: children('history', 'history/actor.js', single(config.actors.history), shutdownMs, () => historyArgs) },

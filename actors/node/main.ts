@@ -4,7 +4,9 @@
  * and metrics, and shuts everything down in order on SIGINT/SIGTERM.
  *
  * Accepts (from lanes): ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
- * `listening {listener, address, port}`.
+ * `listening {listener, address, port}`, ask `rebuild.lane` {processor, instance, fromBlock, source} → {started}
+ * (from `history`: starts a rebuild's replacement lane, actors/history/rebuilds.ts; at start, every replacement
+ * recorded in the store gets its lane with the configured ones).
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +22,8 @@ import { ensureP2pSecret } from '../../store/secret.js';
 import type { ReadinessReport } from '../../api/operational.js';
 import { ConfigError, type LoadedConfig } from './config.js';
 import { addressTaken } from '../../api/server.js';
-import { buildLanes, STOP_ORDER } from './lanes.js';
+import { buildLanes, replacementLane, processorLane, STOP_ORDER, type ReplacementInstance } from './lanes.js';
+import { listRebuilds } from '../../store/rebuilds.js';
 import { createRootMetrics } from './metrics.js';
 import { installHttpGuard } from '../../api/http-guard.js';
 import { resolveChainSpec } from './chain-spec.js';
@@ -81,7 +84,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     return { ready: lanes.every((lane) => !lane.required || lane.state === 'ready'), lanes };
   };
   const fallbackBlockIntervalSeconds = config.sources.live.kind === 'devnet' ? config.devnet.block_time_ms / 1000 : 12;
-  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes });
+  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes, budgets: { pendingDeltaBytes: config.budgets.pending_deltas.max_bytes, outboxBytes: config.budgets.outbox.max_bytes } });
   const processorIds = config.processors.map((p) => p.id);
   let pushedTroubles = '';
   const pushTroubles = (force = false) => {
@@ -101,6 +104,13 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
         return readiness();
       case 'metrics':
         return metrics.text();
+      case 'rebuild.lane': {
+        const replacement = message as unknown as ReplacementInstance;
+        if (system.laneStatuses().some((lane) => lane.lane === processorLane(replacement.instance))) return { started: false };
+        system.startLane(replacementLane(config, dataDir, spec, custom, replacement));
+        log.info('rebuild replacement lane started', { processor: replacement.processor, instance: replacement.instance, fromBlock: replacement.fromBlock });
+        return { started: true };
+      }
       case 'listening':
         log.info('listening', { listener: message.listener, address: message.address, port: message.port, actor: from });
         setImmediate(() => pushTroubles(true));
@@ -114,7 +124,10 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   for (const [id, described] of custom) {
     if (described.error) log.error('custom processor kind does not load; its lane will fail', { processor: id, module: described.module, reason: described.error });
   }
-  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom, seeds), ...(options.extraLanes ?? [])]) system.startLane(lane);
+  // Rebuilds' replacement instances run beside the configured ones (a processor no longer configured keeps its records only).
+  const replacements = listRebuilds(store).filter((r) => config.processors.some((p) => p.id === r.processor))
+    .map((r): ReplacementInstance => ({ processor: r.processor, instance: r.instance, fromBlock: r.fromBlock, source: r.source }));
+  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom, seeds, replacements), ...(options.extraLanes ?? [])]) system.startLane(lane);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => { resolveStopped = resolve; });

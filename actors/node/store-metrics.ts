@@ -33,6 +33,14 @@ export interface StoreMetricsSource {
   readonly now?: () => number;
   /** `[budgets.artifacts]` max_bytes (absent: the maximum is not reported). */
   readonly artifactMaxBytes?: number;
+  /** `[budgets.pending_deltas] max_bytes` and `[budgets.outbox] max_bytes` (absent: no budget gauges). */
+  readonly budgets?: { readonly pendingDeltaBytes: number; readonly outboxBytes: number };
+}
+
+/** Bytes LMDB holds for one table: its branch, leaf and overflow pages. */
+export function tableBytes(table: { getStats(): unknown }): number {
+  const stats = table.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+  return (stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
 }
 
 /** A value and when a scrape first saw it. */
@@ -147,6 +155,31 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
   });
   if (source.artifactMaxBytes !== undefined) {
     new Gauge({ name: 'chain_node_artifact_max_bytes', help: '[budgets.artifacts] max_bytes: the most artifact bytes (retained plus pending) all processors may hold together', registers }).set(source.artifactMaxBytes);
+  }
+  new Gauge({
+    name: 'chain_node_pending_delta_bytes', help: 'Bytes of the inverse writes kept for blocks not yet finalized (undo tables), by processor instance', labelNames: ['processor'], registers,
+    collect() {
+      this.reset();
+      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) this.set({ processor: instance }, tableBytes(store.processor(instance).undo));
+    },
+  });
+  new Gauge({
+    name: 'chain_node_outbox_bytes', help: 'Bytes of the change logs retained for delivery, by processor instance (backfill-subscription streams summed as "backfill-subscriptions")', labelNames: ['processor'], registers,
+    collect() {
+      this.reset();
+      let streams = 0;
+      for (const instance of store.processorInstances()) {
+        const bytes = tableBytes(store.processor(instance).changes);
+        if (isStreamInstance(instance)) streams += bytes;
+        else this.set({ processor: instance }, bytes);
+      }
+      if (streams > 0) this.set({ processor: 'backfill-subscriptions' }, streams);
+    },
+  });
+  if (source.budgets) {
+    const { pendingDeltaBytes, outboxBytes } = source.budgets;
+    new Gauge({ name: 'chain_node_pending_delta_budget_bytes', help: 'The pending-delta budget ([budgets.pending_deltas] max_bytes), across all processor instances', registers, collect() { this.set(pendingDeltaBytes); } });
+    new Gauge({ name: 'chain_node_outbox_budget_bytes', help: 'The outbox budget ([budgets.outbox] max_bytes), across all change logs', registers, collect() { this.set(outboxBytes); } });
   }
   new Gauge({
     name: 'chain_node_processor_head_block', help: 'Highest block a processor instance covers', labelNames: ['processor'], registers,

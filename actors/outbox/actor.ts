@@ -12,7 +12,8 @@
  * same keys (LMDB serializes the two write transactions).
  *
  * Accepts (asks, from listeners): `consumer.create`, `consumer.delete`, `consumer.lease`,
- * `consumer.deliver`, `consumer.ack` (see messages.ts). Sends nothing.
+ * `consumer.deliver`, `consumer.ack` (see messages.ts); from `history`: `consumers.move` (a rebuild's promote or
+ * rollback, consumer-move.ts). Sends nothing.
  */
 import { Counter } from 'prom-client';
 import { defineActor } from '../../runtime/actor.js';
@@ -21,13 +22,15 @@ import { pruneChanges } from '../../store/prune-changes.js';
 import { errorFields } from '../../runtime/log.js';
 import { acknowledge, createConsumer, deleteConsumer, deliverChanges, renewLease, type OutboxStore } from './consumer-writes.js';
 import type { OutboxMessage } from './messages.js';
+import { moveConsumers, type MoveConsumers } from './consumer-move.js';
+import { listRebuilds } from '../../store/rebuilds.js';
 
 export interface OutboxArgs {
   readonly dataDir: string;
   /** The chain this node serves (cursors name it). */
   readonly chainId: number;
-  /** Each instance's change-log window (`[[processors]] retain_changes`; 0 keeps everything). */
-  readonly retention: ReadonlyArray<{ readonly instance: string; readonly retainChanges: number }>;
+  /** Each instance's change-log window (`[[processors]] retain_changes`; 0 keeps everything); a rebuild's replacement instances get their processor's. */
+  readonly retention: ReadonlyArray<{ readonly processor?: string; readonly instance: string; readonly retainChanges: number }>;
   readonly pruneIntervalMs: number;
 }
 
@@ -43,7 +46,11 @@ export default defineActor<State, OutboxArgs>({
     const writes = new Counter({ name: 'chain_node_outbox_consumer_calls_total', help: 'Consumer record operations handled by the outbox, by operation', labelNames: ['operation'], registers: [ctx.metrics] });
     const pruned = new Counter({ name: 'chain_node_change_log_pruned_total', help: 'Changes removed from the change log by its retention window', labelNames: ['instance'], registers: [ctx.metrics] });
     const prune = () => {
-      for (const { instance, retainChanges } of ctx.args.retention) {
+      const replacements = listRebuilds(store).flatMap((record) => {
+        const window = ctx.args.retention.find((r) => r.processor === record.processor);
+        return window ? [{ instance: record.instance, retainChanges: window.retainChanges }] : [];
+      });
+      for (const { instance, retainChanges } of [...ctx.args.retention, ...replacements]) {
         if (retainChanges === 0) continue;
         try {
           const result = pruneChanges(store, instance, { keepNewest: retainChanges, nowMs: Date.now() });
@@ -58,7 +65,7 @@ export default defineActor<State, OutboxArgs>({
     return { out: { store, chainId: ctx.args.chainId }, writes, pruneTimer };
   },
   handle(raw, state) {
-    const message = raw as OutboxMessage;
+    const message = raw as OutboxMessage | MoveConsumers;
     const now = Date.now();
     state.writes.inc({ operation: message.type });
     switch (message.type) {
@@ -72,6 +79,8 @@ export default defineActor<State, OutboxArgs>({
         return deliverChanges(state.out, message, now);
       case 'consumer.ack':
         return acknowledge(state.out, message, now);
+      case 'consumers.move':
+        return moveConsumers(state.out, message);
       default:
         throw new Error(`outbox does not accept '${(raw as { type: string }).type}'`);
     }

@@ -183,7 +183,7 @@ function startSequence(message: CreateConsumer, bounds: LogBounds): bigint {
 }
 
 /** The cursor of the change at `sequence` as stored in the log, or a block-less cursor when that change is not retained (or is 0). */
-function cursorAt(out: OutboxStore, tables: ProcessorTables, instance: string, sequence: bigint): string {
+export function cursorAt(out: OutboxStore, tables: ProcessorTables, instance: string, sequence: bigint): string {
   const value = sequence > 0n ? tables.changes.get(u64Key(sequence)) : undefined;
   if (value) return decodeChangeValue(sequence, value).cursor;
   return encodeCursor({ epoch: out.store.epoch, chainId: out.chainId, instance, sequence });

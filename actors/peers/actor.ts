@@ -68,7 +68,7 @@ export interface PeersSourceArgs {
   readonly finality: { readonly kind: 'devnet'; readonly lag: number } | { readonly kind: 'none' };
   /**
    * The bloom check before receipts (net/p2p/log-interest.ts): receipts only of blocks whose verified header bloom
-   * may hold a log this wants; absent or null: every block's receipts (today's wiring: nothing sets it yet).
+   * may hold a log this wants (the union of the configured processors' interests, actors/node/receipt-interest.ts); absent or null: every block's receipts.
    */
   readonly receiptInterest?: LogInterest | null;
 }

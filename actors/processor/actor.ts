@@ -61,6 +61,11 @@ export interface ProcessorArgs {
   readonly artifacts?: ArtifactPolicy;
   /** `artifacts.replay_from`: the instance whose artifacts feed this one (it follows no journal). */
   readonly replayFrom?: string;
+  /**
+   * A rebuild's replacement instance (actors/history/rebuilds.ts), started after the chain lane: it is not on the
+   * chain lane's notice list, so it reads the journal head this often instead.
+   */
+  readonly pollJournalMs?: number;
 }
 
 interface State {
@@ -85,6 +90,7 @@ interface State {
   retryTimer: NodeJS.Timeout | null;
   /** The source instance's tables of a replay target. */
   readonly replaySource: ProcessorTables | null;
+  poll?: NodeJS.Timeout;
 }
 
 /** How often a lane waiting for artifact room tries its block again (a release, pruning or restart makes room). */
@@ -261,6 +267,15 @@ export default defineActor<State, ProcessorArgs>({
     if (state.replaySource !== null) await setState(state, 'live', ctx);
     if (planned !== undefined && planned !== COLD_WAIT) announceBackfill(ctx, planned);
     setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
+    if (ctx.args.pollJournalMs !== undefined) {
+      state.poll = setInterval(() => {
+        const head = journalHead(store);
+        if (head <= state.target) return;
+        state.target = head;
+        void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; }));
+      }, ctx.args.pollJournalMs);
+      state.poll.unref();
+    }
     return state;
   },
   async handle(message, state, ctx) {
@@ -350,6 +365,7 @@ export default defineActor<State, ProcessorArgs>({
   },
   async stop(state) {
     if (state.retryTimer !== null) clearTimeout(state.retryTimer);
+    clearInterval(state.poll);
     while (state.running) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store.close();
   },

@@ -12,7 +12,11 @@
  *                                                        (and the generated credential, once, when the body had none); 200 same key, body and credential
  *   GET    /admin/v1/backfill-subscriptions[/{id}]       list / one (state, progress: blocks done/total, published through, current chunk; lastError)
  *   POST   /admin/v1/backfill-subscriptions/{id}/cancel  the subscription;  DELETE …/{id}: 204, only a terminal one (with its consumer and stream)
- *   POST   /admin/v1/processors/{processor}/rebuild      422 unsupported_capability: rebuilds (spec §9.5) are not built; 404 for an unknown processor
+ *   POST   /admin/v1/processors/{processor}/rebuild      {idempotencyKey, source?}: 201 a rebuild (spec §9.5) and its replacement instance; 200 the same
+ *                                                        rebuild for the same key and body; 409 same key, other body, or a rebuild of the processor under way
+ *   GET    /admin/v1/processors/{processor}/rebuilds[/{id}]  list / one (state, instance, progress: blocks done/total, comparison; lastError)
+ *   POST   /admin/v1/processors/{processor}/rebuilds/{id}/promote   {acceptDifferences?} (body optional): the replacement serves, consumers move
+ *   POST   /admin/v1/processors/{processor}/rebuilds/{id}/rollback  (no body): the previous instance serves again, consumers move back
  *   POST   /admin/v1/sources/{source}/probe              what the history source can serve, measured
  *
  * Bodies are validated here; everything else is the `history` lane's (asked over its mailbox), so a slow or busy
@@ -116,15 +120,7 @@ export function adminRoutes(ask: HistoryAsk): Route[] {
       },
     },
     ...subscriptionRoutes(call),
-    {
-      // Not implemented (spec §9.5): answered by the history lane with the reason and the supported alternative.
-      method: 'post', pattern: '/admin/v1/processors/:processor/rebuild', open: false,
-      handler: async (request) => {
-        const processor = request.params[0] ?? '';
-        if (!NAME.test(processor)) throw new HttpError('not_found', `no processor '${processor.slice(0, 80)}'`, { processor: processor.slice(0, 80) });
-        return { body: await call({ type: 'rebuild', processor }) };
-      },
-    },
+    ...rebuildRoutes(call),
     {
       method: 'post', pattern: '/admin/v1/sources/:source/probe', open: false,
       handler: async (request) => {
@@ -134,6 +130,62 @@ export function adminRoutes(ask: HistoryAsk): Route[] {
         return { body: await call({ type: 'probe', source }, 120_000) };
       },
     },
+  ];
+}
+
+const rebuildBody = z.strictObject({
+  idempotencyKey: z.string().min(1).max(200),
+  source: z.string().regex(NAME, 'expected a history source id').optional(),
+});
+
+const promoteBody = z.strictObject({ acceptDifferences: z.boolean().default(false) });
+
+const REBUILD_ID = /^rb-[A-Za-z0-9][A-Za-z0-9._~-]{0,63}-[0-9]{1,9}$/;
+
+function processorParam(request: Request): string {
+  const processor = request.params[0] ?? '';
+  if (!NAME.test(processor)) throw new HttpError('not_found', `no processor '${processor.slice(0, 80)}'`, { processor: processor.slice(0, 80) });
+  return processor;
+}
+
+function rebuildParams(request: Request): { processor: string; id: string } {
+  const processor = processorParam(request);
+  const id = request.params[1] ?? '';
+  if (!REBUILD_ID.test(id)) throw new HttpError('not_found', `no rebuild '${id.slice(0, 80)}' of processor '${processor}'`, { processor, rebuild: id.slice(0, 80) });
+  return { processor, id };
+}
+
+/** Processor rebuilds (spec §9.5): the history lane's `rebuild.*` messages (actors/history/rebuilds.ts). */
+function rebuildRoutes(call: (message: { type: string } & Record<string, unknown>, timeoutMs?: number) => Promise<unknown>): Route[] {
+  const base = '/admin/v1/processors/:processor/rebuilds';
+  return [
+    {
+      method: 'post', pattern: '/admin/v1/processors/:processor/rebuild', open: false,
+      handler: async (request) => {
+        const processor = processorParam(request);
+        let body: z.infer<typeof rebuildBody>;
+        try {
+          body = parseWith(rebuildBody, request);
+        } catch (error) {
+          // An unknown processor is 404 whatever the body (the history lane knows the processors).
+          await call({ type: 'rebuild.list', processor });
+          throw error;
+        }
+        const { created, rebuild } = await call({ type: 'rebuild.create', processor, ...body }, 30_000) as { created: boolean; rebuild: { id: string } };
+        return { status: created ? 201 : 200, body: rebuild, headers: { location: `/admin/v1/processors/${processor}/rebuilds/${rebuild.id}` } };
+      },
+    },
+    { method: 'get', pattern: base, open: false, handler: async (request) => ({ body: await call({ type: 'rebuild.list', processor: processorParam(request) }) }) },
+    { method: 'get', pattern: `${base}/:id`, open: false, handler: async (request) => ({ body: await call({ type: 'rebuild.get', ...rebuildParams(request) }) }) },
+    {
+      method: 'post', pattern: `${base}/:id/promote`, open: false,
+      handler: async (request) => {
+        const params = rebuildParams(request);
+        const { acceptDifferences } = request.body.length === 0 ? { acceptDifferences: false } : parseWith(promoteBody, request);
+        return { body: await call({ type: 'rebuild.promote', ...params, acceptDifferences }, 60_000) };
+      },
+    },
+    { method: 'post', pattern: `${base}/:id/rollback`, open: false, handler: async (request) => ({ body: await call({ type: 'rebuild.rollback', ...rebuildParams(request) }, 60_000) }) },
   ];
 }
 

@@ -7,6 +7,7 @@ import type { Route } from '../routes.js';
 import type { AggregateContext } from './aggregate-context.js';
 import { kindInfo, type ConfiguredProcessor, type ProcessorRegistry } from './configured-processors.js';
 import { jsonBytesReply } from './json-body.js';
+import { ACTIVE_REBUILD_STATES, listRebuilds } from '../../store/rebuilds.js';
 import { rpcMethodCapabilities } from './rpc-method-capabilities.js';
 
 export interface QueryExtensionMount {
@@ -50,6 +51,7 @@ export function capabilitiesBody(context: AggregateContext): unknown {
         subscriptions: processor.delivery,
         artifactRetention: processor.artifacts?.retention ?? 'none',
         deliveryOrdering: info.deliveryOrdering,
+        ...rebuildingOf(context, processor),
       };
     }),
     queryExtensions: queryExtensionMounts(context.processors).map((mount) => ({
@@ -61,7 +63,13 @@ export function capabilitiesBody(context: AggregateContext): unknown {
   };
 }
 
+/** A rebuild of the processor under way (spec §9.5): its replacement instance and state; absent when none. */
+function rebuildingOf(context: AggregateContext, processor: ConfiguredProcessor): { rebuilding?: { rebuild: string; instance: string; state: string } } {
+  const active = listRebuilds(context.store).find((record) => record.processor === processor.id && ACTIVE_REBUILD_STATES.has(record.state));
+  return active ? { rebuilding: { rebuild: active.id, instance: active.instance, state: active.state } } : {};
+}
+
 export function capabilitiesRoutes(context: AggregateContext): Route[] {
-  const body = Buffer.from(JSON.stringify(capabilitiesBody(context)));
-  return [{ method: 'get', pattern: '/v1/capabilities', open: false, handler: () => jsonBytesReply(body) }];
+  // Per request: a rebuild's promote changes a processor's instance, and a rebuild under way is listed.
+  return [{ method: 'get', pattern: '/v1/capabilities', open: false, handler: () => jsonBytesReply(Buffer.from(JSON.stringify(capabilitiesBody(context)))) }];
 }

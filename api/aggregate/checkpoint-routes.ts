@@ -11,6 +11,7 @@ import { HttpError } from '../errors.js';
 import type { Route } from '../routes.js';
 import { listCheckpoints, parseCheckpointId } from '../../store/checkpoints.js';
 import type { AggregateContext } from './aggregate-context.js';
+import { instanceAddress } from './configured-processors.js';
 import { jsonBytesReply } from './json-body.js';
 import { processorTables } from './processor-reader.js';
 
@@ -38,7 +39,7 @@ export function checkpointRoutes(context: AggregateContext): Route[] {
         if (parseCheckpointId(checkpoint) === null) throw new HttpError('invalid_request', 'a checkpoint id is the decimal block number it was taken at', { parameter: 'checkpoint', value: checkpoint.slice(0, 40) });
         if (processor.info.ordering !== 'ordered_state') throw new HttpError('not_found', `processor '${processor.id}' is block-local and keeps no checkpoints`, { processor: processor.id, checkpoint });
         if (!context.checkpoints) throw new HttpError('unsupported_capability', 'this listener cannot reach processor lanes to restore a checkpoint');
-        const restored = await context.checkpoints.restore(processor.id, checkpoint);
+        const restored = await context.checkpoints.restore(instanceAddress(processor), checkpoint);
         return jsonBytesReply(Buffer.from(JSON.stringify({ processor: processor.id, restored })));
       },
     },

@@ -21,6 +21,11 @@ export interface ConfiguredProcessor {
   readonly options?: Readonly<Record<string, unknown>>;
   /** A user's kind: its module's absolute path (every lane that needs the kind's code loads it). */
   readonly module?: string;
+  /**
+   * Set when `instance` is a rebuild's replacement (store/rebuilds.ts): the name of its processor lane
+   * (`processor.<laneId>`), which also resolves to exactly this instance in the registry. Absent: the lane is `id`'s.
+   */
+  readonly laneId?: string;
   /** `[processors.artifacts]` with `[budgets.artifacts]` (absent: retention none). */
   readonly artifacts?: ProcessorArtifactsConfig;
 }
@@ -32,6 +37,19 @@ export interface ProcessorArtifactsConfig {
   readonly replayFrom: string | null;
   readonly maxBytes: number;
   readonly maxPendingBlocks: number;
+}
+
+/** The name that resolves to exactly this instance (a replacement's instance id, else the processor id): what lanes are asked by. */
+export function instanceAddress(processor: ConfiguredProcessor): string {
+  return processor.laneId ?? processor.id;
+}
+
+/** What the registry asks about rebuilds (api/aggregate/serving-instances.ts reads them from the store). */
+export interface ServingLookup {
+  /** The instance a promote or rollback selected for processor `id`; undefined: the configured one. */
+  serving(id: string): string | undefined;
+  /** The rebuild whose replacement instance is `name`, if any. */
+  replacement(name: string): { readonly id: string; readonly processor: string; readonly instance: string; readonly state: string; readonly rebuilding: boolean } | undefined;
 }
 
 /** The connection- and listing-level identity of a processor (status, capabilities, SSE hello). */
@@ -48,24 +66,49 @@ export interface ProcessorDescriptor {
 }
 
 export interface ProcessorRegistry {
+  /** Every configured processor, each with the instance serving it now. */
   readonly all: readonly ConfiguredProcessor[];
-  /** The processor with this id; 404 `not_found` otherwise. */
+  /**
+   * The processor with this id, with the instance serving it now; or a rebuild's replacement instance by its
+   * instance id — 409 `processor_rebuilding` while it is rebuilt. 404 `not_found` otherwise.
+   */
   byId(id: string): ConfiguredProcessor;
   find(id: string): ConfiguredProcessor | undefined;
   /** The processors whose kind installs the query extension `name`. */
   claimants(name: string): ConfiguredProcessor[];
 }
 
-export function createProcessorRegistry(processors: readonly ConfiguredProcessor[]): ProcessorRegistry {
+function withInstance(processor: ConfiguredProcessor, instance: string): ConfiguredProcessor {
+  return instance === processor.instance ? processor : { ...processor, instance, laneId: instance };
+}
+
+/** Without `lookup` (no store to read rebuilds from) every processor is its configured instance. */
+export function createProcessorRegistry(processors: readonly ConfiguredProcessor[], lookup?: ServingLookup): ProcessorRegistry {
   const byId = new Map(processors.map((p) => [p.id, p]));
+  const serving = (processor: ConfiguredProcessor): ConfiguredProcessor => withInstance(processor, lookup?.serving(processor.id) ?? processor.instance);
+  const find = (id: string): ConfiguredProcessor | undefined => {
+    const processor = byId.get(id);
+    if (processor) return serving(processor);
+    const replacement = lookup?.replacement(id);
+    const base = replacement ? byId.get(replacement.processor) : undefined;
+    if (!replacement || !base) return undefined;
+    if (replacement.rebuilding) {
+      throw new HttpError('processor_rebuilding', `instance '${id}' of processor '${base.id}' is being rebuilt (${replacement.id}, ${replacement.state}); it answers once it has caught up and its outputs are compared (GET /admin/v1/processors/${base.id}/rebuilds/${replacement.id})`, {
+        processor: base.id, instance: id, rebuild: replacement.id, state: replacement.state,
+      });
+    }
+    return withInstance(base, replacement.instance);
+  };
   return {
-    all: processors,
+    get all() {
+      return lookup ? processors.map(serving) : processors;
+    },
     byId(id) {
-      const processor = byId.get(id);
+      const processor = find(id);
       if (!processor) throw new HttpError('not_found', `no processor '${id}' is configured on this node`, { processor: id });
       return processor;
     },
-    find: (id) => byId.get(id),
+    find,
     claimants: (name) => processors.filter((p) => kindInfo(p).queryExtensions.includes(name)),
   };
 }

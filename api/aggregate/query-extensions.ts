@@ -22,8 +22,9 @@ export function canonicalTarget(context: AggregateContext, name: string): Target
   };
 }
 
-export function aliasTarget(processor: ConfiguredProcessor): TargetResolver {
-  return (request) => ({ processor, params: request.params });
+/** The alias serves the claimant's serving instance, resolved per request (a rebuild's promote moves it). */
+export function aliasTarget(context: AggregateContext, processor: ConfiguredProcessor): TargetResolver {
+  return (request) => ({ processor: context.processors.byId(processor.id), params: request.params });
 }
 
 export interface RetainedOutput {
@@ -55,7 +56,7 @@ export function queryExtensionRoutes(context: AggregateContext): Route[] {
   return servedExtensions(context).flatMap((extension) => {
     const mounts: Array<{ base: string; target: TargetResolver }> = [{ base: `/v1/processors/:processor/query/${extension.name}`, target: canonicalTarget(context, extension.name) }];
     const claimants = context.processors.claimants(extension.name);
-    if (claimants.length === 1) mounts.push({ base: `/v1/q/${extension.name}`, target: aliasTarget(claimants[0]!) });
+    if (claimants.length === 1) mounts.push({ base: `/v1/q/${extension.name}`, target: aliasTarget(context, claimants[0]!) });
     return mounts.flatMap(({ base, target }) =>
       extension.endpoints.map((endpoint): Route => ({ method: 'get', pattern: `${base}${endpoint.path}`, open: false, handler: endpoint.handler(context, target) })),
     );

@@ -15,7 +15,7 @@ import { requireJsonType, type Request } from '../http.js';
 import type { Route } from '../routes.js';
 import { getSavepoint, isSavepointId, listSavepoints, SAVEPOINT_MEDIA_TYPE } from '../../store/savepoints.js';
 import type { AggregateContext } from './aggregate-context.js';
-import type { ConfiguredProcessor } from './configured-processors.js';
+import { instanceAddress, type ConfiguredProcessor } from './configured-processors.js';
 import { jsonBytesReply } from './json-body.js';
 import { processorTables } from './processor-reader.js';
 
@@ -76,7 +76,7 @@ export function savepointRoutes(context: AggregateContext): Route[] {
       handler: async (request) => {
         const processor = orderedProcessor(context, request);
         const { id } = parseBody(request);
-        const savepoint = await service(context).create(processor.id, id);
+        const savepoint = await service(context).create(instanceAddress(processor), id);
         return { ...jsonBytesReply(Buffer.from(JSON.stringify({ processor: processor.id, savepoint }))), status: 201 };
       },
     },
@@ -99,7 +99,7 @@ export function savepointRoutes(context: AggregateContext): Route[] {
       handler: async (request) => {
         const processor = orderedProcessor(context, request);
         const id = savepointParam(request);
-        await service(context).remove(processor.id, id);
+        await service(context).remove(instanceAddress(processor), id);
         return { status: 204 };
       },
     },

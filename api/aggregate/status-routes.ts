@@ -9,15 +9,32 @@ import type { AggregateContext } from './aggregate-context.js';
 import { kindInfo, processorDescriptor, type ConfiguredProcessor } from './configured-processors.js';
 import { jsonBytesReply } from './json-body.js';
 import { liveHead, readCoverage } from './processor-reader.js';
+import { listRebuilds } from '../../store/rebuilds.js';
 
 export const API_VERSION = '1';
 
+/** The processor's rebuilds (spec §9.5) with each replacement instance's coverage; absent when it has none. */
+function rebuildsOf(context: AggregateContext, processor: ConfiguredProcessor) {
+  const records = listRebuilds(context.store).filter((record) => record.processor === processor.id);
+  if (records.length === 0) return {};
+  return {
+    rebuilds: records.map((record) => ({
+      id: record.id, state: record.state, instance: record.instance,
+      coverage: readCoverage(context.store, context.chainId, { ...processor, instance: record.instance, laneId: record.instance }),
+    })),
+  };
+}
+
 function processorStatus(context: AggregateContext, processor: ConfiguredProcessor) {
-  return { processor: processorDescriptor(processor), coverage: readCoverage(context.store, context.chainId, processor) };
+  return { processor: processorDescriptor(processor), coverage: readCoverage(context.store, context.chainId, processor), ...rebuildsOf(context, processor) };
+}
+
+function schemaDocument(processor: ConfiguredProcessor): Buffer {
+  return Buffer.from(JSON.stringify({ ...(kindInfo(processor).schema as object), processor: processorDescriptor(processor) }));
 }
 
 export function statusRoutes(context: AggregateContext): Route[] {
-  const schemas = new Map(context.processors.all.map((p) => [p.id, Buffer.from(JSON.stringify({ ...(kindInfo(p).schema as object), processor: processorDescriptor(p) }))]));
+  const schemas = new Map(context.processors.all.map((p) => [`${p.id}/${p.instance}`, schemaDocument(p)]));
   return [
     {
       method: 'get', pattern: '/v1/status', open: false,
@@ -42,7 +59,11 @@ export function statusRoutes(context: AggregateContext): Route[] {
     },
     {
       method: 'get', pattern: '/v1/processors/:processor/schema', open: false,
-      handler: (request) => jsonBytesReply(schemas.get(context.processors.byId(request.params[0] ?? '').id)!),
+      handler: (request) => {
+        // Another instance than at start (a rebuild's replacement) names itself in the descriptor.
+        const processor = context.processors.byId(request.params[0] ?? '');
+        return jsonBytesReply(schemas.get(`${processor.id}/${processor.instance}`) ?? schemaDocument(processor));
+      },
     },
   ];
 }

@@ -47,6 +47,7 @@ export class SseHub {
   private readonly ended: Counter;
   private readonly sweeps: Histogram;
   private readonly noticeDelay: Histogram;
+  private readonly timing: ConstructorParameters<typeof ChangeFanout>[2];
 
   constructor(private readonly options: SseHubOptions) {
     const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5];
@@ -71,8 +72,9 @@ export class SseHub {
       },
       written: (seconds: number) => commitToWrite.observe(seconds),
     };
+    this.timing = timing;
     for (const processor of options.processors) {
-      if (processor.delivery) this.fanouts.set(processor.id, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges, timing));
+      if (processor.delivery) this.fanouts.set(processor.instance, new ChangeFanout(this.sourceFor(processor), options.settings.batchChanges, timing));
     }
     this.heartbeat = setInterval(() => this.beat(), options.settings.heartbeatSeconds * 1000);
     this.stallProbe = setInterval(() => this.probeStalled(), STALL_PROBE_MS);
@@ -83,7 +85,12 @@ export class SseHub {
 
   /** Wraps an accepted response and starts delivering changes after `position`. */
   attach(processor: ConfiguredProcessor, res: HttpResponse, position: bigint): SseConnection {
-    const fanout = this.fanouts.get(processor.id);
+    // Fan-outs are per instance: a rebuild's promote makes new streams of a processor follow its replacement.
+    let fanout = this.fanouts.get(processor.instance);
+    if (!fanout && processor.delivery && processor.laneId !== undefined) {
+      fanout = new ChangeFanout(this.sourceFor(processor), this.options.settings.batchChanges, this.timing);
+      this.fanouts.set(processor.instance, fanout);
+    }
     if (!fanout) throw new Error(`processor '${processor.id}' has no change stream`);
     const connection = new SseConnection(res, position, this.options.settings.maxBufferedBytes, {
       stalled: (stalled) => {
@@ -108,8 +115,10 @@ export class SseHub {
    * the epoch; absent from older senders); unknown ids are ignored and reported false.
    */
   notify(processorId: string, sequence?: number, committedAt?: number): boolean {
-    const fanout = this.fanouts.get(processorId);
-    if (!fanout) return false;
+    // A configured processor's lane names its id; a rebuild's replacement lane names its instance.
+    const configured = this.options.processors.find((p) => p.id === processorId);
+    const fanout = this.fanouts.get(configured?.instance ?? processorId);
+    if (!fanout) return configured === undefined;
     if (sequence !== undefined && committedAt !== undefined) {
       this.noticeDelay.observe(Math.max(0, performance.timeOrigin + performance.now() - committedAt) / 1000);
       fanout.committed(BigInt(sequence), committedAt);

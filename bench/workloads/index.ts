@@ -13,6 +13,7 @@ import { runtimeWorkload } from './runtime.js';
 import { sseWorkload } from './sse.js';
 import { snapshotWorkload } from './snapshot.js';
 import { p2pWorkload } from './p2p.js';
+import { p2pLatencyWorkload } from './p2p-latency.js';
 import { ponderWorkload } from './ponder.js';
 import { verifyWorkload } from './verify.js';
 import { backfillWorkload } from './backfill.js';
@@ -28,6 +29,7 @@ export const WORKLOADS: readonly Workload[] = [
   snapshotWorkload,
   finalityWorkload,
   p2pWorkload,
+  p2pLatencyWorkload,
   erc20Workload,
   ponderWorkload,
   backfillWorkload,

@@ -37,8 +37,8 @@ const TOML = [
   '[[processors]]', 'id = "gasapp"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"', 'history_control = "application_subscriptions"',
   '[[sources.history]]', 'id = "devnet"', 'kind = "devnet"', '',
 ].join('\n');
-/** Operations the walk cannot drive to a success on a live node: rebuilds are not implemented (always 422). */
-const NO_LIVE_SUCCESS = new Set<string>(['POST /admin/v1/processors/{processor}/rebuild']);
+/** Operations the walk cannot drive to a success on a live node (none). */
+const NO_LIVE_SUCCESS = new Set<string>([]);
 
 interface Call { method?: string; path: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number; /** Statuses also accepted (still validated against the document): a race the walk retries. */ tolerate?: readonly number[] }
 
@@ -322,10 +322,24 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   await send({ method: 'POST', path: `${subs}/nope/cancel`, expect: 404 });
   await send({ method: 'POST', path: '/admin/v1/sources/devnet/probe', expect: 200 });
   await send({ method: 'POST', path: '/admin/v1/sources/nope/probe', expect: 404 });
-  const rebuild = await send({ method: 'POST', path: '/admin/v1/processors/erc20/rebuild', body: {}, expect: 422 });
-  assert.equal(rebuild.json?.error?.code, 'unsupported_capability');
+  // Processor rebuilds (spec §9.5): the replacement of amm, 409 while it is rebuilt, then promote and rollback.
+  await send({ method: 'POST', path: '/admin/v1/processors/amm/rebuild', body: {}, expect: 400 });
+  const rebuild = await send({ method: 'POST', path: '/admin/v1/processors/amm/rebuild', body: { idempotencyKey: 'walk' }, expect: 201 });
+  await send({ method: 'POST', path: '/admin/v1/processors/amm/rebuild', body: { idempotencyKey: 'walk' }, expect: 200 });
+  await send({ method: 'POST', path: '/admin/v1/processors/amm/rebuild', body: { idempotencyKey: 'walk-2' }, expect: 409 });
+  await send({ method: 'POST', path: '/admin/v1/processors/gasapp/rebuild', body: { idempotencyKey: 'walk-3' }, expect: 422 });
   await send({ method: 'POST', path: '/admin/v1/processors/nope/rebuild', expect: 404 });
   await send({ method: 'POST', path: '/admin/v1/processors/constructor/rebuild', expect: 404 });
+  const rebuildPath = `/admin/v1/processors/amm/rebuilds/${rebuild.json.id}`;
+  await send({ path: '/admin/v1/processors/amm/rebuilds', expect: 200 });
+  await send({ path: `/v1/processors/${rebuild.json.instance}/status`, expect: 409, tolerate: [200] });
+  await send({ method: 'POST', path: `${rebuildPath}/rollback`, expect: 409 });
+  await waitUntil(node, async () => ((await (await fetch(`${node.baseUrl}${rebuildPath}`)).json()) as { state: string }).state === 'ready', 60_000);
+  await send({ path: rebuildPath, expect: 200 });
+  await send({ path: `/v1/processors/${rebuild.json.instance}/status`, expect: 200 });
+  await send({ method: 'POST', path: `${rebuildPath}/promote`, body: { acceptDifferences: false }, expect: 200 });
+  await send({ method: 'POST', path: `${rebuildPath}/rollback`, expect: 200 });
+  await send({ path: '/admin/v1/processors/amm/rebuilds/rb-amm-9', expect: 404 });
 
   // Artifacts (erc20 and gas retain every finalized block's; gas-replay is gas's replay target; blobs keeps none).
   const artifacts = '/v1/processors/erc20/artifacts';

@@ -106,7 +106,7 @@ test('with auth.token_file set, every native route needs the API bearer and the 
   await t.test('admin routes need the bearer too; JSON-RPC stays open', async () => {
     const probe = '/admin/v1/sources/devnet/probe';
     const call = (path: string, method: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { method, headers });
-    for (const [path, method] of [[probe, 'POST'], ['/admin/v1/materialization-jobs', 'GET'], ['/admin/v1/materialization-jobs', 'POST'], ['/admin/v1/backfill-subscriptions', 'GET'], ['/admin/v1/backfill-subscriptions', 'POST'], ['/admin/v1/processors/blobs/rebuild', 'POST']] as const) {
+    for (const [path, method] of [[probe, 'POST'], ['/admin/v1/materialization-jobs', 'GET'], ['/admin/v1/materialization-jobs', 'POST'], ['/admin/v1/backfill-subscriptions', 'GET'], ['/admin/v1/backfill-subscriptions', 'POST'], ['/admin/v1/processors/blobs/rebuild', 'POST'], ['/admin/v1/processors/blobs/rebuilds', 'GET'], ['/admin/v1/processors/blobs/rebuilds/rb-blobs-1', 'GET'], ['/admin/v1/processors/blobs/rebuilds/rb-blobs-1/promote', 'POST'], ['/admin/v1/processors/blobs/rebuilds/rb-blobs-1/rollback', 'POST']] as const) {
       const missing = await call(path, method);
       assert.equal(missing.status, 401, `${method} ${path} without a bearer`);
       assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'unauthorized');
@@ -115,7 +115,8 @@ test('with auth.token_file set, every native route needs the API bearer and the 
     assert.equal((await call(probe, 'POST', bearer)).status, 200);
     assert.equal((await call('/admin/v1/materialization-jobs', 'GET', bearer)).status, 200);
     assert.equal((await call('/admin/v1/backfill-subscriptions', 'GET', bearer)).status, 200);
-    assert.equal((await call('/admin/v1/processors/blobs/rebuild', 'POST', bearer)).status, 422, 'with the bearer: not implemented (unsupported_capability)');
+    assert.equal((await call('/admin/v1/processors/blobs/rebuilds', 'GET', bearer)).status, 200);
+    assert.equal((await call('/admin/v1/processors/blobs/rebuild', 'POST', bearer)).status, 415, 'with the bearer: past auth, to the body check');
     const rpc = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
     assert.equal(rpc.status, 200, 'JSON-RPC has no bearer');
   });

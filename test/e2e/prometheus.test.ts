@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../support/paths.js';
-import { removeDir, startNodeProcess } from '../support/node-process.js';
+import { headSequence, removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
 import { promtool } from '../support/promtool.js';
 
 test('promtool check metrics finds nothing to report in /metrics of a running node', async () => {
-  const node = await startNodeProcess();
+  const node = await startNodeProcess({ sets: ['budgets.outbox.max_bytes=123456789'] });
   try {
+    await waitUntil(node, async () => (await headSequence(node)) > 0, 30_000);
     // Some traffic first, so per-route series and worker registries are in the text too.
     for (const path of ['/v1/status', '/v1/q/blobs/blocks?limit=2', '/v1/nope']) await (await fetch(`${node.baseUrl}${path}`)).arrayBuffer();
     const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
@@ -18,6 +19,11 @@ test('promtool check metrics finds nothing to report in /metrics of a running no
     const alertMetrics = new Set(readFileSync(join(PROJECT_ROOT, 'ops', 'alerts.yml'), 'utf8').match(/\bchain_node_[a-z_]+/g));
     assert.ok(alertMetrics.size >= 8);
     for (const name of alertMetrics) assert.match(text, new RegExp(`^${name}(\\{| )`, 'm'), `ops/alerts.yml uses ${name}, which the node exports`);
+    // The byte budgets the alerts compare against: the configured ones, and the blobs change log's LMDB bytes.
+    assert.match(text, /^chain_node_outbox_budget_bytes 123456789$/m);
+    assert.match(text, /^chain_node_pending_delta_budget_bytes 268435456$/m);
+    assert.ok(Number(/^chain_node_outbox_bytes\{processor="blobs"\} (\d+)$/m.exec(text)?.[1]) > 0, 'the blobs change log takes pages');
+    assert.match(text, /^chain_node_pending_delta_bytes\{processor="blobs"\} 0$/m, 'blobs keeps no inverse writes');
     const check = await promtool(['check', 'metrics'], text);
     assert.equal(check.stdout + check.stderr, '', 'promtool reports nothing');
     assert.equal(check.code, 0);

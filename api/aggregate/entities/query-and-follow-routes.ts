@@ -16,7 +16,7 @@ import { requireJsonType, type Request } from '../../http.js';
 import type { Route } from '../../routes.js';
 import { isSnapshotId, readSnapshot } from '../../../store/snapshots.js';
 import type { AggregateContext } from '../aggregate-context.js';
-import { requireDelivery, requireRetainedOutput } from '../configured-processors.js';
+import { instanceAddress, requireDelivery, requireRetainedOutput } from '../configured-processors.js';
 import { jsonBytesReply } from '../json-body.js';
 import { pageLimit } from '../query-params.js';
 import { collectionTarget, type CollectionTarget } from './collection-target.js';
@@ -64,7 +64,7 @@ function limitOf(context: AggregateContext, limit: number | undefined): number {
 
 async function createAndFirstPage(context: AggregateContext, target: CollectionTarget, params: FilterParams, limit: number): Promise<Buffer> {
   const service = requireService(context.snapshots);
-  const summary = await service.create({ processor: target.processor.id, collection: target.collection.name, params });
+  const summary = await service.create({ processor: instanceAddress(target.processor), collection: target.collection.name, params });
   // The snapshot was committed by another thread: read it in a fresh read transaction.
   context.store.env.resetReadTxn();
   const record = readSnapshot(context.store.snapshots, summary.id);
