@@ -81,7 +81,7 @@ interface State {
 }
 
 /** A write a listener asks of a processor lane: its coded errors answer as they are; a lane that does not answer is `not_ready`. */
-function askProcessor(ctx: ActorContext<ListenerArgs>, processorId: string, message: { type: string; id: string }): Promise<unknown> {
+function askProcessor(ctx: ActorContext<ListenerArgs>, processorId: string, message: { type: string } & Record<string, unknown>): Promise<unknown> {
   return ctx.ask(`processor.${processorId}`, message, 60_000).catch((error: unknown) => {
     if (error instanceof CodedError) throw error;
     throw new HttpError('not_ready', `processor lane '${processorId}' did not answer: ${(error as Error).message}`);
@@ -112,6 +112,7 @@ export default defineActor<State, ListenerArgs>({
         create: (processorId, id) => askProcessor(ctx, processorId, { type: 'savepoint.create', id }),
         remove: (processorId, id) => askProcessor(ctx, processorId, { type: 'savepoint.delete', id }),
       },
+      artifacts: { ask: (processorId, message) => askProcessor(ctx, processorId, message) },
     };
     const routes = [
       ...operationalRoutes({

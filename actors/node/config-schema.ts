@@ -61,6 +61,14 @@ const processorConfig = z.strictObject({
   tokens: TOKENS_OPTION.optional(),
   /** kind = "amm": "*" or pool addresses. */
   pools: POOLS_OPTION.optional(),
+  /** `[processors.artifacts]`: the block's finalized, checksummed `map` output kept apart from entities and delivery (spec §2.9). */
+  artifacts: z.strictObject({
+    /** none: no artifacts; window: the newest `window_blocks` finalized blocks (older ones stay while another owner claims them); full: every finalized block. */
+    retention: z.enum(['none', 'window', 'full']).default('none'),
+    window_blocks: positiveInt.max(1_000_000_000).default(10_000),
+    /** This instance takes its blocks only from the artifacts of the processor with this id (POST …/artifacts/replay): it follows no chain journal. */
+    replay_from: z.string().min(1).optional(),
+  }).prefault({}),
 }).superRefine((processor, ctx) => {
   if (processor.kind === 'custom' && processor.module === undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: 'expected the path of the kind\'s module for kind = "custom" (e.g. module = "./my-kind.ts")' });
   if (processor.kind !== 'custom' && processor.module !== undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: `expected no module for the built-in kind "${processor.kind}" (use kind = "custom")` });
@@ -295,6 +303,13 @@ export const configSchema = z.strictObject({
     pending_deltas: z.strictObject({ max_bytes: positiveInt.default(256 * 1024 * 1024) }).prefault({}),
     /** Change logs retained for delivery (processor instances and backfill-subscription streams; LMDB bytes of their change tables). */
     outbox: z.strictObject({ max_bytes: positiveInt.default(16 * 1024 * 1024 * 1024) }).prefault({}),
+    /** `[budgets.artifacts]` (spec §8): across every processor; unlike the two above it is enforced — a block whose artifact would pass it is not committed until room is made. */
+    artifacts: z.strictObject({
+      /** Retained plus pending artifact bytes. */
+      max_bytes: positiveInt.max(Number.MAX_SAFE_INTEGER).default(1024 ** 3),
+      /** Pending candidates (artifacts of included blocks waiting for finality). */
+      max_pending_blocks: positiveInt.max(100_000_000).default(4096),
+    }).prefault({}),
   }).prefault({}),
   chain: z.strictObject({
     /** A reorg deeper than this fails closed (publication stops, readiness drops). */
@@ -325,7 +340,7 @@ export const configSchema = z.strictObject({
       return port >= 0 && port <= 65535;
     }, 'expected "" (off) or host:port, e.g. 127.0.0.1:30303').default(''),
   }).prefault({}),
-  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000, checkpoint_every_blocks: 1000, checkpoints_retained: 3 }])
+  processors: z.array(processorConfig).default([{ id: 'blobs', kind: 'blobs', history_mode: 'live_only', history_control: 'node_owned', output: 'entities', delivery: true, retain_changes: 1_000_000, checkpoint_every_blocks: 1000, checkpoints_retained: 3, artifacts: { retention: 'none', window_blocks: 10_000 } }])
     .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'expected unique processor ids'),
   actors: z.strictObject({
     listener: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),
@@ -344,12 +359,36 @@ export const configSchema = z.strictObject({
   if (config.history.on_demand_source !== '' && !config.sources.history.some((source) => source.id === config.history.on_demand_source)) {
     ctx.addIssue({ code: 'custom', path: ['history', 'on_demand_source'], message: `expected the id of a [[sources.history]] entry (${config.sources.history.map((source) => JSON.stringify(source.id)).join(', ') || 'none is configured'})` });
   }
+  config.processors.forEach((processor, index) => replayTargetIssues(config.processors, processor).forEach(([key, message]) => ctx.addIssue({ code: 'custom', path: ['processors', index, ...key], message })));
   config.sources.history.forEach((source, index) => {
     if (source.kind === 'devnet' && config.sources.live.kind !== 'devnet') {
       ctx.addIssue({ code: 'custom', path: ['sources', 'history', index, 'kind'], message: `expected "rpc": a "devnet" history source serves the embedded devnet's chain, and sources.live.kind is "${config.sources.live.kind}"` });
     }
   });
 });
+
+type ProcessorEntry = z.infer<typeof processorConfig>;
+
+/** The kind's own options of an entry, for comparing two instances' map contracts. */
+function kindOptionsText(processor: ProcessorEntry): string {
+  return JSON.stringify({ options: processor.options ?? null, tokens: processor.tokens ?? null, pools: processor.pools ?? null, module: processor.module ?? null });
+}
+
+/** A replay target (`artifacts.replay_from`) names another instance of the same kind and options that retains artifacts. */
+function replayTargetIssues(processors: readonly ProcessorEntry[], processor: ProcessorEntry): Array<[string[], string]> {
+  const from = processor.artifacts.replay_from;
+  if (from === undefined) return [];
+  const source = processors.find((p) => p.id === from);
+  const key = ['artifacts', 'replay_from'];
+  if (!source || source.id === processor.id) return [[key, `expected the id of another [[processors]] entry (${processors.filter((p) => p.id !== processor.id).map((p) => JSON.stringify(p.id)).join(', ') || 'none'})`]];
+  if (source.kind !== processor.kind || kindOptionsText(source) !== kindOptionsText(processor)) return [[key, `expected a processor of the same kind and options (the same map/delta contract): "${from}" is kind "${source.kind}" with other options`]];
+  if (source.artifacts.retention === 'none') return [[key, `expected a processor that retains artifacts: "${from}" has artifacts.retention = "none"`]];
+  if (source.artifacts.replay_from !== undefined) return [[key, `expected a processor that follows the chain: "${from}" is itself a replay target`]];
+  if (processor.start_block !== undefined || processor.history_mode !== 'live_only' || processor.seed_savepoint !== undefined) {
+    return [[['artifacts', 'replay_from'], 'expected no start_block, seed_savepoint or history_mode = "on_demand" on a replay target (its blocks come only from replayed artifacts)']];
+  }
+  return [];
+}
 
 export type NodeConfig = z.infer<typeof configSchema>;
 export type HistorySourceConfig = NodeConfig['sources']['history'][number];

@@ -125,6 +125,10 @@ export function configuredProcessors(config: NodeConfig, custom: ReadonlyMap<str
     const described = custom.get(p.id);
     return {
       id: p.id, instance: p.instance ?? p.id, output: p.output, delivery: p.delivery, startBlock: p.start_block ?? null, options: kindOptionsOf(p),
+      artifacts: {
+        retention: p.artifacts.retention, windowBlocks: p.artifacts.window_blocks, replayFrom: p.artifacts.replay_from ?? null,
+        maxBytes: config.budgets.artifacts.max_bytes, maxPendingBlocks: config.budgets.artifacts.max_pending_blocks,
+      },
       ...(described
         ? { kind: described.kind?.name ?? 'custom', info: describedKindInfo(described), module: described.module }
         : { kind: p.kind, info: kindInfo(builtinKind(p.kind)) }),
@@ -135,7 +139,16 @@ export function configuredProcessors(config: NodeConfig, custom: ReadonlyMap<str
 /** The arguments every processor lane of configured processor `p` shares (a replacement overrides id, instance and start). */
 function processorArgs(config: NodeConfig, dataDir: string, spec: ChainSpec, p: ConfiguredProcessor, listeners: readonly string[]): ProcessorArgs {
   const entry = config.processors.find((c) => c.id === p.id)!;
+  const artifacts = p.artifacts;
+  const replayFrom = artifacts?.replayFrom ? config.processors.find((c) => c.id === artifacts.replayFrom) : undefined;
   return {
+    ...(artifacts ? {
+      artifacts: {
+        retention: artifacts.retention, windowBlocks: artifacts.windowBlocks, maxBytes: artifacts.maxBytes, maxPendingBlocks: artifacts.maxPendingBlocks,
+        peers: config.processors.filter((c) => (c.instance ?? c.id) !== p.instance && c.artifacts.retention !== 'none').map((c) => c.instance ?? c.id),
+      },
+    } : {}),
+    ...(replayFrom ? { replayFrom: replayFrom.instance ?? replayFrom.id } : {}),
     historyMode: entry.history_mode,
     dataDir, id: p.id, kind: p.kind, instance: p.instance, chainId: spec.chainId, network: spec.network, startBlock: p.startBlock, options: p.options ?? {},
     checkpoints: { everyBlocks: entry.checkpoint_every_blocks, retained: entry.checkpoints_retained }, ...(p.module ? { module: p.module } : {}), listeners, batchMoves: 256,

@@ -19,6 +19,7 @@ import { getCanonicalHash, getHeaderBytes } from '../../store/chain-material.js'
 import { readProgress } from '../../store/coverage.js';
 import type { Store } from '../../store/env.js';
 import { isStreamInstance } from '../../store/backfill-subscriptions.js';
+import { readTotals } from '../../store/artifacts.js';
 
 /** Blocks over which the expected block interval is averaged. */
 const INTERVAL_WINDOW = 64;
@@ -30,6 +31,8 @@ export interface StoreMetricsSource {
   readonly fallbackBlockIntervalSeconds: number;
   /** Wall clock in seconds (tests pass their own). */
   readonly now?: () => number;
+  /** `[budgets.artifacts]` max_bytes (absent: the maximum is not reported). */
+  readonly artifactMaxBytes?: number;
   /** `[budgets.pending_deltas] max_bytes` and `[budgets.outbox] max_bytes` (absent: no budget gauges). */
   readonly budgets?: { readonly pendingDeltaBytes: number; readonly outboxBytes: number };
 }
@@ -137,6 +140,22 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
       this.set(to !== undefined && from !== undefined && to > from ? (to - from) / (head! - back!) : source.fallbackBlockIntervalSeconds);
     },
   });
+  // Spec §4.2: current and maximum artifact bytes, reported separately.
+  new Gauge({
+    name: 'chain_node_artifact_bytes', help: 'Artifact bytes a processor instance holds: retained finalized records and pending included-block candidates (state)', labelNames: ['processor', 'state'], registers,
+    collect() {
+      this.reset();
+      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
+        const totals = readTotals(store.processor(instance).artifacts);
+        if (totals.retainedCount === 0 && totals.pendingCount === 0 && totals.retainedBytes === 0) continue;
+        this.set({ processor: instance, state: 'retained' }, totals.retainedBytes);
+        this.set({ processor: instance, state: 'pending' }, totals.pendingBytes);
+      }
+    },
+  });
+  if (source.artifactMaxBytes !== undefined) {
+    new Gauge({ name: 'chain_node_artifact_max_bytes', help: '[budgets.artifacts] max_bytes: the most artifact bytes (retained plus pending) all processors may hold together', registers }).set(source.artifactMaxBytes);
+  }
   new Gauge({
     name: 'chain_node_pending_delta_bytes', help: 'Bytes of the inverse writes kept for blocks not yet finalized (undo tables), by processor instance', labelNames: ['processor'], registers,
     collect() {

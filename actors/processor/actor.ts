@@ -25,6 +25,11 @@ import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIden
 import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';
 import { publishHistoryBlocks, type HistoryPublishMessage } from './history-publish.js';
 import { backfillPending, COLD_WAIT, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
+import { NO_ARTIFACTS, type ArtifactPolicy } from './artifacts.js';
+import { BatchArtifactBudgetExceeded, type CommitResult } from './commit.js';
+import { replayArtifacts, type ArtifactReplayMessage } from './artifact-replay.js';
+import { addClaims, releaseClaims, type OwnerKind } from '../../store/artifacts.js';
+import { CodedError } from '../../runtime/errors.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -52,6 +57,10 @@ export interface ProcessorArgs {
   readonly historyMode?: 'live_only' | 'on_demand';
   /** The history source of a cold backfill (cold-backfill.ts): set for a node_owned, non-on_demand instance with a start_block when a source is configured. */
   readonly coldBackfillSource?: string;
+  /** `[processors.artifacts]` and `[budgets.artifacts]` (absent: none kept). */
+  readonly artifacts?: ArtifactPolicy;
+  /** `artifacts.replay_from`: the instance whose artifacts feed this one (it follows no journal). */
+  readonly replayFrom?: string;
   /**
    * A rebuild's replacement instance (actors/history/rebuilds.ts), started after the chain lane: it is not on the
    * chain lane's notice list, so it reads the journal head this often instead.
@@ -75,8 +84,17 @@ interface State {
   coldPlanPending: boolean;
   readonly moves: Counter;
   readonly commitSeconds: Histogram;
+  /** Why the lane waits: the next block's artifact does not fit `[budgets.artifacts]` (null: not waiting). */
+  artifactBlocked: string | null;
+  /** The retry of a lane waiting for artifact room. */
+  retryTimer: NodeJS.Timeout | null;
+  /** The source instance's tables of a replay target. */
+  readonly replaySource: ProcessorTables | null;
   poll?: NodeJS.Timeout;
 }
+
+/** How often a lane waiting for artifact room tries its block again (a release, pruning or restart makes room). */
+const ARTIFACT_RETRY_MS = 500;
 
 type Ctx = ActorContext<ProcessorArgs>;
 
@@ -85,12 +103,45 @@ function journalHead(store: Store): number {
   return 0;
 }
 
-async function setState(state: State, coverageState: CoverageState, ctx?: Ctx): Promise<void> {
-  if (state.progress.state === coverageState) return;
-  ctx?.log.info('processor state', { instance: state.commit.instance, from: state.progress.state, state: coverageState });
-  state.progress = { ...state.progress, state: coverageState };
+async function setState(state: State, coverageState: CoverageState, ctx?: Ctx, reason: string | null = null): Promise<void> {
+  if (state.progress.state === coverageState && state.progress.stateReason === reason) return;
+  ctx?.log.info('processor state', { instance: state.commit.instance, from: state.progress.state, state: coverageState, ...(reason ? { reason } : {}) });
+  state.progress = { ...state.progress, state: coverageState, stateReason: reason };
   const progress = state.progress;
-  await state.store.write(() => writeProgress(state.tables.state, { ...readProgress(state.tables.state), state: progress.state, stateReason: null }));
+  await state.store.write(() => writeProgress(state.tables.state, { ...readProgress(state.tables.state), state: progress.state, stateReason: progress.stateReason }));
+}
+
+/** The next block's artifact does not fit the budget: `degraded` with the reason, and a retry later. */
+async function waitForArtifactRoom(ctx: Ctx, state: State, reason: string): Promise<void> {
+  if (state.artifactBlocked === null) ctx.log.warn('processor waits for artifact budget', { instance: ctx.args.instance, reason });
+  state.artifactBlocked = reason;
+  await setState(state, 'degraded', ctx, reason);
+  state.retryTimer ??= setTimeout(() => {
+    state.retryTimer = null;
+    void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; }));
+  }, ARTIFACT_RETRY_MS);
+}
+
+/** Commits `moves`, or as many of the first as fit the artifact budget; null when not even the first fits (the lane waits). */
+async function commitWithinBudget(ctx: Ctx, state: State, moves: ReturnType<typeof readMoves>): Promise<CommitResult | null> {
+  let batch = moves;
+  for (;;) {
+    try {
+      const result = await commitMoves(state.commit, batch, new Date().toISOString());
+      if (state.artifactBlocked !== null) {
+        ctx.log.info('processor resumes after artifact budget wait', { instance: ctx.args.instance });
+        state.artifactBlocked = null;
+      }
+      return result;
+    } catch (error) {
+      if (!(error instanceof BatchArtifactBudgetExceeded)) throw error;
+      if (error.moveIndex === 0) {
+        await waitForArtifactRoom(ctx, state, error.message);
+        return null;
+      }
+      batch = batch.slice(0, error.moveIndex);
+    }
+  }
 }
 
 /** An on_demand instance that has never committed anything begins at the journal head: its history waits for jobs. */
@@ -109,7 +160,7 @@ function backfillState(state: State): CoverageState {
 
 /** Applies journal moves until the instance reaches the journal head it has been told about. */
 async function run(ctx: Ctx, state: State): Promise<void> {
-  if (state.running) return;
+  if (state.running || state.replaySource !== null) return;
   state.running = true;
   try {
     if (state.coldPlanPending && !(await planPendingBackfill(ctx, state))) return;
@@ -123,14 +174,16 @@ async function run(ctx: Ctx, state: State): Promise<void> {
     while (state.progress.journalSequence < state.target) {
       const behind = state.target - state.progress.journalSequence;
       const catchingUp = state.catchUpTo !== null && state.progress.journalSequence < state.catchUpTo;
-      await setState(state, backfillPending(state.progress) ? backfillState(state) : catchingUp || behind > ctx.args.batchMoves ? 'catching_up' : 'live', ctx);
+      // While waiting for artifact room the state stays `degraded` with the reason until a block commits.
+      if (state.artifactBlocked === null) await setState(state, backfillPending(state.progress) ? backfillState(state) : catchingUp || behind > ctx.args.batchMoves ? 'catching_up' : 'live', ctx);
       const moves = readMoves(state.store, state.progress.journalSequence, Math.min(behind, ctx.args.batchMoves));
       if (moves.length === 0) break;
       const started = performance.now();
-      const result = await commitMoves(state.commit, moves, new Date().toISOString());
+      const result = await commitWithinBudget(ctx, state, moves);
+      if (result === null) return;
       const commitSeconds = (performance.now() - started) / 1000;
       state.commitSeconds.observe(commitSeconds);
-      state.moves.inc(moves.length);
+      state.moves.inc(result.moves);
       state.progress = result.progress;
       if (result.changes > 0) {
         const committedAt = performance.timeOrigin + started + commitSeconds * 1000;
@@ -181,7 +234,12 @@ export default defineActor<State, ProcessorArgs>({
       await seedFromSavepoint({ store, tables }, ctx.args.seedSavepoint, identity);
     }
     const seed = readProgress(tables.state).seed;
+    const artifactPolicy = ctx.args.artifacts ?? NO_ARTIFACTS;
+    if (artifactPolicy.retention !== 'none' && kind.deltaSchema === null) {
+      throw new Error(`processor '${ctx.args.id}': artifacts.retention = "${artifactPolicy.retention}" needs a kind with a map/apply split, and kind '${kind.name}' has none (declare map and applyMapped)`);
+    }
     const commit: CommitContext = {
+      artifacts: { policy: artifactPolicy, peers: artifactPolicy.peers.map((peer) => store.processor(peer).artifacts) },
       store, tables, kind: kind.bind(ctx.args.options), changeSchema: kind.changeSchema, needs: kind.needs, ordering: kind.ordering, checkpoints: ctx.args.checkpoints, kindContext: kindContext(tables, ctx.args.chain), instance: ctx.args.instance, chainId: ctx.args.chainId,
       // A seeded instance starts after its savepoint's block.
       startBlock: seed ? Math.max(ctx.args.startBlock ?? 0, seed.blockNumber + 1) : ctx.args.startBlock,
@@ -200,9 +258,13 @@ export default defineActor<State, ProcessorArgs>({
       identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null, backfillFailure: null, coldPlanPending: planned === COLD_WAIT,
       moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
       commitSeconds: new Histogram({ name: 'chain_node_processor_commit_seconds', help: 'Time of one processor commit (a batch of moves)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [ctx.metrics] }),
+      artifactBlocked: null, retryTimer: null,
+      replaySource: ctx.args.replayFrom !== undefined ? store.processor(ctx.args.replayFrom) : null,
     };
     ctx.log.info('processor resumes', { instance: ctx.args.instance, journalSequence: state.progress.journalSequence, changeSequence: state.progress.changeSequence.toString(), journalHead: state.target });
     ctx.ready();
+    // A replay target follows no journal: its blocks come from replayed artifacts only.
+    if (state.replaySource !== null) await setState(state, 'live', ctx);
     if (planned !== undefined && planned !== COLD_WAIT) announceBackfill(ctx, planned);
     setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
     if (ctx.args.pollJournalMs !== undefined) {
@@ -266,6 +328,29 @@ export default defineActor<State, ProcessorArgs>({
         if (!state.running) await setState(state, 'degraded', ctx);
         return { degraded: true };
       }
+      case 'artifacts.replay': {
+        if (state.replaySource === null) throw new CodedError('unsupported_capability', `processor '${ctx.args.id}' is not a replay target (set [processors.artifacts] replay_from on it)`);
+        const result = await replayArtifacts(state.commit, state.replaySource, message as unknown as ArtifactReplayMessage, new Date().toISOString());
+        state.progress = result.progress;
+        if (result.changes > 0) {
+          const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt: performance.timeOrigin + performance.now() };
+          await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch(() => undefined)));
+        }
+        const { progress: _progress, changes: _changes, ...answer } = result;
+        return answer;
+      }
+      case 'artifacts.release': {
+        const owner = { ownerKind: String(message.ownerKind) as OwnerKind, ownerId: String(message.ownerId ?? '') };
+        const released = await state.store.write(() => releaseClaims(state.tables.artifacts, owner, Number(message.fromBlock), Number(message.toBlock)));
+        // Room was made: a lane waiting for it tries its block now.
+        if (state.artifactBlocked !== null) setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
+        return { ...released, freedBytes: String(released.freedBytes) };
+      }
+      case 'artifacts.pin': {
+        const owner = { ownerKind: 'operator_pin' as const, ownerId: String(message.ownerId) };
+        const pinned = await state.store.write(() => addClaims(state.tables.artifacts, owner, Number(message.fromBlock), Number(message.toBlock)));
+        return { pinned };
+      }
       case 'checkpoint.restore':
         return restoreCheckpoint(state.commit, String(message.checkpoint));
       case 'savepoint.create':
@@ -279,6 +364,7 @@ export default defineActor<State, ProcessorArgs>({
     }
   },
   async stop(state) {
+    if (state.retryTimer !== null) clearTimeout(state.retryTimer);
     clearInterval(state.poll);
     while (state.running) await new Promise((resolve) => setTimeout(resolve, 10));
     await state.store.close();

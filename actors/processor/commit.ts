@@ -17,6 +17,8 @@ import { putEnvelope, type EnvelopeBlock } from './envelope.js';
 import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
 import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { StateBatch } from '../processors/sdk/state.js';
+import { ArtifactBudgetExceeded, artifactTxn, type ArtifactPolicy } from './artifacts.js';
+import type { BinaryTable } from '../../store/env.js';
 
 /** Rows and inverses an ordered-state batch holds in memory before it writes them out mid-commit. */
 const BATCH_HELD_LIMIT = 100_000;
@@ -37,11 +39,23 @@ export interface CommitContext {
   readonly instance: string;
   readonly chainId: number;
   readonly startBlock: number | null;
+  /** `[processors.artifacts]` with `[budgets.artifacts]`, and the artifact tables of the other retaining instances. */
+  readonly artifacts?: { readonly policy: ArtifactPolicy; readonly peers: readonly BinaryTable[] };
 }
 
 export interface CommitResult {
   readonly progress: ProcessorProgress;
   readonly changes: number;
+  /** Journal moves committed. */
+  readonly moves: number;
+}
+
+/** A batch's move `moveIndex` could not keep its artifact: nothing of the batch is committed (the moves before it may be, alone). */
+export class BatchArtifactBudgetExceeded extends Error {
+  constructor(readonly moveIndex: number, override readonly cause: ArtifactBudgetExceeded) {
+    super(cause.message);
+    this.name = 'BatchArtifactBudgetExceeded';
+  }
 }
 
 /** Journal moves after `after`, at most `limit`. */
@@ -69,12 +83,15 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     let current = readProgress(ctx.tables.state);
     let changeSequence = current.changeSequence;
     const log = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
+    const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
+    let moveIndex = -1;
     const publish = (operation: ChangeOperation, block: EnvelopeBlock, finality: Finality, change: Pick<KindChange, 'kind' | 'key'> & { dataJson: string | null }) => {
       changeSequence += 1n;
       putEnvelope(log, { sequence: changeSequence, operation, block, finality, kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt });
       written += 1;
     };
     for (const { sequence, move } of moves) {
+      moveIndex += 1;
       const hash = bytesToHex(move.hash) as Hex;
       const inRange = ctx.startBlock === null || move.number >= ctx.startBlock;
       // A finalized block is never undone: an undo at or below finality is an old fork's, read by an instance seeded past it.
@@ -86,7 +103,13 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         const finality: Finality = current.finalizedNumber !== null && move.number <= current.finalizedNumber ? 'finalized' : 'included';
         const input = readBlockInput(ctx.store, move.number, hash, ctx.needs, ctx.kind.logInterest);
         const block = { number: move.number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
-        for (const change of ctx.kind.apply(kindContext, input, finality)) publish('apply', block, finality, change);
+        let changes;
+        try {
+          changes = artifacts.apply(ctx.kind, kindContext, input, finality, current.finalizedNumber);
+        } catch (error) {
+          throw error instanceof ArtifactBudgetExceeded ? new BatchArtifactBudgetExceeded(moveIndex, error) : error;
+        }
+        for (const change of changes) publish('apply', block, finality, change);
         coverBlock(ctx.tables, move.number);
         current = { ...current, reduceCursor: { number: move.number, hash } };
         if (current.configuredStartBlock === null) current = { ...current, configuredStartBlock: ctx.startBlock ?? move.number };
@@ -98,6 +121,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
         }
         // A block that produced no changes (no Transfer in it, say) was still covered.
         uncoverBlock(ctx.tables, move.number);
+        artifacts.undo(move.number);
         if (current.reduceCursor?.number === move.number) {
           const { parentHash } = envelopeBlock(ctx.store, move.number, hash);
           current = { ...current, reduceCursor: move.number > 0 ? { number: move.number - 1, hash: parentHash } : null };
@@ -108,6 +132,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
           const ranges = readRanges(ctx.tables.coverage);
           const covered = ranges.some((r) => r.from <= move.number && r.to > previous);
           ctx.kind.finalize(kindContext, previous + 1, move.number);
+          artifacts.finalize(previous + 1, move.number);
           if (covered && ctx.ordering === 'ordered_state' && checkpointDue(ctx.checkpoints, current.finalizedNumber, move.number)) {
             batch?.flush();
             takeCheckpoint(ctx.tables, ctx.checkpoints, { number: move.number, hash }, changeSequence, ctx.kind.finalizedValue);
@@ -124,5 +149,5 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     writeProgress(ctx.tables.state, current);
     return current;
   });
-  return { progress, changes: written };
+  return { progress, changes: written, moves: moves.length };
 }

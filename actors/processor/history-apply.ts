@@ -21,6 +21,8 @@ import type { KindContext } from './kind.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
 import { putEnvelope } from './envelope.js';
+import { artifactTxn } from './artifacts.js';
+import { INSTANCE_OWNER } from '../../store/artifacts.js';
 
 /** Rows and inverses an ordered-state chunk holds in memory before it writes them out mid-commit (as commit.ts). */
 const BATCH_HELD_LIMIT = 100_000;
@@ -71,6 +73,9 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
     let changeSequence = current.changeSequence;
     const finalized = current.finalizedNumber;
     const log = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
+    // A job's blocks keep their artifacts for the instance and for the job (released separately, spec §2.9).
+    const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
+    const owners = [INSTANCE_OWNER, { ownerKind: 'processor_job', ownerId: message.job } as const];
     for (const { number, hash } of message.blocks) {
       checkHistoryBlock(ctx, finalized, number, hash, 'a materialization job processes finalized blocks only');
       if (!ordered && readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to)) {
@@ -88,7 +93,7 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
         }
       }
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
-      for (const change of ctx.kind.apply(kindContext, input, 'finalized')) {
+      for (const change of artifacts.apply(ctx.kind, kindContext, input, 'finalized', finalized, owners)) {
         changeSequence += 1n;
         putEnvelope(log, { sequence: changeSequence, operation: 'apply', block, finality: 'finalized', kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt });
         written += 1;

@@ -16,6 +16,8 @@
  */
 import { CodedError } from '../../runtime/errors.js';
 import type { Hex } from '../../net/eth/hex.js';
+import { artifactTxn } from './artifacts.js';
+import { INSTANCE_OWNER } from '../../store/artifacts.js';
 import { coverBlock, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
@@ -62,13 +64,16 @@ export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryP
     const finalized = current.finalizedNumber;
     const instanceLog = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
     const streamLog = { changes: stream.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: message.stream };
+    const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
+    const owners = [INSTANCE_OWNER, { ownerKind: 'processor_job', ownerId: message.subscription } as const];
     for (const { number, hash } of message.blocks) {
       if (last !== null && number <= last.number) continue;
       checkHistoryBlock(ctx, finalized, number, hash, 'a backfill subscription publishes finalized blocks only');
       const covered = readRanges(ctx.tables.coverage).some((r) => r.from <= number && number <= r.to);
       const input = readBlockInput(ctx.store, number, hash, ctx.needs, ctx.kind.logInterest);
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
-      const changes = ctx.kind.apply(ctx.kindContext, input, 'finalized');
+      // A block the instance did not hold yet is filled into it, with its artifact owned by the instance and the subscription.
+      const changes = covered ? ctx.kind.apply(ctx.kindContext, input, 'finalized') : artifacts.apply(ctx.kind, ctx.kindContext, input, 'finalized', finalized, owners);
       for (const change of changes) {
         const envelope = { operation: 'apply', block, finality: 'finalized', kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt } as const;
         if (!covered) {

@@ -63,8 +63,31 @@ export interface KindNeeds {
 /** A kind's own `[[processors]]` options (e.g. erc20 `tokens`), as the config gives them. */
 export type KindOptions = Readonly<Record<string, unknown>>;
 
+/** The block an artifact belongs to: what applying its deltas needs beside them. */
+export interface ArtifactBlock {
+  readonly number: number;
+  readonly hash: Hex;
+  readonly parentHash: Hex;
+  readonly timestamp: number;
+}
+
+/**
+ * A kind's map/apply split (spec §2.9 artifacts): `map` is pure (the block's deltas, serialized canonically by
+ * actors/processors/sdk/delta-codec.ts), `applyMapped` folds deltas into the instance exactly as `apply` does a
+ * block (`apply` is `applyMapped(map(block))`), so replaying retained deltas equals processing the blocks.
+ */
+export interface KindArtifacts {
+  /** Label of the delta shape (part of the map identity an export digest covers). */
+  readonly deltaSchema: string;
+  /** Pure: the block's deltas (the context gives the chain's schedule and network, never rows to read). */
+  map(ctx: KindContext, block: BlockInput): unknown;
+  applyMapped(ctx: KindContext, deltas: unknown, block: ArtifactBlock, finality: Finality): KindChange[];
+}
+
 /** A kind with its instance's options applied: what the lane calls inside its write transaction. */
 export interface BoundKind {
+  /** The map/apply split, when the kind has one (ordered-state kinds always; block-local kinds that declare `map`); absent: no artifacts. */
+  readonly artifacts?: KindArtifacts;
   /** The change kind of `finalized` envelopes. */
   readonly finalizedKind: string;
   /** Writes the rows of an applied block (inside the lane's write transaction) and returns its changes. */
@@ -99,6 +122,8 @@ export interface ProcessorKind {
   readonly needs: KindNeeds;
   readonly changeSchema: string;
   readonly deliveryOrdering: string;
+  /** The delta shape label of its artifacts, or null when the kind has no map/apply split (it keeps no artifacts). */
+  readonly deltaSchema: string | null;
   /** The schema document (GET /v1/processors/{p}/schema). */
   readonly schema: unknown;
   /** The collections its entity table serves through the generic entity API. */

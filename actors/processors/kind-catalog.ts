@@ -50,7 +50,7 @@ export async function describeCustomKinds(processors: ReadonlyArray<{ id: string
 
 /** The descriptor of a custom module that did not load: its lane fails at start and readiness says why. */
 export function unloadedKindInfo(): ProcessorKindInfo {
-  return { kind: 'custom', version: '0.0.0', changeSchema: 'custom', genericApi: 'processor-v1', deliveryOrdering: 'block_versioned_idempotent', ordering: 'block_local', queryExtensions: [], schema: {} };
+  return { kind: 'custom', version: '0.0.0', changeSchema: 'custom', genericApi: 'processor-v1', deliveryOrdering: 'block_versioned_idempotent', ordering: 'block_local', queryExtensions: [], schema: {}, deltaSchema: null };
 }
 
 export function describedKindInfo(description: CustomKindDescription): ProcessorKindInfo {

@@ -27,6 +27,7 @@ export function kindInfo(kind: ProcessorKind): ProcessorKindInfo {
     ordering: kind.ordering,
     queryExtensions: kind.queryExtensions.map((extension) => extension.name),
     schema: kind.schema,
+    deltaSchema: kind.deltaSchema,
   };
 }
 

@@ -67,7 +67,8 @@ function parseCreate(request: Request): z.infer<typeof createBody> {
   return parseWith(createBody, request);
 }
 
-function parseWith<T>(schema: z.ZodType<T>, request: Request): T {
+/** The request's JSON body validated by `schema`; 400 `invalid_request` listing every problem otherwise. */
+export function parseWith<T>(schema: z.ZodType<T>, request: Request): T {
   const result = schema.safeParse(jsonBody(request));
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));

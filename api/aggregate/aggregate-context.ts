@@ -8,6 +8,7 @@ import type { SnapshotService } from './entities/snapshot-service.js';
 import type { KindSurfaces } from './kind-surface.js';
 import type { CheckpointService } from './checkpoint-routes.js';
 import type { SavepointService } from './savepoint-routes.js';
+import type { ArtifactService } from '../admin/artifact-admin-routes.js';
 
 export interface AggregateContext {
   readonly store: Store;
@@ -28,4 +29,6 @@ export interface AggregateContext {
   readonly checkpoints?: CheckpointService;
   /** Asks a processor lane to create or delete a savepoint; absent where no processor lane is reachable. */
   readonly savepoints?: SavepointService;
+  /** Asks a processor lane to replay, release or pin artifacts; absent where no processor lane is reachable. */
+  readonly artifacts?: ArtifactService;
 }

@@ -4,6 +4,8 @@ import type { AggregateContext } from './aggregate-context.js';
 import { capabilitiesRoutes } from './capabilities.js';
 import { checkpointRoutes } from './checkpoint-routes.js';
 import { savepointRoutes } from './savepoint-routes.js';
+import { artifactRoutes } from './artifact-routes.js';
+import { artifactAdminRoutes } from '../admin/artifact-admin-routes.js';
 import { changesRoutes } from './changes-routes.js';
 import { entitiesRoutes } from './entities/entities-routes.js';
 import { queryAndFollowRoutes, readSnapshotPage } from './entities/query-and-follow-routes.js';
@@ -12,5 +14,5 @@ import { statusRoutes } from './status-routes.js';
 import { openApiRoutes } from '../openapi-route.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context), ...savepointRoutes(context)];
+  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context), ...savepointRoutes(context), ...artifactRoutes(context), ...artifactAdminRoutes(context)];
 }

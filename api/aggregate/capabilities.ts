@@ -49,7 +49,7 @@ export function capabilitiesBody(context: AggregateContext): unknown {
         changeSchema: info.changeSchema,
         queryExtensions: info.queryExtensions,
         subscriptions: processor.delivery,
-        artifactRetention: 'none',
+        artifactRetention: processor.artifacts?.retention ?? 'none',
         deliveryOrdering: info.deliveryOrdering,
         ...rebuildingOf(context, processor),
       };

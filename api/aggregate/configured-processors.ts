@@ -26,6 +26,17 @@ export interface ConfiguredProcessor {
    * (`processor.<laneId>`), which also resolves to exactly this instance in the registry. Absent: the lane is `id`'s.
    */
   readonly laneId?: string;
+  /** `[processors.artifacts]` with `[budgets.artifacts]` (absent: retention none). */
+  readonly artifacts?: ProcessorArtifactsConfig;
+}
+
+export interface ProcessorArtifactsConfig {
+  readonly retention: 'none' | 'window' | 'full';
+  readonly windowBlocks: number;
+  /** The id of the processor whose artifacts this replay target takes, or null. */
+  readonly replayFrom: string | null;
+  readonly maxBytes: number;
+  readonly maxPendingBlocks: number;
 }
 
 /** The name that resolves to exactly this instance (a replacement's instance id, else the processor id): what lanes are asked by. */

@@ -23,6 +23,8 @@ export interface ProcessorKindInfo {
   readonly queryExtensions: readonly string[];
   /** The kind's schema document (GET /v1/processors/{id}/schema). */
   readonly schema: unknown;
+  /** The delta shape label of its artifacts, or null when the kind keeps none (no map/apply split). */
+  readonly deltaSchema?: string | null;
 }
 
 /** The processor a typed query request names, and its path parameters after the processor id. */

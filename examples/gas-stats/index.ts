@@ -5,8 +5,12 @@
  * paid validators on top (priority fees: effective gas price minus base fee, times each transaction's
  * gas), and the transaction count. One row per block; a block's output depends on that block alone
  * (`block_local`). The node compiles this file at load; it imports only types.
+ *
+ * It declares the map/apply split instead of one `apply`: `map` (pure) computes a block's statistics and
+ * `applyMapped` writes them with the block's finality, so the node can keep each finalized block's map output as
+ * an artifact (`[processors.artifacts]`) and replay it into another instance (README, "Artifacts").
  */
-import type { BlockInput, CollectionDescription, Finality, KindChange, KindContext } from 'chain-data-node/sdk';
+import type { ArtifactBlock, BlockInput, CollectionDescription, Finality, KindChange, KindContext } from 'chain-data-node/sdk';
 
 interface GasStatsOptions {
   /** Blocks using at least this share of their gas limit (basis points) are flagged `congested`. */
@@ -29,7 +33,7 @@ function effectiveGasPrice(tx: BlockInput['transactions'][number], baseFee: bigi
   return baseFee + tip;
 }
 
-function statistics(block: BlockInput, finality: Finality, options: GasStatsOptions) {
+function statistics(block: BlockInput, options: GasStatsOptions) {
   const baseFee = block.header.baseFeePerGas ?? 0n;
   let priorityFees = 0n;
   let previousCumulative = 0n;
@@ -52,11 +56,11 @@ function statistics(block: BlockInput, finality: Finality, options: GasStatsOpti
     burnedWei: (baseFee * block.header.gasUsed).toString(),
     priorityFeesWei: priorityFees.toString(),
     transactionCount: block.transactions.length,
-    finality,
   };
 }
 
-type Row = ReturnType<typeof statistics>;
+type Stats = ReturnType<typeof statistics>;
+type Row = Stats & { finality: Finality };
 
 const blocks: CollectionDescription = {
   name: 'blocks',
@@ -104,9 +108,10 @@ export default {
     }
     return { congestedBps };
   },
-  apply(ctx: KindContext, block: BlockInput, finality: Finality, options: GasStatsOptions): KindChange[] {
+  map: (block: BlockInput, options: GasStatsOptions): Stats => statistics(block, options),
+  applyMapped(ctx: KindContext, stats: Stats, block: ArtifactBlock, finality: Finality): KindChange[] {
     const key = rowKey(block.number);
-    const json = JSON.stringify(statistics(block, finality, options));
+    const json = JSON.stringify({ ...stats, finality } satisfies Row);
     ctx.tables.entities.put(key, Buffer.from(json));
     return [change('gas_stats.block.put', key, json)];
   },

@@ -27,9 +27,12 @@ const TOML = [
   '[[processors]]', 'id = "blobs"', 'kind = "blobs"', ...COMMON,
   // Many retained: the devnet takes a checkpoint every 200 ms, and one the walk listed must still be there when it restores it.
   '[[processors]]', 'id = "erc20"', 'kind = "erc20"', `tokens = ${JSON.stringify(TOKENS)}`, ...COMMON, 'checkpoint_every_blocks = 2', 'checkpoints_retained = 1000',
+  '[processors.artifacts]', 'retention = "full"',
   '[[processors]]', 'id = "amm"', 'kind = "amm"', `pools = ${JSON.stringify(POOLS)}`, ...COMMON, 'checkpoint_every_blocks = 2', 'checkpoints_retained = 3',
   // The admin routes: an on_demand block-local instance (the example custom kind) for materialization jobs, and the devnet history source.
-  '[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"',
+  // It keeps artifacts (a job's blocks are claimed by the job too), replayed into gas-replay.
+  '[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"', '[processors.artifacts]', 'retention = "full"',
+  '[[processors]]', 'id = "gas-replay"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, '[processors.artifacts]', 'replay_from = "gas"',
   // Backfill subscriptions: the same kind, history scheduled by the application.
   '[[processors]]', 'id = "gasapp"', 'kind = "custom"', `module = ${JSON.stringify(join(PROJECT_ROOT, 'dist', 'examples', 'gas-stats', 'index.js'))}`, 'history_mode = "on_demand"', 'history_control = "application_subscriptions"',
   '[[sources.history]]', 'id = "devnet"', 'kind = "devnet"', '',
@@ -248,6 +251,7 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   await send({ method: 'DELETE', path: `${savepoints}/walk-1`, expect: 204 });
   await send({ method: 'DELETE', path: `${savepoints}/walk-1`, expect: 404 });
 
+
   // The network snapshot and its page (open routes).
   const network = await send({ path: '/v1/network/status', expect: 200 });
   assert.equal(network.json.network.source, 'devnet');
@@ -336,6 +340,39 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   await send({ method: 'POST', path: `${rebuildPath}/promote`, body: { acceptDifferences: false }, expect: 200 });
   await send({ method: 'POST', path: `${rebuildPath}/rollback`, expect: 200 });
   await send({ path: '/admin/v1/processors/amm/rebuilds/rb-amm-9', expect: 404 });
+
+  // Artifacts (erc20 and gas retain every finalized block's; gas-replay is gas's replay target; blobs keeps none).
+  const artifacts = '/v1/processors/erc20/artifacts';
+  const artifactStatus = await send({ path: `${artifacts}/status`, expect: 200 });
+  const retained = artifactStatus.json.retained as { fromBlock: number; toBlock: number };
+  await send({ path: '/v1/processors/blobs/artifacts/status', expect: 409 });
+  await send({ path: '/v1/processors/nope/artifacts/status', expect: 404 });
+  await send({ path: `${artifacts}/${retained.fromBlock + 1}`, expect: 200 });
+  await send({ path: `${artifacts}/999999999`, expect: 404 });
+  await send({ path: `${artifacts}/x`, expect: 400 });
+  await send({ path: `${artifacts}/export?fromBlock=${retained.fromBlock}&toBlock=${retained.fromBlock + 3}&limit=2`, expect: 200 });
+  await send({ path: `${artifacts}/export`, expect: 200 });
+  await send({ path: `${artifacts}/export?fromBlock=5&toBlock=1`, expect: 400 });
+  await send({ path: `${artifacts}/export?limit=100000000`, expect: 413 });
+  await send({ path: '/v1/processors/blobs/artifacts/export', expect: 409 });
+  await send({ path: '/v1/processors/gas/artifacts/2', expect: 200 });
+  const replay = '/admin/v1/processors/gas/artifacts/replay';
+  await send({ method: 'POST', path: replay, body: { targetProcessor: 'gas-replay', fromBlock: 1, toBlock: 3 }, expect: 200 });
+  await send({ method: 'POST', path: replay, body: { targetProcessor: 'gas-replay', fromBlock: 999990, toBlock: 999999 }, expect: 409 });
+  await send({ method: 'POST', path: replay, body: { targetProcessor: 'gasapp', fromBlock: 1, toBlock: 3 }, expect: 422 });
+  await send({ method: 'POST', path: replay, body: { targetProcessor: 'gas-replay', fromBlock: 'one', toBlock: 1 }, expect: 400 });
+  await send({ method: 'POST', path: replay, body: { targetProcessor: 'gas-replay', fromBlock: 0, toBlock: 1, limit: 100000000 }, expect: 413 });
+  await send({ method: 'POST', path: replay, rawBody: '{}', headers: { 'content-type': 'text/plain' }, expect: 415 });
+  await send({ method: 'POST', path: '/admin/v1/processors/nope/artifacts/replay', body: { targetProcessor: 'gas-replay', fromBlock: 0, toBlock: 1 }, expect: 404 });
+  const pins = '/admin/v1/processors/erc20/artifacts/pins';
+  await send({ method: 'POST', path: pins, body: { ownerId: 'walk', fromBlock: retained.fromBlock, toBlock: retained.fromBlock + 1 }, expect: 200 });
+  await send({ method: 'POST', path: pins, body: { ownerId: '../x', fromBlock: 0, toBlock: 1 }, expect: 400 });
+  await send({ method: 'POST', path: '/admin/v1/processors/blobs/artifacts/pins', body: { ownerId: 'walk', fromBlock: 0, toBlock: 1 }, expect: 409 });
+  await send({ method: 'DELETE', path: `/admin/v1/processors/erc20/artifacts?ownerKind=operator_pin&ownerId=walk`, expect: 200 });
+  await send({ method: 'DELETE', path: `/admin/v1/processors/erc20/artifacts?fromBlock=${retained.fromBlock}&toBlock=${retained.fromBlock}`, expect: 200 });
+  await send({ method: 'DELETE', path: '/admin/v1/processors/erc20/artifacts?ownerKind=someone', expect: 400 });
+  await send({ method: 'DELETE', path: '/admin/v1/processors/blobs/artifacts', expect: 409 });
+  await send({ method: 'DELETE', path: '/admin/v1/processors/nope/artifacts', expect: 404 });
 
   assert.deepEqual(problems, [], 'every response is allowed by the document');
   const unexercised = validator.operationNames().filter((name) => !NO_LIVE_SUCCESS.has(name) && ![...(validator.exercised.get(name) ?? [])].some((status) => status.startsWith('2')));

@@ -19,7 +19,7 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
 test('with auth.token_file set, every native route needs the API bearer and the operational routes stay open', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-auth-'));
   writeFileSync(join(dir, 'api.env'), `CHAIN_NODE_API_TOKEN=${TOKEN}\n`, { mode: 0o600 });
-  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n[[processors]]\nid = "blobs"\nkind = "blobs"\n[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n[[sources.history]]\nid = "devnet"\nkind = "devnet"\n', sets: ['devnet.block_time_ms=200'] });
+  const node = await startNodeProcess({ dir, toml: '[auth]\ntoken_file = "api.env"\n[[processors]]\nid = "blobs"\nkind = "blobs"\n[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n[processors.artifacts]\nretention = "full"\n[[processors]]\nid = "erc20-replay"\nkind = "erc20"\ntokens = "*"\n[processors.artifacts]\nreplay_from = "erc20"\n[[sources.history]]\nid = "devnet"\nkind = "devnet"\n', sets: ['devnet.block_time_ms=200'] });
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const base = node.baseUrl;
   const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -64,25 +64,43 @@ test('with auth.token_file set, every native route needs the API bearer and the 
     assert.equal((await admin.lease('app', undefined)).status, 200);
   });
 
+  /** Each call answers 401 without a bearer, 403 with a wrong one, and neither with the bearer. */
+  const needsBearer = async (calls: ReadonlyArray<{ method: string; path: string; body?: string }>) => {
+    for (const { method, path, body } of calls) {
+      const send = (headers: Record<string, string>) => fetch(`${base}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
+      const missing = await send({});
+      assert.equal(missing.status, 401, `${method} ${path} without a bearer`);
+      assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'unauthorized');
+      const wrong = await send({ authorization: `Bearer ${TOKEN}x` });
+      assert.equal(wrong.status, 403, `${method} ${path} with a wrong bearer`);
+      await wrong.body?.cancel();
+      const allowed = await send(bearer);
+      assert.ok(![401, 403].includes(allowed.status), `${method} ${path} with the bearer: ${allowed.status}`);
+      await allowed.body?.cancel();
+    }
+  };
+
   await t.test('checkpoint and savepoint routes (reads and operator writes) need the bearer', async () => {
-    const calls: Array<{ method: string; path: string; body?: string }> = [
+    await needsBearer([
       { method: 'GET', path: '/v1/processors/erc20/checkpoints' },
       { method: 'POST', path: '/v1/processors/erc20/checkpoints/4/restore' },
       { method: 'GET', path: '/v1/processors/erc20/savepoints' },
       { method: 'POST', path: '/v1/processors/erc20/savepoints', body: '{"id":"sp"}' },
       { method: 'GET', path: '/v1/processors/erc20/savepoints/sp' },
       { method: 'DELETE', path: '/v1/processors/erc20/savepoints/sp' },
-    ];
-    for (const { method, path, body } of calls) {
-      const send = (headers: Record<string, string>) => fetch(`${base}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
-      const missing = await send({});
-      assert.equal(missing.status, 401, `${method} ${path} without a bearer`);
-      assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'unauthorized');
-      assert.equal((await send({ authorization: `Bearer ${TOKEN}x` })).status, 403, `${method} ${path} with a wrong bearer`);
-      const allowed = await send(bearer);
-      assert.ok(![401, 403].includes(allowed.status), `${method} ${path} with the bearer: ${allowed.status}`);
-      await allowed.body?.cancel();
-    }
+    ]);
+  });
+
+  await t.test('artifact routes (reads, and the admin replay, release and pins) need the bearer', async () => {
+    await needsBearer([
+      { method: 'GET', path: '/v1/processors/erc20/artifacts/status' },
+      { method: 'GET', path: '/v1/processors/erc20/artifacts/0' },
+      { method: 'GET', path: '/v1/processors/erc20/artifacts/export?limit=2' },
+      { method: 'POST', path: '/admin/v1/processors/erc20/artifacts/replay', body: '{"targetProcessor":"erc20-replay","fromBlock":0,"toBlock":0}' },
+      { method: 'POST', path: '/admin/v1/processors/erc20/artifacts/pins', body: '{"ownerId":"pin","fromBlock":0,"toBlock":0}' },
+      { method: 'DELETE', path: '/admin/v1/processors/erc20/artifacts?ownerKind=operator_pin&ownerId=pin' },
+    ]);
+    assert.equal((await fetch(`${base}/v1/processors/erc20/artifacts/status`, { headers: bearer })).status, 200);
   });
 
   await t.test('admin routes need the bearer too; JSON-RPC stays open', async () => {

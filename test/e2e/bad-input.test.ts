@@ -111,16 +111,18 @@ async function openSocket(t: TestContext, url: string) {
 
 const SEGMENTS = ['v1', 'processors', 'blobs', 'q', 'collections', 'blocks', 'transactions', 'entities', 'changes', 'stream', 'consumers', 'head', 'status',
   'schema', 'snapshot', 'schedule', 'query-and-follow', 'query-snapshots', 'checkpoints', 'savepoints', 'capabilities', 'lease', 'ack', 'admin', 'metrics', 'health',
-  'ready', 'live', 'network', 'debug', 'query', 'erc20', 'amm', 'balances', 'pools', 'restore', 'openapi.json', 'materialization-jobs', 'backfill-subscriptions', 'sources', 'probe', 'cancel', 'devnet', 'rebuild', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
+  'ready', 'live', 'network', 'debug', 'query', 'erc20', 'amm', 'balances', 'pools', 'restore', 'openapi.json', 'materialization-jobs', 'backfill-subscriptions', 'sources', 'probe', 'cancel', 'devnet', 'rebuild', 'artifacts', 'export', 'replay', 'pins', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
 const address = fc.oneof(fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}`), fc.constantFrom('0x', '0xZZ', `0x${'0'.repeat(40)}`, `0X${'A'.repeat(40)}`));
 const segment = fc.oneof(fc.constantFrom(...SEGMENTS), fc.string({ maxLength: 12 }).map(encodeURIComponent), address);
 const path = fc.oneof(
   fc.array(segment, { minLength: 1, maxLength: 7 }).map((parts) => `/${parts.join('/')}`),
   fc.tuple(fc.constantFrom('/v1/processors/blobs/', '/v1/q/blobs/', '/v1/processors/blobs/collections/blocks/', '/v1/q/erc20/balances/', '/v1/q/amm/pools/',
     '/v1/processors/erc20/', '/v1/processors/erc20/checkpoints/', '/v1/processors/amm/collections/', '/v1/network/', '/debug/',
-    '/admin/v1/materialization-jobs/', '/admin/v1/backfill-subscriptions/', '/admin/v1/sources/', '/admin/v1/sources/devnet/', '/admin/v1/processors/', '/admin/v1/processors/blobs/'), fc.array(segment, { maxLength: 3 })).map(([prefix, parts]) => prefix + parts.join('/')),
+    '/admin/v1/materialization-jobs/', '/admin/v1/backfill-subscriptions/', '/admin/v1/sources/', '/admin/v1/sources/devnet/', '/admin/v1/processors/', '/admin/v1/processors/blobs/',
+    // Artifact routes (the example configuration retains erc20's; blobs keeps none).
+    '/v1/processors/erc20/artifacts/', '/v1/processors/blobs/artifacts/', '/admin/v1/processors/erc20/artifacts', '/admin/v1/processors/erc20/artifacts/', '/admin/v1/processors/blobs/artifacts/'), fc.array(segment, { maxLength: 3 })).map(([prefix, parts]) => prefix + parts.join('/')),
 );
-const QUERY_KEYS = ['fromBlock', 'toBlock', 'limit', 'cursor', 'after', 'allowPartial', 'blockNumber', 'atBlock', 'fromTimestamp', 'toTimestamp', ...PROTOTYPE_NAMES];
+const QUERY_KEYS = ['fromBlock', 'toBlock', 'limit', 'cursor', 'after', 'allowPartial', 'blockNumber', 'atBlock', 'fromTimestamp', 'toTimestamp', 'ownerKind', 'ownerId', ...PROTOTYPE_NAMES];
 const queryValue = fc.oneof(hexish, fc.constantFrom('1', '0', '-1', '1e309', 'NaN', 'Infinity', '1.5', 'true', 'AAAA', '9007199254740993'), fc.base64String({ maxLength: 80 }), fc.string({ maxLength: 30 }));
 const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_KEYS), fc.string({ maxLength: 8 })), queryValue), { maxLength: 4 })
   .map((pairs) => (pairs.length === 0 ? '' : `?${new URLSearchParams(pairs).toString()}`));
@@ -140,6 +142,13 @@ const apiRequest = fc.record({
         id: fc.oneof(fc.constantFrom('c1', ...PROTOTYPE_NAMES), fc.string({ maxLength: 10 })), role: fc.constantFrom('required', 'best_effort', 'constructor'),
         leaseTtlSeconds: fc.oneof(fc.integer({ min: -1, max: 700_000 }), fc.double()), credential: fc.string({ maxLength: 24 }),
       }, { requiredKeys: [] })),
+    }, { requiredKeys: [] }).map((value) => JSON.stringify(value)),
+    // Near-valid artifact replay and pin bodies (POST /admin/v1/processors/{p}/artifacts/replay, …/pins).
+    fc.record({
+      targetProcessor: fc.oneof(fc.constantFrom('erc20', 'blobs', 'amm', ...PROTOTYPE_NAMES), fc.string({ maxLength: 10 })),
+      ownerId: fc.oneof(fc.constantFrom('pin-1', ...PROTOTYPE_NAMES), fc.string({ maxLength: 10 })),
+      fromBlock: fc.oneof(fc.integer({ min: -2, max: 1_000_000 }), fc.double(), hexish), toBlock: fc.oneof(fc.integer({ min: -2, max: 1_000_000 }), fc.double(), hexish),
+      limit: fc.oneof(fc.integer({ min: -1, max: 100_000_000 }), fc.double(), fc.string({ maxLength: 4 })),
     }, { requiredKeys: [] }).map((value) => JSON.stringify(value))),
   contentType: fc.constantFrom(undefined, 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-8'),
   authorization: fc.option(fc.oneof(headerValue, headerValue.map((v) => `Bearer ${v}`)), { nil: undefined }),

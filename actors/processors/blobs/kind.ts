@@ -14,7 +14,7 @@ import { blockKey, blockTxIndexPrefix, scheduleKey, SCHEDULE_KEY_PREFIX, txKey }
 import { renderChangePayload, renderScheduleRow } from './render.js';
 import { scheduleActivationsAt, scheduleRows } from './schedule.js';
 import { BLOBS_PROCESSOR, BLOBS_SCHEMA } from './schema.js';
-import { transformBlock } from './transform.js';
+import { transformBlock, type TransformedBlock } from './transform.js';
 import { withFinality } from './with-finality.js';
 import type { BlobSchedule } from './types.js';
 
@@ -29,7 +29,14 @@ function storedSchedule(ctx: KindContext): BlobSchedule[] {
   return rows;
 }
 
-function scheduleChanges(ctx: KindContext, block: BlockInput): KindChange[] {
+/** The blob processor's map output: the transformed block (marked finalized; applying re-marks it) and what the schedule rows read. */
+export interface BlobsDeltas {
+  readonly transformed: TransformedBlock;
+  readonly timestamp: number;
+  readonly parentTimestamp: number | null;
+}
+
+function scheduleChanges(ctx: KindContext, block: { number: number; timestamp: number; parentTimestamp: number | null }): KindChange[] {
   let rows = storedSchedule(ctx);
   const changed: BlobSchedule[] = [];
   if (rows.length === 0) {
@@ -37,7 +44,7 @@ function scheduleChanges(ctx: KindContext, block: BlockInput): KindChange[] {
     changed.push(...rows);
   }
   if (block.parentTimestamp !== null) {
-    for (const activated of scheduleActivationsAt(rows, block.header, block.parentTimestamp)) {
+    for (const activated of scheduleActivationsAt(rows, block, block.parentTimestamp)) {
       const index = changed.findIndex((row) => row.name === activated.name);
       if (index >= 0) changed[index] = activated;
       else changed.push(activated);
@@ -64,14 +71,21 @@ export const blobsKind = defineProcessorKind({
   queryExtensions: [BLOBS_QUERY],
   finalizedKind: 'blobs.block.put',
 
-  apply(ctx, block, finality) {
+  // Pure: the block, the chain's network name and fork schedule (no rows, no state).
+  map(block: BlockInput, _options, chain): BlobsDeltas {
     const transformed = transformBlock({
-      network: ctx.network, schedule: ctx.schedule, header: block.header, transactions: block.transactions, receipts: block.receipts,
-      blockSizeBytes: block.sizeBytes, finality, blockHash: block.hash,
+      network: chain.network, schedule: chain.schedule, header: block.header, transactions: block.transactions, receipts: block.receipts,
+      blockSizeBytes: block.sizeBytes, finality: 'finalized', blockHash: block.hash,
     });
+    return { transformed, timestamp: block.header.timestamp, parentTimestamp: block.parentTimestamp };
+  },
+
+  applyMapped(ctx, deltas: BlobsDeltas, block, finality) {
+    // map marks the block finalized; the rows carry the finality it is applied at (finality is the block's last field).
+    const transformed: TransformedBlock = finality === 'finalized' ? deltas.transformed : { ...deltas.transformed, block: { ...deltas.transformed.block, finality } };
     for (const entry of blockEntries(transformed)) ctx.tables.entities.put(entry.key, entry.value);
     return [
-      ...scheduleChanges(ctx, block),
+      ...scheduleChanges(ctx, { number: block.number, timestamp: deltas.timestamp, parentTimestamp: deltas.parentTimestamp }),
       { kind: 'blobs.block.put', key: blockKey(block.number).toString('hex'), dataJson: renderChangePayload(transformed) },
     ];
   },

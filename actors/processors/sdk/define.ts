@@ -18,7 +18,7 @@ import type { Hex } from '../../../net/eth/hex.js';
 import type { Finality } from '../../../store/coverage.js';
 import type { CollectionDescription } from '../../../store/collection.js';
 import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
-import type { BlockInput, BoundKind, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
+import type { ArtifactBlock, BlockInput, BoundKind, KindArtifacts, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
 import type { LogInterest } from '../../../net/p2p/log-interest.js';
 import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
 import { dropInverses, recordingState, undoBlock, type StateApi } from './state.js';
@@ -55,11 +55,24 @@ interface KindIdentity<O> {
    * skipped them. Absent or null: it needs every block's receipts.
    */
   readonly logInterest?: (options: O) => LogInterest | null;
+  /** Label of the `map` output's shape (artifacts, spec §2.9); default `<name>.deltas@<version>`. */
+  readonly deltaSchema?: string;
 }
 
-export interface BlockLocalDefinition<O> extends KindIdentity<O> {
+/**
+ * A block-local kind writes a block's rows with `apply`, or — to keep artifacts (spec §2.9) — declares the split
+ * instead: `map` (pure: the block's deltas) and `applyMapped` (writes the rows of those deltas); then `apply` is
+ * `applyMapped(map(block))` and replaying retained deltas writes what processing the block wrote.
+ */
+/** What a block-local `map` may read beside the block: the served chain. */
+export type MapChain = Pick<KindContext, 'network' | 'schedule' | 'genesis' | 'scheduleSource'>;
+
+export interface BlockLocalDefinition<O, D = unknown> extends KindIdentity<O> {
   readonly ordering: 'block_local';
-  apply(ctx: KindContext, block: BlockInput, finality: Finality, options: O): KindOutput[];
+  apply?(ctx: KindContext, block: BlockInput, finality: Finality, options: O): KindOutput[];
+  /** Pure: reads the block and the chain (`network`, `schedule`, `genesis` of the context) only, never the tables. */
+  map?(block: BlockInput, options: O, chain: MapChain): D;
+  applyMapped?(ctx: KindContext, deltas: D, block: ArtifactBlock, finality: Finality, options: O): KindOutput[];
   undo(ctx: KindContext, number: number, hash: Hex, options: O): KindOutput[];
   finalize(ctx: KindContext, from: number, to: number, options: O): void;
 }
@@ -88,13 +101,13 @@ export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
   finalizedValue?(value: Buffer, through: number): Buffer | null;
 }
 
-export type ProcessorKindDefinition<O, D> = BlockLocalDefinition<O> | OrderedStateDefinition<O, D>;
+export type ProcessorKindDefinition<O, D> = BlockLocalDefinition<O, D> | OrderedStateDefinition<O, D>;
 
 export class KindDefinitionError extends Error {
   override readonly name = 'KindDefinitionError';
 }
 
-const REQUIRED_FUNCTIONS = { block_local: ['apply', 'undo', 'finalize'], ordered_state: ['map', 'reduce', 'changeOf'] } as const;
+const REQUIRED_FUNCTIONS = { block_local: ['undo', 'finalize'], ordered_state: ['map', 'reduce', 'changeOf'] } as const;
 
 /** A definition may come from a user's module: check its shape before trusting it. */
 function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void {
@@ -110,9 +123,16 @@ function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void
   if (typeof needs !== 'object' || needs === null || typeof (needs as KindNeeds).bodies !== 'boolean' || typeof (needs as KindNeeds).receipts !== 'boolean') {
     throw new KindDefinitionError(`kind '${name}': needs must be {bodies: boolean, receipts: boolean}`);
   }
+  const fns = definition as unknown as Record<string, unknown>;
   for (const fn of REQUIRED_FUNCTIONS[ordering]) {
-    if (typeof (definition as unknown as Record<string, unknown>)[fn] !== 'function') throw new KindDefinitionError(`kind '${name}': an ${ordering} kind needs a '${fn}' function`);
+    if (typeof fns[fn] !== 'function') throw new KindDefinitionError(`kind '${name}': an ${ordering} kind needs a '${fn}' function`);
   }
+  if (ordering === 'block_local') {
+    const split = typeof fns.map === 'function' && typeof fns.applyMapped === 'function';
+    if ((fns.map !== undefined || fns.applyMapped !== undefined) && !split) throw new KindDefinitionError(`kind '${name}': a block_local kind declares 'map' and 'applyMapped' together`);
+    if (typeof fns.apply !== 'function' && !split) throw new KindDefinitionError(`kind '${name}': a block_local kind needs an 'apply' function (or 'map' with 'applyMapped')`);
+  }
+  if (definition.deltaSchema !== undefined && typeof definition.deltaSchema !== 'string') throw new KindDefinitionError(`kind '${name}': deltaSchema must be a string`);
 }
 
 function checkIdentity(definition: Pick<KindIdentity<unknown>, 'name' | 'version' | 'sdk'>): void {
@@ -139,33 +159,37 @@ export function renderChanges(outputs: readonly KindOutput[], render: ((change: 
 }
 
 /** A bound kind whose changes may still be raw (`bind` renders them). */
-type UnrenderedKind = Omit<BoundKind, 'apply' | 'undo' | 'logInterest'> & {
+type UnrenderedKind = Omit<BoundKind, 'apply' | 'undo' | 'logInterest' | 'artifacts'> & {
   apply(...args: Parameters<BoundKind['apply']>): KindOutput[];
   undo(...args: Parameters<BoundKind['undo']>): KindOutput[];
+  artifacts?: Omit<KindArtifacts, 'applyMapped'> & { applyMapped(...args: Parameters<KindArtifacts['applyMapped']>): KindOutput[] };
 };
 
 /** The bound kind with every change rendered (raw ones through `render`, or as hex). */
 function rendered(bound: UnrenderedKind, render: ((change: RawChange) => unknown) | undefined): Omit<BoundKind, 'logInterest'> {
+  const { artifacts, ...rest } = bound;
   return {
-    ...bound,
+    ...rest,
     apply: (ctx, block, finality) => renderChanges(bound.apply(ctx, block, finality), render),
     undo: (ctx, number, hash, finalizedThrough) => renderChanges(bound.undo(ctx, number, hash, finalizedThrough), render),
+    ...(artifacts ? { artifacts: { ...artifacts, applyMapped: (ctx, deltas, block, finality) => renderChanges(artifacts.applyMapped(ctx, deltas, block, finality), render) } satisfies KindArtifacts } : {}),
   };
 }
 
-function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O): UnrenderedKind {
+function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O, deltaSchema: string): UnrenderedKind {
   const remark = definition.finalizedValue;
   /** The value re-marked for blocks final through `through` (as is when the kind has no remark or it is unchanged). */
   const marked = (value: Buffer, through: number | null): Buffer => (remark && through !== null ? remark(value, through) ?? value : value);
+  const applyMapped = (ctx: KindContext, deltas: D, block: ArtifactBlock, finality: Finality): KindOutput[] => {
+    const record = finality !== 'finalized';
+    const state = ctx.stateBatch ? ctx.stateBatch.recording(block.number, record) : recordingState(ctx.tables.entities, ctx.tables.undo, block.number, record);
+    return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.timestamp, finality }, options);
+  };
   return {
     finalizedKind: definition.finalizedKind,
     ...(remark ? { finalizedValue: (value: Buffer, through: number) => remark(value, through) } : {}),
-    apply(ctx, block, finality) {
-      const deltas = definition.map(block, options);
-      const record = finality !== 'finalized';
-      const state = ctx.stateBatch ? ctx.stateBatch.recording(block.number, record) : recordingState(ctx.tables.entities, ctx.tables.undo, block.number, record);
-      return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.header.timestamp, finality }, options);
-    },
+    apply: (ctx, block, finality) => applyMapped(ctx, definition.map(block, options), artifactBlock(block), finality),
+    artifacts: { deltaSchema, map: (_ctx, block) => definition.map(block, options), applyMapped: (ctx, deltas, block, finality) => applyMapped(ctx, deltas as D, block, finality) },
     undo(ctx, number, _hash, finalizedThrough) {
       // An inverse was recorded before later finality: the restored value gets the marks it has missed since.
       const restore = (value: Buffer) => marked(value, finalizedThrough);
@@ -191,10 +215,25 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O)
   };
 }
 
-function bindBlockLocal<O>(definition: BlockLocalDefinition<O>, options: O): UnrenderedKind {
+/** The block fields applying deltas needs. */
+function artifactBlock(block: BlockInput): ArtifactBlock {
+  return { number: block.number, hash: block.hash, parentHash: block.header.parentHash, timestamp: block.header.timestamp };
+}
+
+function bindBlockLocal<O, D>(definition: BlockLocalDefinition<O, D>, options: O, deltaSchema: string): UnrenderedKind {
+  const { map, applyMapped } = definition;
+  if (map && applyMapped) {
+    return {
+      finalizedKind: definition.finalizedKind,
+      apply: (ctx, block, finality) => applyMapped(ctx, map(block, options, ctx), artifactBlock(block), finality, options),
+      artifacts: { deltaSchema, map: (ctx, block) => map(block, options, ctx), applyMapped: (ctx, deltas, block, finality) => applyMapped(ctx, deltas as D, block, finality, options) },
+      undo: (ctx, number, hash) => definition.undo(ctx, number, hash, options),
+      finalize: (ctx, from, to) => definition.finalize(ctx, from, to, options),
+    };
+  }
   return {
     finalizedKind: definition.finalizedKind,
-    apply: (ctx, block, finality) => definition.apply(ctx, block, finality, options),
+    apply: (ctx, block, finality) => definition.apply!(ctx, block, finality, options),
     undo: (ctx, number, hash) => definition.undo(ctx, number, hash, options),
     finalize: (ctx, from, to) => definition.finalize(ctx, from, to, options),
   };
@@ -210,6 +249,8 @@ export function defineProcessorKind<O = KindOptions, D = unknown>(definition: Pr
     // A kind without an options parser binds the (empty) options object itself.
     return raw as unknown as O;
   };
+  const deltaSchema = definition.deltaSchema ?? `${definition.name}.deltas@${definition.version}`;
+  const hasSplit = definition.ordering === 'ordered_state' || (definition.map !== undefined && definition.applyMapped !== undefined);
   return {
     name: definition.name,
     version: definition.version,
@@ -218,12 +259,13 @@ export function defineProcessorKind<O = KindOptions, D = unknown>(definition: Pr
     needs: definition.needs,
     changeSchema: definition.changeSchema,
     deliveryOrdering: definition.deliveryOrdering ?? 'block_versioned_idempotent',
+    deltaSchema: hasSplit ? deltaSchema : null,
     schema: definition.schema ?? {},
     collections: definition.collections ?? [],
     queryExtensions: definition.queryExtensions ?? [],
     bind(raw) {
       const options = parseOptions(raw);
-      const bound = rendered(definition.ordering === 'ordered_state' ? bindOrdered(definition, options) : bindBlockLocal(definition, options), definition.render);
+      const bound = rendered(definition.ordering === 'ordered_state' ? bindOrdered(definition, options, deltaSchema) : bindBlockLocal(definition, options, deltaSchema), definition.render);
       return { ...bound, logInterest: definition.needs.receipts ? definition.logInterest?.(options) ?? null : null };
     },
   };

@@ -43,8 +43,11 @@ test('config.example.toml is valid and lists every key of the schema with its de
     // Out of the box the example also runs the token and pool kinds over the devnet's contracts.
     assert.deepEqual(exampleProcessors[0], defaultProcessors[0], 'the default blobs instance, as it is');
     assert.deepEqual(exampleProcessors.map((p) => p.kind), ['blobs', 'erc20', 'amm']);
-    const common = ({ id: _id, kind: _kind, tokens: _tokens, pools: _pools, ...keys }: (typeof exampleProcessors)[number]) => keys;
+    const common = ({ id: _id, kind: _kind, tokens: _tokens, pools: _pools, artifacts: _artifacts, ...keys }: (typeof exampleProcessors)[number]) => keys;
     for (const processor of exampleProcessors.slice(1)) assert.deepEqual(common(processor), common(defaultProcessors[0]!), `${processor.id} shows the per-processor defaults`);
+    // Out of the box erc20 keeps its artifacts (a window); the others show the default (none).
+    assert.deepEqual(exampleProcessors.map((p) => p.artifacts), [defaultProcessors[0]!.artifacts, { retention: 'window', window_blocks: 10_000 }, defaultProcessors[0]!.artifacts]);
+    assert.deepEqual(defaultProcessors[0]!.artifacts, { retention: 'none', window_blocks: 10_000 });
   });
   const raw = parseToml(readFileSync(join(PROJECT_ROOT, 'config.example.toml'), 'utf8')) as Record<string, unknown>;
   const missing: string[] = [];
@@ -143,5 +146,26 @@ test('`config check` prints the effective config, and exits 1 naming the key on 
     assert.equal((await runCli(['--help'])).code, 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('[processors.artifacts] replay_from names another processor of the same kind and options that retains artifacts; [budgets.artifacts] has its defaults', () => {
+  const erc20 = (id: string, tokens: string, artifacts: string) => `[[processors]]\nid = "${id}"\nkind = "erc20"\ntokens = ${tokens}\n[processors.artifacts]\n${artifacts}\n`;
+  withConfig(erc20('a', '"*"', 'retention = "full"') + erc20('b', '"*"', 'replay_from = "a"'), (file) => {
+    const { config } = loadConfig(file);
+    assert.deepEqual(config.processors[1]!.artifacts, { retention: 'none', window_blocks: 10_000, replay_from: 'a' });
+    assert.deepEqual(config.budgets.artifacts, { max_bytes: 1024 ** 3, max_pending_blocks: 4096 });
+  });
+  const cases: Array<[string, RegExp]> = [
+    [erc20('a', '"*"', 'retention = "full"') + erc20('b', '["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506"]', 'replay_from = "a"'), /same kind and options/],
+    [erc20('a', '"*"', 'retention = "none"') + erc20('b', '"*"', 'replay_from = "a"'), /retains artifacts/],
+    [erc20('b', '"*"', 'replay_from = "nope"'), /id of another \[\[processors\]\] entry/],
+    [erc20('a', '"*"', 'retention = "full"') + erc20('b', '"*"', 'replay_from = "a"').replace('kind = "erc20"', 'kind = "erc20"\nstart_block = 3'), /no start_block/],
+  ];
+  for (const [toml, expected] of cases) {
+    withConfig(toml, (file) => {
+      const found = problems(() => loadConfig(file));
+      assert.ok(found.some((p) => p.key.endsWith('artifacts.replay_from') && expected.test(p.expected)), `${JSON.stringify(found)} names replay_from: ${expected}`);
+    });
   }
 });
