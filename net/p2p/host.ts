@@ -114,6 +114,10 @@ export class EthHost extends EventEmitter<HostEvents> {
       peer.disconnect(DISCONNECT_REASON.USELESS_PEER);
       return;
     }
+    // Requests and answers are small frames that wait on each other: without TCP_NODELAY, Nagle's algorithm holds a
+    // frame until the previous one is acknowledged, and the peer's delayed ACK (40 ms on Linux) stalls every round
+    // trip of the follower's header → body → receipt steps. devp2p's sockets keep the default.
+    (peer as unknown as { _socket?: import('node:net').Socket })._socket?.setNoDelay(true);
     const session = new EthSession(peer, protocol, this.options.handler);
     session.handshake({ ...this.options.status(), version: protocol.version }, this.options.handshakeTimeoutMs, this.options.checkStatus).then(() => {
       if (this.destroyed || session.isClosed) return;
