@@ -1,4 +1,4 @@
-import type { MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { encode, decode } from './codec.js';
 import { MailboxControl, type MailboxBuffer } from './mailbox.js';
 import type { WireEntry } from './protocol.js';
@@ -59,6 +59,8 @@ export class Link {
   unbind(): void {
     if (!this.port) return;
     this.port.removeAllListeners('message');
+    // Replies the receiver posted before it went away may still be queued (a busy thread can see the exit first).
+    for (let queued = receiveMessageOnPort(this.port); queued !== undefined; queued = receiveMessageOnPort(this.port)) this.receive(queued.message as Uint8Array);
     this.port.close();
     this.port = null;
     this.mailbox = null;

@@ -14,6 +14,7 @@ import { ActorExitedError, AskTimeoutError, fromRemoteError, toRemoteError } fro
 import { LaneSupervisor, type ChildSpec, type LaneSpec, type LaneState } from './supervisor.js';
 import type { TaskPool } from './pool.js';
 import { errorFields, type Logger } from './log.js';
+import { bundledModule } from './bundled.js';
 
 const HOST = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 
@@ -255,9 +256,12 @@ export class ActorSystem extends EventEmitter {
 
   private spawn(slot: Slot): void {
     const { spec } = slot;
-    const worker = new Worker(HOST, {
+    // The bundled host and actor together (they share the bundle's chunks), or neither.
+    const bundled = bundledModule(spec.module);
+    const bundledHost = bundled === null ? null : bundledModule(HOST);
+    const worker = new Worker(bundledHost ?? HOST, {
       workerData: {
-        name: spec.name, lane: slot.supervisor.lane, module: spec.module, mailbox: slot.mailbox, args: spec.args,
+        name: spec.name, lane: slot.supervisor.lane, module: bundledHost === null ? spec.module : bundled, mailbox: slot.mailbox, args: spec.args,
         logLevel: this.options.logLevel, logRate: this.options.logRate, batching: this.options.batching ?? true, memoryMb: spec.memoryMb,
       },
       resourceLimits: {

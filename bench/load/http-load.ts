@@ -8,6 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { runAutocannon } from './autocannon-result.js';
 import { runWrk } from './wrk-run.js';
+import type { WorkloadOptions } from '../workload.js';
 
 export type LoadTool = 'wrk' | 'autocannon';
 
@@ -33,6 +34,15 @@ export interface LoadResult {
   readonly failures: number;
   readonly serverCpuCores: number;
   readonly loadGeneratorCpuCores: number;
+}
+
+/**
+ * Seconds of one load run: `--duration`, or half a second under `--smoke`, which only proves the path (a run
+ * loads two processes flat out, and the smoke makes about twenty of them; wrk takes whole seconds, so at least 1).
+ */
+export function loadSeconds(options: Pick<WorkloadOptions, 'smoke' | 'durationSeconds'>, tool: LoadTool = loadTool()): number {
+  if (!options.smoke) return options.durationSeconds;
+  return tool === 'wrk' ? 1 : 0.5;
 }
 
 /** Where `wrk` is on the PATH, or undefined. */

@@ -18,7 +18,7 @@
 import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { compared, figure } from '../figures.js';
-import { loadTool, loadToolLabel, runHttpLoad, type LoadResult, type LoadTool } from '../load/http-load.js';
+import { loadSeconds, loadTool, loadToolLabel, runHttpLoad, type LoadResult, type LoadTool } from '../load/http-load.js';
 import { cpuPerRequestAboveRest, restCpuCores } from '../load/rest-cpu.js';
 import { runJsonScript } from '../load/run-json.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
@@ -68,7 +68,7 @@ async function measureMethod(node: BenchNode, nodeRestCores: number, baseline: S
     };
     for (let round = 0; round < options.rounds; round += 1) {
       for (const target of Object.values(targets)) {
-        const run = await runHttpLoad({ url: target.url, body, serverPid: target.pid, connections: options.connections ?? 50, durationSeconds: options.durationSeconds }, tool);
+        const run = await runHttpLoad({ url: target.url, body, serverPid: target.pid, connections: options.connections ?? 50, durationSeconds: loadSeconds(options, tool) }, tool);
         if (run.failures > 0) failures.push(`${name} on ${target.url}: ${run.failures}`);
         target.runs.push(run);
       }

@@ -19,7 +19,7 @@
 import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { compared } from '../figures.js';
-import { loadTool, loadToolLabel, runHttpLoad, type LoadResult } from '../load/http-load.js';
+import { loadSeconds, loadTool, loadToolLabel, runHttpLoad, type LoadResult } from '../load/http-load.js';
 import { cpuPerRequestAboveRest, restCpuCores } from '../load/rest-cpu.js';
 import { startServerProcess, type ServerProcess } from '../load/server-process.js';
 import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
@@ -98,7 +98,7 @@ async function measure(node: BenchNode, nodeRestCores: number, baseline: ServerP
   const baselineRuns: LoadResult[] = [];
   const tool = loadTool();
   const load = async (url: string, serverPid: number, runs: LoadResult[]) => {
-    const result = await runHttpLoad({ url, serverPid, connections: options.connections ?? 50, durationSeconds: options.durationSeconds, pipelining: scenario.pipelining }, tool);
+    const result = await runHttpLoad({ url, serverPid, connections: options.connections ?? 50, durationSeconds: loadSeconds(options, tool), pipelining: scenario.pipelining }, tool);
     if (result.failures > 0) failures.push(`GET ${url}: ${result.failures}`);
     runs.push(result);
   };

@@ -82,6 +82,8 @@ test('cold backfill: new blobs and erc20 instances with start_block = 0 are back
   const node = await startNodeProcess({ dir, toml: toml(16, [...blobsAt0('cb'), ...erc20At0('cbe')]), sets: FAST });
   t.after(async () => { await node.stop('SIGKILL'); removeDir(dir); });
 
+  // Processor lanes are not required for readiness: each reports its target once its lane has started.
+  await waitUntil(node, async () => (await status(node, 'cbe')).historicalTargetBlock !== null && (await status(node, 'cb')).historicalTargetBlock !== null, 60_000);
   const early = await status(node, 'cbe');
   assert.ok(early.historicalTargetBlock !== null && early.historicalTargetBlock >= 80, `historicalTargetBlock reports the target (${early.historicalTargetBlock})`);
   assert.equal(early.configuredStartBlock, 0);
