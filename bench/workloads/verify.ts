@@ -149,7 +149,7 @@ export const verifyWorkload: Workload = {
     }
     const figures: Figure[] = [];
     if (answers.length > 0) {
-      figures.push(compared('mainnet fixtures as JSON-RPC answers → verified material: CPU pool path, verifiedMaterialFromJson (encode, then verify the bytes)', 'CPU ms/block', pool, { name: LANE_PATH, values: lane }, 'lower'));
+      figures.push(compared('JSON-RPC answers of the mainnet fixtures → verified material: CPU pool path, verifiedMaterialFromJson (encode, then verify the bytes)', 'CPU ms/block', pool, { name: LANE_PATH, values: lane }, 'lower'));
     }
     for (const [set] of sets) {
       const fallback = perRound.get(`${set}\u0000${FALLBACK}`)!;

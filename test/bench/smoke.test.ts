@@ -108,6 +108,9 @@ describe('bench --smoke', () => {
       assert.ok(figures.some((f) => f.name.includes('verify, wasm (fallback')), `${set}: the fallback is measured`);
       assert.ok(figures.filter((f) => f.baseline).every((f) => f.baseline!.name === 'wasm fallback' && f.ratio!.min > 0), set);
     }
+    // The history lane's JSON-RPC conversion: the pool's path beside the lane's former one, in the same rounds.
+    const conversion = run.figures.find((f) => f.name.startsWith('JSON-RPC answers of the mainnet fixtures → verified material'));
+    assert.ok(conversion && conversion.min > 0 && conversion.baseline && conversion.ratio!.min > 0, 'the conversion paths are measured side by side');
   });
 
   it('query serves the typed routes and the entity pages from the node and the baseline, with no errors, each figure beside its baseline', () => {
