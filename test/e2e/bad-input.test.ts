@@ -111,7 +111,7 @@ async function openSocket(t: TestContext, url: string) {
 
 const SEGMENTS = ['v1', 'processors', 'blobs', 'q', 'collections', 'blocks', 'transactions', 'entities', 'changes', 'stream', 'consumers', 'head', 'status',
   'schema', 'snapshot', 'schedule', 'query-and-follow', 'query-snapshots', 'checkpoints', 'savepoints', 'capabilities', 'lease', 'ack', 'admin', 'metrics', 'health',
-  'ready', 'live', 'network', 'debug', 'query', 'erc20', 'amm', 'balances', 'pools', 'restore', 'openapi.json', 'materialization-jobs', 'backfill-subscriptions', 'sources', 'probe', 'cancel', 'devnet', 'rebuild', 'artifacts', 'export', 'replay', 'pins', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
+  'ready', 'live', 'network', 'debug', 'query', 'erc20', 'amm', 'balances', 'pools', 'restore', 'openapi.json', 'materialization-jobs', 'backfill-subscriptions', 'sources', 'probe', 'cancel', 'devnet', 'rebuild', 'rebuilds', 'promote', 'rollback', 'artifacts', 'export', 'replay', 'pins', ...PROTOTYPE_NAMES, '..', '.', '%00', '%zz', '%2F', '0x00', '1', '-1', '99999999999999999999'];
 const address = fc.oneof(fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}`), fc.constantFrom('0x', '0xZZ', `0x${'0'.repeat(40)}`, `0X${'A'.repeat(40)}`));
 const segment = fc.oneof(fc.constantFrom(...SEGMENTS), fc.string({ maxLength: 12 }).map(encodeURIComponent), address);
 const path = fc.oneof(
