@@ -208,13 +208,18 @@ export async function advanceRebuilds(ctx: Ctx, state: RebuildLaneState): Promis
   }
 }
 
-/** The replacement is live, its backfill complete, and it holds a finalized block at or above the backfill's target. */
+/**
+ * The replacement is live, its backfill complete, and its finalized block is above the backfill's target: the first
+ * block its live lane applied (target + 1) is finalized too. Rows a kind writes once at an instance's first block
+ * (blobs' fork schedule) are written by the replacement's live lane at that block; compared before it is final,
+ * they would be outputs only the serving instance has.
+ */
 function caughtUp(store: Store, record: RebuildRecord): boolean {
   if (!store.processorInstances().includes(record.instance)) return false;
   const progress = readProgress(store.processor(record.instance).state);
   if (progress.state !== 'live' || progress.finalizedNumber === null) return false;
   if (!progress.coldBackfill) return progress.journalSequence > 0;
-  return progress.coldBackfill.completed && progress.finalizedNumber >= progress.coldBackfill.targetBlock;
+  return progress.coldBackfill.completed && progress.finalizedNumber > progress.coldBackfill.targetBlock;
 }
 
 export interface RebuildView {
