@@ -110,11 +110,14 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   const stream = await fetch(`${node.baseUrl}/v1/processors/blobs/stream?after=${cursor}`, { signal: controller.signal });
   problems.push(...validator.check('GET', '/v1/processors/blobs/stream', stream.status, stream.headers.get('content-type'), '').problems);
   const reader = stream.body!.getReader();
+  // Complete frames only: a frame ends with a blank line, and a read may stop in the middle of one.
+  const decoder = new TextDecoder();
   let text = '';
-  while ((text.match(/\nevent: apply\n/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+  const completeApplyFrames = () => text.split('\n\n').slice(0, -1).filter((f) => f.includes('event: apply'));
+  while (completeApplyFrames().length < 2) text += decoder.decode((await reader.read()).value, { stream: true });
   controller.abort();
   await reader.cancel().catch(() => undefined);
-  for (const frame of text.split('\n\n').filter((f) => f.includes('event: apply'))) {
+  for (const frame of completeApplyFrames()) {
     const data = frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6);
     const envelope = new OpenApiValidator(validator.document);
     const check = envelope.check('GET', '/v1/processors/blobs/changes', 200, 'application/json', JSON.stringify({ data: [JSON.parse(data)], nextCursor: null, coverage: page.json.coverage }));
