@@ -67,8 +67,9 @@ export default defineActor<State, RpcArgs>({
   async init(ctx) {
     const args = ctx.args;
     const store = openStore({ dataDir: args.dataDir, readOnly: true });
-    const capabilities = capabilitiesBody({
-      store, chainId: args.chain.chainId, network: args.network, processors: createProcessorRegistry(args.processors), limits: args.pageLimits,
+    const processors = createProcessorRegistry(args.processors);
+    const capabilities = (): unknown => capabilitiesBody({
+      store, chainId: args.chain.chainId, network: args.network, processors, limits: args.pageLimits,
       rpc: { http: args.httpAddress, webSocket: args.wsAddress, limits: args.limits, history: historyCapability(args.history ?? null) },
     });
     const pending = new Map<number, (error: FillError | null) => void>();

@@ -178,7 +178,7 @@ const eth_config: RpcMethod = (params, ctx) => {
 
 const node_getCapabilities: RpcMethod = (params, ctx) => {
   expectParams(params, 0, 0);
-  return ctx.capabilitiesJson;
+  return ctx.capabilitiesJson();
 };
 
 /** A filter's block range resolved against the head (geth's rules and messages). */

@@ -40,8 +40,9 @@ export interface RpcContext {
   readonly history: RpcHistory | null;
   readonly spec: Required<RpcChain>;
   readonly limits: RpcLimits;
-  /** The `node_getCapabilities` result: the same JSON as `/v1/capabilities`. */
-  readonly capabilitiesJson: string;
+  /** The `node_getCapabilities` result: the same JSON as `/v1/capabilities`, built per call (a rebuild started
+   * after the listener did shows in it, as it does on `/v1/capabilities`). */
+  readonly capabilitiesJson: () => string;
   readonly clientVersion: string;
 }
 
@@ -49,6 +50,7 @@ export interface RpcContextOptions {
   readonly store: Store;
   readonly chain: RpcChain;
   readonly limits: RpcLimits;
+  /** The capabilities document, or a function building it at each call (what the node runs). */
   readonly capabilities: unknown;
   readonly history?: RpcHistory | null;
   /** Decoded blocks (with their renderings) kept per worker: the defaults of `[rpc] block_cache_*` when absent. */
@@ -63,7 +65,13 @@ export function createRpcContext(options: RpcContextOptions): RpcContext {
     history: options.history ?? null,
     spec: { ...options.chain, depositContractAddress },
     limits: options.limits,
-    capabilitiesJson: JSON.stringify(options.capabilities),
+    capabilitiesJson: capabilitiesJson(options.capabilities),
     clientVersion: options.clientVersion ?? 'chain-data-node',
   };
+}
+
+function capabilitiesJson(capabilities: unknown): () => string {
+  if (typeof capabilities === 'function') return () => JSON.stringify((capabilities as () => unknown)());
+  const json = JSON.stringify(capabilities);
+  return () => json;
 }

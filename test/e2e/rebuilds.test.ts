@@ -104,6 +104,9 @@ test('rebuilds: a replacement instance backfilled beside the serving one, 409 pr
   if (['backfilling', 'comparing'].includes((await rebuild(node, 'blobs', b.id)).state)) assert.equal(promoteEarly.json.error.code, 'processor_rebuilding');
   const capabilities = await (await fetch(`${node.baseUrl}/v1/capabilities`)).json() as { processors: Array<{ id: string; instance: string; rebuilding?: { instance: string } }> };
   assert.equal(capabilities.processors.find((p) => p.id === 'blobs')?.rebuilding?.instance, 'blobs~r1');
+  // node_getCapabilities is the same document, built per call: the rebuild started after the rpc lane did shows in it.
+  const rpcAnswer = await (await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'node_getCapabilities', params: [] }) })).json() as { result: typeof capabilities };
+  assert.equal(rpcAnswer.result.processors.find((p) => p.id === 'blobs')?.rebuilding?.instance, 'blobs~r1');
   const status = await (await fetch(`${node.baseUrl}/v1/processors/blobs/status`)).json() as { processor: { instance: string }; rebuilds: Array<{ instance: string; coverage: unknown }> };
   assert.equal(status.processor.instance, 'blobs', 'the serving instance serves while its replacement is rebuilt');
   assert.equal(status.rebuilds[0]?.instance, 'blobs~r1');
