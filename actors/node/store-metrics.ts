@@ -154,7 +154,7 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
     },
   });
   if (source.artifactMaxBytes !== undefined) {
-    new Gauge({ name: 'chain_node_artifact_max_bytes', help: '[budgets.artifacts] max_bytes: the most artifact bytes (retained plus pending) all processors may hold together', registers }).set(source.artifactMaxBytes);
+    new Gauge({ name: 'chain_node_artifact_budget_bytes', help: '[budgets.artifacts] max_bytes: the most artifact bytes (retained plus pending) all processors may hold together', registers }).set(source.artifactMaxBytes);
   }
   new Gauge({
     name: 'chain_node_pending_delta_bytes', help: 'Bytes of the inverse writes kept for blocks not yet finalized (undo tables), by processor instance', labelNames: ['processor'], registers,

@@ -143,7 +143,7 @@ test('artifact routes: status and one block of a retaining processor, paged expo
   assert.deepEqual(Object.fromEntries(capabilities.processors.map((p) => [p.id, p.artifactRetention])), { erc20: 'full', 'erc20-replay': 'none', blobs: 'window', 'blobs-replay': 'none' });
   const metrics = await (await fetch(`${node.baseUrl}/metrics`)).text();
   assert.match(metrics, /^chain_node_artifact_bytes\{processor="erc20",state="retained"\} [1-9]/m);
-  assert.match(metrics, /^chain_node_artifact_max_bytes 1073741824$/m);
+  assert.match(metrics, /^chain_node_artifact_budget_bytes 1073741824$/m);
 });
 
 test('replaying erc20 artifacts into a replay target publishes, block by block, the changes live processing published (its state equals processing the blocks)', async () => {
