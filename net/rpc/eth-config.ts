@@ -134,7 +134,7 @@ export function scheduleFromEthConfig(config: EthConfig, genesis: { hash: Hex; t
   for (const entry of entries) {
     if (entry.forkId === '0x00000000') continue;
     const expected = forkId(schedule, genesis, { number: Number.MAX_SAFE_INTEGER, timestamp: entry.activationTime }).hash;
-    if (expected !== entry.forkId) return { ok: false, reason: `the fork id the upstream reports for activation ${entry.activationTime} (${entry.forkId}) is not the one its schedule gives (${expected})` };
+    if (expected !== entry.forkId) return { ok: false, reason: `the fork id the upstream reports for activation ${entry.activationTime} (${entry.forkId}) is not the one the described forks give (${expected}): forks the answer does not describe (eth_config names only the current, next and last ones) activate before it` };
   }
   return { ok: true, schedule };
 }
