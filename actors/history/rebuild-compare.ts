@@ -9,7 +9,7 @@
  * block an output was first emitted at are not outputs: an instance emits its kind's static rows (a blob schedule,
  * say) at the first block it processes, which for a replacement is where its live lane began.
  *
- * Memory is one entry per (kind, key) of the compared range and one per block touched (both logs are read once).
+ * Memory is one entry per (kind, key) of the compared range and one per undone block (each log is read twice).
  */
 import { createHash } from 'node:crypto';
 import { changeTail, decodeChangeValue } from '../../store/change-log.js';
@@ -34,41 +34,45 @@ function withoutFinality(value: unknown): unknown {
   return out;
 }
 
-/** Each (kind, key)'s outputs in [from, to] from one change log, by block; undone applies removed. */
-function outputsByKey(tables: ProcessorTables, from: number, to: number): Map<string, Output[]> {
-  const byKey = new Map<string, Output[]>();
-  const keysOfBlock = new Map<string, Set<string>>();
-  for (const { key, value } of tables.changes.getRange({})) {
-    const change = decodeChangeValue(key.readBigUInt64BE(0), value);
-    if (change.operation !== 'apply' && change.operation !== 'undo') continue;
-    const envelope = JSON.parse(change.json.toString('utf8')) as { block: { number: number; hash: string } | null; kind: string; key: string | null; data: unknown };
-    const block = envelope.block;
-    if (block === null || block.number < from || block.number > to) continue;
-    const blockId = `${block.number}/${block.hash}`;
-    if (change.operation === 'undo') {
-      for (const outputKey of keysOfBlock.get(blockId) ?? []) {
-        const kept = byKey.get(outputKey)!.filter((output) => output.block !== block.number || output.hash !== block.hash);
-        if (kept.length === 0) byKey.delete(outputKey);
-        else byKey.set(outputKey, kept);
-      }
-      keysOfBlock.delete(blockId);
-      continue;
-    }
-    const outputKey = `${envelope.kind}\u0000${envelope.key ?? ''}`;
-    const digest = createHash('sha256').update(JSON.stringify([envelope.kind, envelope.key, withoutFinality(envelope.data)])).digest('hex');
-    const outputs = byKey.get(outputKey) ?? [];
-    outputs.push({ block: block.number, hash: block.hash, digest });
-    byKey.set(outputKey, outputs);
-    const touched = keysOfBlock.get(blockId) ?? new Set<string>();
-    touched.add(outputKey);
-    keysOfBlock.set(blockId, touched);
-  }
-  return byKey;
+interface LoggedChange {
+  readonly position: bigint;
+  readonly operation: string;
+  readonly envelope: { block: { number: number; hash: string } | null; kind: string; key: string | null; data: unknown };
 }
 
-/** The output written last (outputs are in log order): the value the instance's rows hold. */
-function latest(outputs: readonly Output[] | undefined): Output | undefined {
-  return outputs?.at(-1);
+/** The apply and undo changes of a log about blocks of [from, to], in log order. */
+function* blockChanges(tables: ProcessorTables, from: number, to: number): Generator<LoggedChange> {
+  for (const { key, value } of tables.changes.getRange({})) {
+    const position = key.readBigUInt64BE(0);
+    const change = decodeChangeValue(position, value);
+    if (change.operation !== 'apply' && change.operation !== 'undo') continue;
+    const envelope = JSON.parse(change.json.toString('utf8')) as LoggedChange['envelope'];
+    const block = envelope.block;
+    if (block === null || block.number < from || block.number > to) continue;
+    yield { position, operation: change.operation, envelope };
+  }
+}
+
+/**
+ * Each (kind, key)'s latest output in [from, to] from one change log, among blocks `inCommon` accepts: the last
+ * apply in log order that no later undo of its block took back. Two passes over the log, so memory is one entry per
+ * (kind, key) plus one per undo (a reorg's), never one per change of the range.
+ */
+function latestOutputs(tables: ProcessorTables, from: number, to: number, inCommon: (block: number) => boolean): Map<string, Output> {
+  const lastUndo = new Map<string, bigint>();
+  for (const { position, operation, envelope } of blockChanges(tables, from, to)) {
+    if (operation === 'undo') lastUndo.set(`${envelope.block!.number}/${envelope.block!.hash}`, position);
+  }
+  const latest = new Map<string, Output>();
+  for (const { position, operation, envelope } of blockChanges(tables, from, to)) {
+    const block = envelope.block!;
+    if (operation !== 'apply' || !inCommon(block.number)) continue;
+    const undone = lastUndo.get(`${block.number}/${block.hash}`);
+    if (undone !== undefined && undone > position) continue;
+    const digest = createHash('sha256').update(JSON.stringify([envelope.kind, envelope.key, withoutFinality(envelope.data)])).digest('hex');
+    latest.set(`${envelope.kind}\u0000${envelope.key ?? ''}`, { block: block.number, hash: block.hash, digest });
+  }
+  return latest;
 }
 
 /** The blocks of [from, to] both coverages hold. */
@@ -114,14 +118,13 @@ export function compareInstances(serving: ProcessorTables, replacement: Processo
   const blocksCompared = ranges.reduce((sum, range) => sum + range.to - range.from + 1, 0);
   // Outputs of blocks only one instance covers (a gap of the serving instance) are not compared.
   const inCommon = (block: number) => ranges.some((range) => range.from <= block && block <= range.to);
-  const left = outputsByKey(serving, from, to);
-  const right = outputsByKey(replacement, from, to);
+  const left = latestOutputs(serving, from, to, inCommon);
+  const right = latestOutputs(replacement, from, to, inCommon);
   let first: { blockNumber: number; reason: string } | null = null;
   let changesCompared = 0;
   for (const outputKey of new Set([...left.keys(), ...right.keys()])) {
-    const a = latest(left.get(outputKey)?.filter((output) => inCommon(output.block)));
-    const b = latest(right.get(outputKey)?.filter((output) => inCommon(output.block)));
-    if (!a && !b) continue;
+    const a = left.get(outputKey);
+    const b = right.get(outputKey);
     changesCompared += 1;
     if (a && b && a.digest === b.digest) continue;
     const blockNumber = Math.min(a?.block ?? Infinity, b?.block ?? Infinity);

@@ -72,6 +72,20 @@ test('compareInstances: the lowest block whose output differs, and why', async (
   assert.match(missing.firstDifference!.reason, /only the serving instance has it/);
 });
 
+test('compareInstances: a block undone and applied again counts; an apply undone later does not, whatever came between', async (t) => {
+  const store = storeFor(t);
+  const undo = (n: number, branch: string): Change => ({ op: 'undo', block: n, branch, kind: 'x.block.delete', key: `b${n}`, data: null });
+  // Block 3: a, then b, then a again (the chain went back); block 4: applied on branch c, then undone for good.
+  const serving = await instance(store, 's', [
+    block(2, 'included'), block(3, 'included'), undo(3, 'a'), { ...block(3, 'included', { other: true }), branch: 'b' }, undo(3, 'b'),
+    block(3, 'included'), { ...block(4, 'included', { gone: true }), branch: 'c' }, block(2, 'included', { late: true }), undo(4, 'c'),
+  ], [2, 4], 4);
+  const replacement = await instance(store, 'r', [block(2, 'finalized', { late: true }), block(3, 'finalized')], [2, 4], 4);
+  const result = compareInstances(serving, replacement, 0, 'now');
+  assert.equal(result.equal, true, JSON.stringify(result.firstDifference));
+  assert.equal(result.changesCompared, 2, 'b2 (its later value) and b3 (branch a); b4 was undone');
+});
+
 const lane = (store: Store, sources: string[], processor: Partial<HistoryProcessorArgs> = {}): RebuildLaneState => ({
   store, sources: new Map(sources.map((s) => [s, {}])), defaultSource: sources[0],
   processors: new Map([['blobs', { id: 'blobs', instance: 'blobs', historyMode: 'live_only', historyControl: 'node_owned', ordering: 'block_local', startBlock: 0, ...processor }]]),
