@@ -74,8 +74,10 @@ export class ArtifactTxn {
     const block = { number: input.number, hash: input.hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
     const record = encodeArtifact(block, encodeDeltas(deltas));
     if (finality === 'finalized') {
+      // Below the window only the instance's claim lapses: a job's (or a subscription's) claim keeps the record.
       const floor = finalized === null ? null : this.windowFloor(finalized);
-      if (floor === null || input.number >= floor) putRetained(this.table, input.number, record, owners);
+      const claimants = floor === null || input.number >= floor ? owners : owners.filter((owner) => owner.ownerKind !== INSTANCE_OWNER.ownerKind);
+      if (claimants.length > 0) putRetained(this.table, input.number, record, claimants);
     } else {
       putPending(this.table, input.number, record);
     }
