@@ -48,7 +48,7 @@ export function devnetInput(config: NodeConfig): DevnetConfigInput {
   const d = config.devnet;
   return {
     seed: d.seed, chainId: d.chain_id, blockTimeMs: d.block_time_ms, transactionsPerBlock: d.transactions_per_block,
-    blobTransactionsPerBlock: d.blob_transactions_per_block, maxBlobsPerTransaction: d.max_blobs_per_transaction,
+    blobTransactionsPerBlock: d.blob_transactions_per_block, maxBlobsPerTransaction: d.max_blobs_per_transaction, accounts: d.accounts,
     reorgEvery: d.reorg_every, reorgDepth: d.reorg_depth, finalityLag: d.finality_lag,
     forks: { prague: d.prague_after_seconds, osaka: d.osaka_after_seconds, bpo1: d.bpo1_after_seconds },
   };

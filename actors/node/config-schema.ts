@@ -322,6 +322,8 @@ export const configSchema = z.strictObject({
     transactions_per_block: z.number().int().min(0).max(5000).default(12),
     blob_transactions_per_block: z.number().int().min(0).max(100).default(3),
     max_blobs_per_transaction: positiveInt.max(6).default(6),
+    /** Accounts that send the transactions and hold the tokens (more accounts: more distinct balances change a block). */
+    accounts: z.number().int().min(2).max(1024).default(16),
     reorg_every: z.number().int().min(0).default(30),
     reorg_depth: positiveInt.default(2),
     finality_lag: positiveInt.default(8),

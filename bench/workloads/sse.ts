@@ -21,10 +21,37 @@ import { compared } from '../figures.js';
 import { summarize } from '../stats.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 
-const BLOCK_TIME_MS = 100;
 const RAMP_TIMEOUT_MS = 120_000;
-const STREAM_PATH = '/v1/processors/blobs/stream';
-const HEAD_PATH = '/v1/processors/blobs/changes/head';
+
+/**
+ * What the streams follow. `blobs` (default): one change per 100 ms devnet block. `erc20`
+ * (`CDN_BENCH_SSE_PROCESSOR=erc20`, issue 13's shape): an erc20 instance over every token at one
+ * block per second with `CDN_BENCH_SSE_TXS` transactions a block (default 50, over 256 accounts: ~100 balance changes a
+ * block), so each stream gets a block's changes as one burst.
+ */
+interface Shape {
+  readonly processor: string;
+  readonly blockTimeMs: number;
+  readonly sets: readonly string[];
+  readonly toml: string | undefined;
+}
+
+function shapeFromEnv(): Shape {
+  const processor = process.env.CDN_BENCH_SSE_PROCESSOR ?? 'blobs';
+  if (processor === 'blobs') return { processor, blockTimeMs: 100, sets: steadyDevnet(100), toml: undefined };
+  if (processor !== 'erc20') throw new Error(`CDN_BENCH_SSE_PROCESSOR: expected blobs or erc20, got ${JSON.stringify(processor)}`);
+  const transactions = Number(process.env.CDN_BENCH_SSE_TXS ?? '50');
+  if (!Number.isInteger(transactions) || transactions < 1) throw new Error(`CDN_BENCH_SSE_TXS: expected a positive integer, got ${JSON.stringify(process.env.CDN_BENCH_SSE_TXS)}`);
+  return {
+    processor, blockTimeMs: 1000,
+    sets: ['devnet.block_time_ms=1000', 'devnet.reorg_every=0', `devnet.transactions_per_block=${transactions}`, 'devnet.blob_transactions_per_block=0', 'devnet.accounts=256'],
+    toml: '[[processors]]\nid = "erc20"\nkind = "erc20"\ntokens = "*"\n',
+  };
+}
+
+const SHAPE = shapeFromEnv();
+const STREAM_PATH = `/v1/processors/${SHAPE.processor}/stream`;
+const HEAD_PATH = `/v1/processors/${SHAPE.processor}/changes/head`;
 
 interface Target {
   readonly who: string;
@@ -206,10 +233,10 @@ export const sseWorkload: Workload = {
   description: 'N concurrent SSE change streams (--connections): emittedAt → client latency, events/s, vs a naive node:http fan-out',
   async run(options) {
     const loadAtStart = loadavg()[0]!;
-    const node = await startBenchNode(steadyDevnet(BLOCK_TIME_MS));
+    const node = await startBenchNode(SHAPE.sets, SHAPE.toml === undefined ? {} : { toml: SHAPE.toml });
     try {
       await node.waitFor('a first change', async () => (await headCursor(node)) !== null, 60_000);
-      const baseline = await startServerProcess('naive-sse-server', ['--data-dir', node.dataDir]);
+      const baseline = await startServerProcess('naive-sse-server', ['--data-dir', node.dataDir, '--instance', SHAPE.processor]);
       try {
         const nodeTarget: Target = { who: 'node', baseUrl: node.baseUrl, pid: node.pid, resumesFromHead: true };
         const baselineTarget: Target = { who: 'naive baseline', baseUrl: baseline.baseUrl, pid: baseline.pid, resumesFromHead: false };
@@ -224,7 +251,7 @@ export const sseWorkload: Workload = {
         }
         return [
           { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
-          { name: 'change rate (one change per devnet block)', unit: 'changes/s', ...summarize(nodeRuns.map((run) => changesInWindow(run) / run.windowSeconds)) },
+          { name: `change rate (${SHAPE.processor}, one devnet block per ${SHAPE.blockTimeMs} ms)`, unit: 'changes/s', ...summarize(nodeRuns.map((run) => changesInWindow(run) / run.windowSeconds)) },
           ...figuresOf(nodeRuns, baselineRuns),
           ...timingFigures(timings),
         ];
