@@ -117,6 +117,11 @@ export class NetworkManager {
   private natMapper: PortMapper | null = null;
   /** What the NAT mapping announces (external address and ports); null before a mapping. */
   private natAnnounced: NatAnnouncement | null = null;
+  /**
+   * Where the lane's sockets listen: 127.0.0.1, or every interface (0.0.0.0) with a NAT mapping mode, whose gateway
+   * forwards the mapped ports to this host's address on its network.
+   */
+  private readonly bindHost: string;
   private stopped = false;
   private failures = 0;
   private lastError: string | null = null;
@@ -148,6 +153,7 @@ export class NetworkManager {
       this.dials.push({ enode: { id, host: record.host, tcpPort: record.tcpPort, udpPort: record.udpPort }, origin, attempts: 0, tried: false, nextAt: 0 });
     }
     this.zeroSince = Date.now();
+    this.bindHost = options.nat && isMappingMode(options.nat.mode) ? '0.0.0.0' : '127.0.0.1';
   }
 
   start(): void {
@@ -258,7 +264,7 @@ export class NetworkManager {
       handler: this.options.handler,
       maxPeers: this.options.maxPeers,
       handshakeTimeoutMs: this.options.requestTimeoutMs,
-      listen: this.options.listenPort > 0 ? { host: '127.0.0.1', port: this.options.listenPort } : null,
+      listen: this.options.listenPort > 0 ? { host: this.bindHost, port: this.options.listenPort } : null,
     });
     host.on('error', (error) => this.noteFailure(`RLPx host: ${error.message}`));
     host.on('handshake:failed', (reason) => {
@@ -325,7 +331,7 @@ export class NetworkManager {
    * so its first pings and record carry the external address; a later mapping or a changed address is announced then.
    */
   private async startDiscovery(): Promise<void> {
-    const discv5Port = this.options.discv5 ? (this.options.discv5.port > 0 ? this.options.discv5.port : await freeUdpPort().catch(() => 0)) : 0;
+    const discv5Port = this.options.discv5 ? (this.options.discv5.port > 0 ? this.options.discv5.port : await freeUdpPort(this.bindHost).catch(() => 0)) : 0;
     const nat = this.options.nat;
     if (nat && isMappingMode(nat.mode) && !this.stopped) {
       const ports: NatPort[] = [
@@ -348,9 +354,9 @@ export class NetworkManager {
   }
 
   /** The address and ports discovery announces: the NAT mapping's, else `extip` (or 127.0.0.1) and the bound ports. */
-  private announcement(purpose: 'discv4' | 'discv5', udpPort: number, announceIp: string | null | undefined): { ip: string | null; ports: { udp: number; tcp: number } } {
+  private announcement(purpose: 'discv4' | 'discv5', udpPort: number, announceIp: string | null | undefined): { ip: string; ports: { udp: number; tcp: number } } {
     const mapped = this.natAnnounced;
-    if (!mapped) return { ip: announceIp ?? null, ports: { udp: udpPort, tcp: this.options.listenPort } };
+    if (!mapped) return { ip: announceIp ?? '127.0.0.1', ports: { udp: udpPort, tcp: this.options.listenPort } };
     return { ip: mapped.ip, ports: { udp: mapped.ports[purpose] ?? udpPort, tcp: mapped.ports.rlpx ?? this.options.listenPort } };
   }
 
@@ -359,11 +365,11 @@ export class NetworkManager {
     try {
       if (this.discv4 && this.options.discv4) {
         const { ip, ports } = this.announcement('discv4', this.options.discv4.port, null);
-        this.discv4.announce(ip!, ports.udp, ports.tcp);
+        this.discv4.announce(ip, ports.udp, ports.tcp);
       }
       if (this.discv5 && this.discv5Port > 0) {
         const { ip, ports } = this.announcement('discv5', this.discv5Port, null);
-        this.discv5.announce(ip!, ports.udp, ports.tcp);
+        this.discv5.announce(ip, ports.udp, ports.tcp);
       }
     } catch (error) {
       this.noteFailure(`announcing the NAT address: ${(error as Error).message}`);
@@ -381,11 +387,11 @@ export class NetworkManager {
 
   private async startDiscv5(config: { port: number; bootnodes: readonly string[]; announceIp?: string | null }): Promise<void> {
     try {
-      const port = config.port > 0 ? config.port : await freeUdpPort();
+      const port = config.port > 0 ? config.port : await freeUdpPort(this.bindHost);
       this.discv5Port = port;
       const announced = this.announcement('discv5', port, config.announceIp);
       this.discv5 = await startDiscv5({
-        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: port, tcpPort: this.options.listenPort, bootnodes: config.bootnodes,
+        privateKey: this.options.privateKey, host: this.bindHost, udpPort: port, tcpPort: this.options.listenPort, bootnodes: config.bootnodes,
         announceIp: announced.ip, announcePorts: announced.ports,
         lookupIntervalMs: 30_000, lookupTimeoutMs: 10_000,
         onNode: (node) => this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp }, 'discv4_or_5'),
@@ -403,7 +409,7 @@ export class NetworkManager {
     try {
       const announced = this.announcement('discv4', config.port, config.announceIp);
       const service = await startDiscv4({
-        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: config.port, tcpPort: this.options.listenPort, announceIp: announced.ip, announcePorts: announced.ports,
+        privateKey: this.options.privateKey, host: this.bindHost, udpPort: config.port, tcpPort: this.options.listenPort, announceIp: announced.ip, announcePorts: announced.ports,
         bootnodes: config.bootnodes.map((url) => parseEnode(url)), refreshIntervalMs: DISCV4_REFRESH_MS, timeoutMs: this.options.requestTimeoutMs,
         onNode: (node) => this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp }, 'discv4_or_5'),
         onError: (error) => this.noteFailure(`discv4: ${error.message}`),
