@@ -132,7 +132,7 @@ export class PortMapper {
 
   status(): NatStatus {
     const inSeconds = (at: number | null) => (at === null ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000)));
-    const waiting = this.running === null ? this.nextAt : null;
+    const waiting = this.timer !== null ? this.nextAt : null;
     return {
       mode: this.options.mode.kind, state: this.state, gateway: this.gateway?.protocol ?? null, externalAddress: this.externalAddress,
       mappings: this.mappings.map((m) => ({ ...m })), leaseSeconds: this.options.leaseSeconds,
