@@ -9,32 +9,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PortMapper, type NatAnnouncement, type NatStage } from '../../../../net/p2p/nat/port-mapper.js';
+import { PortMapper, type NatAnnouncement } from '../../../../net/p2p/nat/port-mapper.js';
 import { wanServiceOf } from '../../../../net/p2p/nat/upnp.js';
 import { defaultGateway } from '../../../../net/p2p/nat/pmp.js';
-import type { Logger } from '../../../../runtime/log.js';
 import { startIgdStub } from '../../../support/igd-stub.js';
-
-export function recordingLogger(lines: string[] = []): Logger {
-  const logger: Logger = {
-    debug: (message) => lines.push(`debug ${message}`), info: (message) => lines.push(`info ${message}`),
-    warn: (message, fields) => lines.push(`warn ${message} ${JSON.stringify(fields ?? {})}`), error: (message) => lines.push(`error ${message}`), child: () => logger,
-  };
-  return logger;
-}
-
-export function recordingMetrics() {
-  const seen = { mapped: [] as number[], failures: [] as NatStage[], renewals: 0 };
-  return { seen, metrics: { mapped: { set: (v: number) => seen.mapped.push(v) }, failures: { inc: ({ stage }: { stage: NatStage }) => seen.failures.push(stage) }, renewals: { inc: () => { seen.renewals++; } } } };
-}
-
-export async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { recordingLogger, recordingMetrics, until } from '../../../support/nat-helpers.js';
 
 describe('NAT port mapper over UPnP', () => {
   it('maps every port for the lease, announces the external address, renews at half the lease and unmaps on stop', async (t) => {
