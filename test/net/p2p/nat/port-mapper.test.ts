@@ -16,7 +16,7 @@ import { startIgdStub } from '../../../support/igd-stub.js';
 import { recordingLogger, recordingMetrics, until } from '../../../support/nat-helpers.js';
 
 describe('NAT port mapper over UPnP', () => {
-  it('maps every port for the lease, announces the external address, renews at half the lease and unmaps on stop', async (t) => {
+  it('maps every port for the lease, announces the external address, renews at half the lease, follows an address change and unmaps on stop', async (t) => {
     const igd = await startIgdStub('203.0.113.9');
     t.after(() => igd.close());
     const { seen, metrics } = recordingMetrics();
@@ -42,6 +42,11 @@ describe('NAT port mapper over UPnP', () => {
     assert.deepEqual(adds().slice(2, 4).map((c) => [c.args.NewProtocol, c.args.NewExternalPort, c.args.NewLeaseDuration]), [['TCP', '30311', '2'], ['UDP', '30312', '2']]);
     assert.ok(seen.renewals >= 2);
     assert.equal(announced.length, 1);
+    // The gateway's external address changes: the next renewal learns it and announces it.
+    igd.externalIp = '203.0.113.10';
+    await until(() => announced.length === 2, 10_000, 'the new address announced');
+    assert.deepEqual(announced[1], { ip: '203.0.113.10', ports: { rlpx: 30_311, discv4: 30_312 } });
+    assert.equal(mapper.status().externalAddress, '203.0.113.10');
     await mapper.stop();
     assert.deepEqual(igd.calls.filter((c) => c.action === 'DeletePortMapping').map((c) => [c.args.NewProtocol, c.args.NewExternalPort]).sort(), [['TCP', '30311'], ['UDP', '30312']]);
     assert.equal(igd.mappings.size, 0);
