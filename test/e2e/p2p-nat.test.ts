@@ -11,7 +11,10 @@ import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { chromiumPath } from '../support/chromium.js';
 import { decode as decodeDiscv4 } from '@ethereumjs/devp2p';
 import { Discv5 } from '@chainsafe/discv5';
 import { SignableENR } from '@chainsafe/enr';
@@ -152,6 +155,26 @@ test('nat = "upnp:<url>": ports mapped, 203.0.113.9 announced in discv4 and disc
   assert.match(metrics, /^node_p2p_nat_mapped(\{[^}]*\})? 1$/m);
   assert.match(metrics, /^node_p2p_nat_renewals_total(\{[^}]*\})? [1-9]/m);
   assert.equal((await (await fetch(`${node.baseUrl}/health/ready`)).status), 200);
+
+  await t.test('/debug/network shows the mapping in headless Chromium', async (sub) => {
+    const executablePath = chromiumPath();
+    if (!executablePath) {
+      sub.skip('no Chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH)');
+      return;
+    }
+    const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--headless=new'] });
+    sub.after(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${node.baseUrl}/debug/network`);
+    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById('nat-state')?.textContent === 'upnp / mapped (upnp)');
+    const text = async (id: string) => (await page.textContent(`#${id}`))?.trim() ?? '';
+    assert.equal(await text('nat-address'), EXTERNAL_IP);
+    assert.equal(await text('nat-ports'), `rlpx tcp ${listenerPort}→${listenerPort}, discv4 udp ${discoveryPort}→${discoveryPort}, discv5 udp ${discv5Port}→${discv5Port}`);
+    assert.match(await text('nat-next'), /^renewal in \d+ s$|^—$/);
+    const shot = join(tmpdir(), 'chain-data-node-debug-network-nat.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    sub.diagnostic(`screenshot: ${shot}`);
+  });
 
   // SIGTERM: a clean stop removes every mapping at the gateway.
   assert.equal(igd.mappings.size, 3);
