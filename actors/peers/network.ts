@@ -345,7 +345,7 @@ export class NetworkManager {
       });
       this.natMapper.start();
       let waited: NodeJS.Timeout | undefined;
-      await Promise.race([this.natMapper.firstAttempt(), new Promise<void>((resolve) => { waited = setTimeout(resolve, NAT_FIRST_ATTEMPT_WAIT_MS); })]);
+      await Promise.race([this.natMapper.firstAttempt(), new Promise<void>((resolve) => { waited = setTimeout(resolve, NAT_FIRST_ATTEMPT_WAIT_MS); waited.unref(); })]);
       clearTimeout(waited);
     }
     if (this.stopped) return;
