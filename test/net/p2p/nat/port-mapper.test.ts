@@ -2,13 +2,16 @@
  * The NAT port mapper against a stub UPnP gateway on 127.0.0.1 (test/support/igd-stub.ts): it maps each port for the
  * lease, learns and announces the external address, renews before the lease ends, removes the mappings on stop,
  * and a gateway that refuses leaves it `failed` with a retry countdown until the gateway answers again.
- * Plus the pure parts: the device description's WAN service and the Linux default gateway.
+ * With nat = "upnp" the gateway is found by an SSDP M-SEARCH a stub responder on 239.255.255.250:1900 answers (skipped
+ * with a message where UDP 1900 or multicast membership is unavailable). Plus the pure parts: the device description's
+ * WAN service and the Linux default gateway.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { createSocket } from 'node:dgram';
 import { PortMapper, type NatAnnouncement } from '../../../../net/p2p/nat/port-mapper.js';
 import { wanServiceOf } from '../../../../net/p2p/nat/upnp.js';
 import { defaultGateway } from '../../../../net/p2p/nat/pmp.js';
@@ -92,6 +95,47 @@ describe('NAT port mapper over UPnP', () => {
     assert.equal(mapper.status().state, 'failed');
     assert.match(mapper.status().lastError ?? '', /^discover: /);
     await mapper.stop();
+  });
+});
+
+describe('NAT port mapper with nat = "upnp" (SSDP)', () => {
+  it('finds the gateway by an SSDP M-SEARCH and maps through it', async (t) => {
+    const igd = await startIgdStub('203.0.113.9');
+    t.after(() => igd.close());
+    // A stub SSDP responder: joins 239.255.255.250 on port 1900 and answers every M-SEARCH with the stub's description URL.
+    const searches: string[] = [];
+    const ssdp = createSocket({ type: 'udp4', reuseAddr: true });
+    ssdp.on('message', (message, from) => {
+      const text = message.toString('latin1');
+      if (!text.startsWith('M-SEARCH * HTTP/1.1')) return;
+      searches.push(/^ST:\s*(\S+)/im.exec(text)?.[1] ?? '');
+      ssdp.send(`HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=120\r\nST: urn:schemas-upnp-org:device:InternetGatewayDevice:1\r\nLOCATION: ${igd.descriptionUrl}\r\n\r\n`, from.port, from.address);
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        ssdp.once('error', reject);
+        ssdp.bind(1900, () => resolve());
+      });
+      ssdp.addMembership('239.255.255.250');
+    } catch (error) {
+      ssdp.close();
+      t.skip(`no SSDP responder possible here (UDP 1900 or multicast membership): ${(error as Error).message}`);
+      return;
+    }
+    t.after(() => ssdp.close());
+    const { metrics } = recordingMetrics();
+    const mapper = new PortMapper({
+      mode: { kind: 'upnp', descriptionUrl: null }, leaseSeconds: 60, log: recordingLogger(), metrics, onAnnounce: () => undefined,
+      ports: [{ purpose: 'discv5', protocol: 'udp', internalPort: 30_361 }],
+    });
+    mapper.start();
+    await mapper.firstAttempt();
+    assert.equal(mapper.status().state, 'mapped', JSON.stringify(mapper.status()));
+    assert.equal(mapper.status().externalAddress, '203.0.113.9');
+    assert.ok(searches.includes('urn:schemas-upnp-org:device:InternetGatewayDevice:1') && searches.includes('urn:schemas-upnp-org:device:InternetGatewayDevice:2'), searches.join(', '));
+    assert.ok(igd.mappings.has('UDP/30361'));
+    await mapper.stop();
+    assert.equal(igd.mappings.size, 0);
   });
 });
 
