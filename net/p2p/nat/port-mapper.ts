@@ -80,11 +80,14 @@ class StageError extends Error {
 
 const bounded = (text: string) => (text.length > ERROR_CHARS ? `${text.slice(0, ERROR_CHARS - 1)}…` : text);
 
-/** Finds the gateway the mode names: the first of UPnP and NAT-PMP to answer for `any`. */
-export async function findGateway(mode: PortMapperOptions['mode'], signal: AbortSignal): Promise<NatGateway> {
+/**
+ * Finds the gateway the mode names: the first of UPnP and NAT-PMP to answer for `any`. `gatewayOf` names the
+ * NAT-PMP gateway when the mode does not (the default route's; a parameter so a test can aim `any` at a stub).
+ */
+export async function findGateway(mode: PortMapperOptions['mode'], signal: AbortSignal, gatewayOf: () => string | null = defaultGateway): Promise<NatGateway> {
   const upnp = async () => (mode.kind === 'upnp' && mode.descriptionUrl !== null ? UpnpGateway.fromDescription(mode.descriptionUrl, signal) : discoverUpnpGateway(signal));
   const pmp = async () => {
-    const address = (mode.kind === 'pmp' ? mode.gateway : null) ?? defaultGateway();
+    const address = (mode.kind === 'pmp' ? mode.gateway : null) ?? gatewayOf();
     if (address === null) throw new GatewayError('no IPv4 default gateway in /proc/net/route; name it as "pmp:<gateway IPv4>"');
     const gateway = await PmpGateway.at(address);
     await gateway.externalIp(signal);

@@ -2,13 +2,13 @@
  * NAT-PMP (RFC 6886) against a stub gateway on 127.0.0.1:5351 (the protocol's fixed port; skipped with a message
  * when something else holds it): the external address, UDP and TCP mappings with the lifetime the gateway grants
  * (it may differ from the one asked, and renewals follow it), deletion by lifetime 0 on stop, and a refusal
- * (result code 2) leaving the mapper failed.
+ * (result code 2) leaving the mapper failed; and `any` taking NAT-PMP when it answers first.
  */
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
 import { describe, it } from 'node:test';
 import { NAT_PMP_PORT, PmpGateway } from '../../../../net/p2p/nat/pmp.js';
-import { PortMapper } from '../../../../net/p2p/nat/port-mapper.js';
+import { findGateway, PortMapper } from '../../../../net/p2p/nat/port-mapper.js';
 import { recordingLogger, recordingMetrics, until } from '../../../support/nat-helpers.js';
 
 interface PmpRequest {
@@ -108,5 +108,25 @@ describe('NAT-PMP', () => {
     await mapper.firstAttempt();
     assert.equal(mapper.status().state, 'failed');
     assert.match(mapper.status().lastError ?? '', /result 2 \(not authorized or refused\)/);
+  });
+
+  it('nat = "any" takes NAT-PMP when it answers first (the default gateway aimed at the stub)', async (t) => {
+    const stub = await startPmpStub('198.51.100.4', 60);
+    if (!stub) {
+      t.skip(`127.0.0.1:${NAT_PMP_PORT} (UDP) is taken: the NAT-PMP stub cannot run`);
+      return;
+    }
+    t.after(() => stub.socket.close());
+    const { metrics } = recordingMetrics();
+    const mapper = new PortMapper({
+      mode: { kind: 'any' }, leaseSeconds: 600, log: recordingLogger(), metrics, onAnnounce: () => undefined,
+      ports: [{ purpose: 'rlpx', protocol: 'tcp', internalPort: 30_371 }],
+    }, (mode, signal) => findGateway(mode, signal, () => '127.0.0.1'));
+    mapper.start();
+    await mapper.firstAttempt();
+    assert.equal(mapper.status().state, 'mapped', JSON.stringify(mapper.status()));
+    assert.equal(mapper.status().gateway, 'pmp');
+    assert.equal(mapper.status().mode, 'any');
+    await mapper.stop();
   });
 });
