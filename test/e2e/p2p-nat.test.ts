@@ -27,6 +27,7 @@ import type { NetworkStatus } from '../../api/network-status.js';
 import { freePort, freeUdpPort } from '../support/ports.js';
 import { startIgdStub, type IgdStub } from '../support/igd-stub.js';
 import { OpenApiValidator } from '../support/openapi-validator.js';
+import { promtool } from '../support/promtool.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 const DEVNET = ['devnet.block_time_ms=200', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
@@ -154,6 +155,11 @@ test('nat = "upnp:<url>": ports mapped, 203.0.113.9 announced in discv4 and disc
   const metrics = await (await fetch(`${node.baseUrl}/metrics`)).text();
   assert.match(metrics, /^node_p2p_nat_mapped(\{[^}]*\})? 1$/m);
   assert.match(metrics, /^node_p2p_nat_renewals_total(\{[^}]*\})? [1-9]/m);
+  // The nat families pass Prometheus' own exposition lint.
+  const natFamilies = metrics.split('\n').filter((line) => /^(# (HELP|TYPE) )?node_p2p_nat_/.test(line)).join('\n') + '\n';
+  const lint = await promtool(['check', 'metrics'], natFamilies);
+  assert.equal(lint.stdout + lint.stderr, '', 'promtool reports nothing');
+  assert.equal(lint.code, 0);
   assert.equal((await (await fetch(`${node.baseUrl}/health/ready`)).status), 200);
 
   await t.test('/debug/network shows the mapping in headless Chromium', async (sub) => {
