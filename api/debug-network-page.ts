@@ -2,7 +2,8 @@
  * `/debug/network`: one self-contained HTML page (no external assets) that polls `/v1/network/status` every two
  * seconds and shows at a glance whether the node is healthy, syncing or starved of peers: the verdict, the
  * supervisor state and its retry countdown, coverage and blocks remaining, peers by origin, material requests by
- * outcome, sessions and disconnect reasons, and the manager rows. Values are written with textContent only.
+ * outcome, sessions and disconnect reasons, the manager rows, and the NAT mapping (mode, state, external address,
+ * mapped ports, next retry or renewal). Values are written with textContent only.
  */
 export const DEBUG_NETWORK_PAGE = `<!doctype html>
 <html lang="en">
@@ -51,6 +52,13 @@ export const DEBUG_NETWORK_PAGE = `<!doctype html>
     <tr><th>last error</th><td id="last-error" class="err"></td></tr>
     <tr><th>sessions active / established</th><td id="sessions"></td></tr>
     <tr><th>bans active / total</th><td id="bans"></td></tr>
+  </table></div>
+  <div class="card"><h2>NAT</h2><table>
+    <tr><th>mode / state</th><td id="nat-state"></td></tr>
+    <tr><th>external address</th><td id="nat-address"></td></tr>
+    <tr><th>mapped ports</th><td id="nat-ports"></td></tr>
+    <tr><th>next</th><td id="nat-next"></td></tr>
+    <tr><th>last error</th><td id="nat-error" class="err"></td></tr>
   </table></div>
   <div class="card"><h2>Peers by origin</h2><table id="origins"><thead><tr><th>origin</th><th class="num">admitted</th><th class="num">sessions</th><th class="num">qualified</th><th class="num">rejected</th></tr></thead><tbody></tbody></table></div>
   <div class="card"><h2>Material requests</h2><table id="requests"><thead><tr><th>lane : outcome</th><th class="num">count</th></tr></thead><tbody></tbody></table>
@@ -104,6 +112,12 @@ export const DEBUG_NETWORK_PAGE = `<!doctype html>
     set('last-error', sup && sup.lastError ? sup.lastError : '—');
     set('sessions', n.sessions ? n.sessions.active + ' / ' + n.sessions.established : '—');
     set('bans', n.bans ? n.bans.active + ' / ' + n.bans.total : '—');
+    var nat = n.nat;
+    set('nat-state', nat ? nat.mode + ' / ' + nat.state + (nat.gateway ? ' (' + nat.gateway + ')' : '') : 'not applicable');
+    set('nat-address', nat && nat.externalAddress ? nat.externalAddress : '—');
+    set('nat-ports', nat && nat.mappings.length > 0 ? nat.mappings.map(function (m) { return m.purpose + ' ' + m.protocol + ' ' + m.internalPort + '→' + m.externalPort; }).join(', ') : '—');
+    set('nat-next', nat && nat.retryInSeconds !== null ? 'retry in ' + nat.retryInSeconds + ' s (' + nat.failures + ' failed)' : nat && nat.renewInSeconds !== null ? 'renewal in ' + nat.renewInSeconds + ' s' : '—');
+    set('nat-error', nat && nat.lastError ? nat.lastError : '—');
     var o = n.byOrigin;
     rows('origins', o ? Object.keys(o.admissions).map(function (k) { return [k, o.admissions[k], o.sessions[k], o.qualifications[k].qualified, o.qualifications[k].rejected]; }) : []);
     var r = n.materialRequests;

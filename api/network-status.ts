@@ -42,6 +42,8 @@ export interface NetworkStatus {
     readonly bans: P2pSnapshot['bans'] | null;
     readonly bytesReceived: number | null;
     readonly droppedMessages: P2pSnapshot['messages'] | null;
+    /** `sources.live.nat` (p2p only): mode, mapping state, external address and mapped ports. */
+    readonly nat: P2pSnapshot['nat'] | null;
     readonly error: string | null;
   };
   readonly processors: readonly { readonly id: string; readonly pendingDeltas: number }[];
@@ -116,6 +118,7 @@ export async function buildNetworkStatus(deps: NetworkStatusDeps): Promise<Netwo
       bans: p2p?.bans ?? null,
       bytesReceived: p2p?.bytesReceived ?? null,
       droppedMessages: p2p?.messages ?? null,
+      nat: p2p?.nat ?? null,
       error,
     },
     processors: deps.processors.map((p) => ({ id: p.id, pendingDeltas: pendingDeltas(deps.store, p.instance) })),

@@ -204,8 +204,13 @@ export const configSchema = z.strictObject({
       enable_discv5: z.boolean().default(false),
       /** kind = p2p: discv5 bootnode records (`enr:…`). */
       discv5_bootnodes: z.array(z.string()).default([]),
-      /** kind = p2p: the address announced to peers ("none", or "extip:<IPv4>": what discv4 pings and the discv5 record announce). */
+      /**
+       * kind = p2p: the address announced to peers and how it is learned, geth's `--nat` forms: "none", "extip:<IPv4>",
+       * "upnp", "upnp:<rootDesc URL>", "pmp", "pmp:<gateway IPv4>", "any" (checked in actors/peers/config-checks.ts).
+       */
       nat: z.string().default('none'),
+      /** kind = p2p, nat = upnp/pmp/any: the lease asked for each port mapping, renewed at half of it (geth: 20 minutes). */
+      nat_lease_seconds: positiveInt.min(2).max(86_400).default(1200),
       /** kind = p2p: material requests in flight at once (also at most 4 per peer). */
       material_request_concurrency: positiveInt.max(1024).default(32),
       /** kind = p2p: blocks per body/receipt request window (halved after partial or failed answers, regrown after 8 good windows). */

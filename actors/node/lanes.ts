@@ -15,6 +15,7 @@ import type { NoneSourceArgs } from '../sources/none.js';
 import { finalityArgs } from '../finality/config.js';
 import type { PeersSourceArgs } from '../peers/actor.js';
 import { announcedIp } from '../peers/config-checks.js';
+import { parseNatMode } from '../../net/p2p/nat/mode.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
@@ -76,6 +77,7 @@ function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec, custom:
     dnsTrees: live.dns_trees, dnsServer: live.dns_server === '' ? null : live.dns_server, peerStoreMaxEntries: live.peer_store_max_entries,
     discv5: live.enable_discv5 ? { port: live.discv5_port, bootnodes: live.discv5_bootnodes, announceIp: announcedIp(live.nat) } : null,
     discv4: live.discovery_port !== 0 ? { port: live.discovery_port, bootnodes: live.discv4_bootnodes, announceIp: announcedIp(live.nat) } : null,
+    nat: { mode: parseNatMode(live.nat) ?? { kind: 'none' }, leaseSeconds: live.nat_lease_seconds },
     maxPeers: live.max_peers, materialRequestConcurrency: live.material_request_concurrency, materialRequestBlocks: live.material_request_blocks,
     minimumPeers: live.minimum_peers, peerRecoveryTimeoutSeconds: live.peer_recovery_timeout_seconds, peerBanSeconds: live.peer_ban_seconds,
     requestTimeoutMs: live.request_timeout_ms, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms, pollIntervalMs: live.poll_interval_ms,

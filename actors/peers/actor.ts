@@ -14,6 +14,9 @@
  *         (the supervisor keeps retrying), or while the peers' chain cannot be followed (a reorganisation deeper than
  *         `maxReorgDepth`). Bugs and store failures crash the actor for its supervisor.
  *
+ * NAT: with `sources.live.nat` upnp, pmp or any the network manager maps the lane's ports at the gateway, renews
+ * them, announces the external address in discovery and removes them on a clean stop (net/p2p/nat/).
+ *
  * Start: with an empty store it fetches and verifies the genesis block from the first qualified peer and follows
  * from there; otherwise it resumes from the highest canonical block.
  */
@@ -40,6 +43,7 @@ import { chainRequestHandler } from '../../net/p2p/serve.js';
 import { dnsTxtResolver } from '../../net/discovery/dns-resolver.js';
 import { PeerStore } from '../../net/discovery/peer-store.js';
 import { join } from 'node:path';
+import type { NatMode } from '../../net/p2p/nat/mode.js';
 
 export interface PeersSourceArgs {
   readonly dataDir: string;
@@ -53,6 +57,8 @@ export interface PeersSourceArgs {
   readonly discv5: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
   /** discv4 (UDP port on 127.0.0.1; bootnode enode URLs); null: off (`discovery_port = 0`). */
   readonly discv4?: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
+  /** `sources.live.nat` read (net/p2p/nat/mode.ts) and `nat_lease_seconds`; absent: none. */
+  readonly nat?: { readonly mode: NatMode; readonly leaseSeconds: number };
   readonly listenerPort: number;
   readonly maxPeers: number;
   readonly materialRequestConcurrency: number;
@@ -126,7 +132,7 @@ export default defineActor<State, PeersSourceArgs>({
       chain: args.chain, trustedPeers: args.trustedPeers,
       dnsTrees: args.dnsTrees, resolveTxt: dnsTxtResolver(args.dnsServer, args.requestTimeoutMs), dnsIntervalMs: DNS_ROOT_INTERVAL_MS, maxCandidates: args.peerStoreMaxEntries,
       peerStore: new PeerStore(join(args.dataDir, PEER_STORE_FILE), args.peerStoreMaxEntries),
-      discv5: args.discv5, discv4: args.discv4 ?? null,
+      discv5: args.discv5, discv4: args.discv4 ?? null, ...(args.nat ? { nat: args.nat } : {}),
       listenPort: args.listenerPort, maxPeers: args.maxPeers,
       concurrency: args.materialRequestConcurrency, windowBlocks: args.materialRequestBlocks, banMs: args.peerBanSeconds * 1000,
       recoveryMs: args.peerRecoveryTimeoutSeconds * 1000, backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs,
@@ -154,13 +160,14 @@ export default defineActor<State, PeersSourceArgs>({
 
   abort(state) {
     state.shutdown.abort(new Error('p2p source aborted'));
-    state.network.stop();
+    void state.network.stop(false);
   },
 
   async stop(state, ctx) {
     state.shutdown.abort(new Error('p2p source stopping'));
     state.wake();
-    state.network.stop();
+    // A clean stop also removes the NAT mappings at the gateway (bounded; net/p2p/nat/port-mapper.ts).
+    await state.network.stop();
     await state.loop.catch((error: unknown) => ctx.log.warn('follower ended with an error while stopping', errorFields(error)));
     await state.store.close();
   },

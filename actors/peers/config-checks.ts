@@ -2,8 +2,8 @@
  * What `[sources.live] kind = "p2p"` accepts today, checked at start so a configuration asking for an unfinished
  * part of the devp2p lane stops with the key, its value and what is expected instead of running without it:
  * peers come from `trusted_peers`, `dns_trees`, the peer store, discv4 (`discovery_port` ≠ 0 with `discv4_bootnodes`)
- * and discv5, `nat` as "none" or "extip:<IPv4>" (the address the discv4 pings and the discv5 record announce; no
- * UPnP/NAT-PMP mapping), and the
+ * and discv5, `nat` in one of geth's forms (net/p2p/nat/mode.ts: none, extip:<IPv4>, upnp[:<rootDesc URL>],
+ * pmp[:<gateway IPv4>], any), and the
  * finality backends that exist for it (`devnet`: the devnet's rule over the verified chain, `none`: the stored one,
  * `beacon_api`: the finality lane's own Beacon API endpoints, whose finalized block anchors peer qualification).
  */
@@ -12,12 +12,12 @@ import type { NodeConfig } from '../node/config-schema.js';
 import { parseEnode } from '../../net/p2p/enode.js';
 import { parseTreeUrl } from '../../net/discovery/dns-tree.js';
 import { decodeNodeRecord } from '../../net/discovery/enr.js';
+import { NAT_FORMS, parseNatMode } from '../../net/p2p/nat/mode.js';
 
-/** The IPv4 address `nat = "extip:<IPv4>"` announces, or null ("none", or not that form). */
+/** The IPv4 address `nat = "extip:<IPv4>"` announces, or null (another form, or none of them). */
 export function announcedIp(nat: string): string | null {
-  const match = /^extip:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(nat);
-  if (!match || match.slice(1).some((octet) => Number(octet) > 255)) return null;
-  return match.slice(1).map(Number).join('.');
+  const mode = parseNatMode(nat);
+  return mode?.kind === 'extip' ? mode.ip : null;
 }
 
 export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void {
@@ -67,8 +67,8 @@ export function checkP2pConfig(config: NodeConfig, followsDevnet: boolean): void
       problems.push({ key: `sources.live.trusted_peers[${index}]`, value: JSON.stringify(url), expected: (error as Error).message });
     }
   }
-  if (live.nat !== 'none' && announcedIp(live.nat) === null) {
-    problems.push({ key: 'sources.live.nat', value: JSON.stringify(live.nat), expected: '"none" or "extip:<IPv4>" (e.g. "extip:203.0.113.7"); UPnP and NAT-PMP mapping are not implemented' });
+  if (parseNatMode(live.nat) === null) {
+    problems.push({ key: 'sources.live.nat', value: JSON.stringify(live.nat), expected: `${NAT_FORMS} (e.g. "extip:203.0.113.7", "upnp:http://192.168.1.1:5000/rootDesc.xml", "pmp:192.168.1.1")` });
   }
   const finality = config.finality.kind;
   if (finality === 'rpc' || (finality === 'devnet' && !followsDevnet)) {

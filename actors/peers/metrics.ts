@@ -15,6 +15,8 @@ export interface P2pMetrics {
   readonly head: Gauge;
   readonly observedHead: Gauge;
   readonly messages: Counter<'kind'>;
+  /** The NAT port mapper (net/p2p/nat/): 1 while every port is mapped, failures by stage, renewals. */
+  readonly nat: { readonly mapped: Gauge; readonly failures: Counter<'stage'>; readonly renewals: Counter };
 }
 
 export function createP2pMetrics(registry: Registry): P2pMetrics {
@@ -33,5 +35,10 @@ export function createP2pMetrics(registry: Registry): P2pMetrics {
     head: new Gauge({ name: 'node_p2p_head_number', help: 'Number of the newest verified block recorded from peers', registers }),
     observedHead: new Gauge({ name: 'node_p2p_observed_head_number', help: 'Highest block number the qualified peers announced or served', registers }),
     messages: new Counter({ name: 'node_p2p_messages_dropped_total', help: 'Peer messages dropped, by kind (malformed, oversized, unknown)', labelNames: ['kind'], registers }),
+    nat: {
+      mapped: new Gauge({ name: 'node_p2p_nat_mapped', help: 'NAT port mapping (sources.live.nat upnp/pmp/any): 1 while every port of the lane is mapped at the gateway, else 0', registers }),
+      failures: new Counter({ name: 'node_p2p_nat_mapping_failures_total', help: 'NAT port mapping attempts that failed, by stage (discover, external_ip, map, renew, unmap)', labelNames: ['stage'], registers }),
+      renewals: new Counter({ name: 'node_p2p_nat_renewals_total', help: 'NAT port mappings renewed before their lease ended', registers }),
+    },
   };
 }

@@ -22,11 +22,15 @@ import { freeUdpPort } from '../../net/discovery/udp-port.js';
 import type { EthRequestHandler, EthSession } from '../../net/p2p/session.js';
 import type { Logger } from '../../runtime/log.js';
 import type { P2pMetrics } from './metrics.js';
+import type { NatMode } from '../../net/p2p/nat/mode.js';
+import { isMappingMode, PortMapper, type NatAnnouncement, type NatPort, type NatStatus } from '../../net/p2p/nat/port-mapper.js';
 
 export const STOPPED_RECORDS_KEPT = 32;
 const PEER_STORE_SAVE_MS = 30_000;
 /** discv4 table refresh (FINDNODE toward random targets), and the bootnodes pinged again while the table is empty. */
 const DISCV4_REFRESH_MS = 30_000;
+/** How long discovery waits for the first NAT mapping attempt before it starts announcing the local address. */
+const NAT_FIRST_ATTEMPT_WAIT_MS = 10_000;
 
 function storeEntry(enode: Enode): { id: string; host: string; tcpPort: number; udpPort: number } {
   return { id: Buffer.from(enode.id).toString('hex'), host: enode.host, tcpPort: enode.tcpPort, udpPort: enode.udpPort };
@@ -49,6 +53,11 @@ export interface NetworkOptions {
   readonly discv5: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
   /** discv4 on 127.0.0.1 (UDP port) with these bootnode enode URLs; null or absent: off. */
   readonly discv4?: { readonly port: number; readonly bootnodes: readonly string[]; readonly announceIp?: string | null } | null;
+  /**
+   * `sources.live.nat`: with upnp, pmp or any the lane maps its ports at the gateway for `leaseSeconds` (renewed) and
+   * discovery announces the external address and ports the gateway reports; absent: none.
+   */
+  readonly nat?: { readonly mode: NatMode; readonly leaseSeconds: number };
   readonly listenPort: number;
   readonly maxPeers: number;
   readonly concurrency: number;
@@ -103,7 +112,16 @@ export class NetworkManager {
   private syncingTrees = false;
   private savedAt = Date.now();
   private discv5: Discv5Service | null = null;
+  private discv5Port = 0;
   private discv4: Discv4Service | null = null;
+  private natMapper: PortMapper | null = null;
+  /** What the NAT mapping announces (external address and ports); null before a mapping. */
+  private natAnnounced: NatAnnouncement | null = null;
+  /**
+   * Where the lane's sockets listen: 127.0.0.1, or every interface (0.0.0.0) with a NAT mapping mode, whose gateway
+   * forwards the mapped ports to this host's address on its network.
+   */
+  private readonly bindHost: string;
   private stopped = false;
   private failures = 0;
   private lastError: string | null = null;
@@ -135,21 +153,33 @@ export class NetworkManager {
       this.dials.push({ enode: { id, host: record.host, tcpPort: record.tcpPort, udpPort: record.udpPort }, origin, attempts: 0, tried: false, nextAt: 0 });
     }
     this.zeroSince = Date.now();
+    this.bindHost = options.nat && isMappingMode(options.nat.mode) ? '0.0.0.0' : '127.0.0.1';
   }
 
   start(): void {
     this.manager = this.createManager();
     this.timer = setInterval(() => this.tick(), 250);
     this.tick();
-    if (this.options.discv5) void this.startDiscv5(this.options.discv5);
-    if (this.options.discv4) void this.startDiscv4(this.options.discv4);
+    void this.startDiscovery();
     if (this.options.dnsTrees.length > 0) {
       void this.syncTrees();
       this.dnsTimer = setInterval(() => void this.syncTrees(), this.options.dnsIntervalMs);
     }
   }
 
-  stop(): void {
+  /**
+   * Stops the lane's network. `clean` (a normal stop) also removes the NAT mappings at the gateway (bounded);
+   * otherwise (the actor aborted) they lapse when their lease ends.
+   */
+  async stop(clean = true): Promise<void> {
+    this.stopNetwork();
+    const mapper = this.natMapper;
+    if (!mapper) return;
+    if (clean) await mapper.stop();
+    else mapper.abortNow();
+  }
+
+  private stopNetwork(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.dnsTimer) clearInterval(this.dnsTimer);
@@ -222,6 +252,7 @@ export class NetworkManager {
       messages: { ...this.dropped },
       observedHead: this.observedHead(),
       localHead,
+      nat: this.natStatus(),
     };
   }
 
@@ -233,7 +264,7 @@ export class NetworkManager {
       handler: this.options.handler,
       maxPeers: this.options.maxPeers,
       handshakeTimeoutMs: this.options.requestTimeoutMs,
-      listen: this.options.listenPort > 0 ? { host: '127.0.0.1', port: this.options.listenPort } : null,
+      listen: this.options.listenPort > 0 ? { host: this.bindHost, port: this.options.listenPort } : null,
     });
     host.on('error', (error) => this.noteFailure(`RLPx host: ${error.message}`));
     host.on('handshake:failed', (reason) => {
@@ -294,17 +325,81 @@ export class NetworkManager {
     }
   }
 
+  /**
+   * Starts discv5 and discv4. With a NAT mapping mode the lane's ports (RLPx TCP, discv4 UDP, discv5 UDP — the port
+   * actually bound when discv5_port is 0) are mapped first, and discovery waits for the first attempt (at most 10 s)
+   * so its first pings and record carry the external address; a later mapping or a changed address is announced then.
+   */
+  private async startDiscovery(): Promise<void> {
+    const discv5Port = this.options.discv5 ? (this.options.discv5.port > 0 ? this.options.discv5.port : await freeUdpPort(this.bindHost).catch(() => 0)) : 0;
+    const nat = this.options.nat;
+    if (nat && isMappingMode(nat.mode) && !this.stopped) {
+      const ports: NatPort[] = [
+        ...(this.options.listenPort > 0 ? [{ purpose: 'rlpx' as const, protocol: 'tcp' as const, internalPort: this.options.listenPort }] : []),
+        ...(this.options.discv4 ? [{ purpose: 'discv4' as const, protocol: 'udp' as const, internalPort: this.options.discv4.port }] : []),
+        ...(discv5Port > 0 ? [{ purpose: 'discv5' as const, protocol: 'udp' as const, internalPort: discv5Port }] : []),
+      ];
+      this.natMapper = new PortMapper({
+        mode: nat.mode, ports, leaseSeconds: nat.leaseSeconds, log: this.options.log, metrics: this.options.metrics.nat,
+        onAnnounce: (announcement) => this.announceNat(announcement),
+      });
+      this.natMapper.start();
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([this.natMapper.firstAttempt(), new Promise<void>((resolve) => { waited = setTimeout(resolve, NAT_FIRST_ATTEMPT_WAIT_MS); waited.unref(); })]);
+      clearTimeout(waited);
+    }
+    if (this.stopped) return;
+    if (this.options.discv5) void this.startDiscv5({ ...this.options.discv5, port: discv5Port });
+    if (this.options.discv4) void this.startDiscv4(this.options.discv4);
+  }
+
+  /** The address and ports discovery announces: the NAT mapping's, else `extip` (or 127.0.0.1) and the bound ports. */
+  private announcement(purpose: 'discv4' | 'discv5', udpPort: number, announceIp: string | null | undefined): { ip: string; ports: { udp: number; tcp: number } } {
+    const mapped = this.natAnnounced;
+    if (!mapped) return { ip: announceIp ?? '127.0.0.1', ports: { udp: udpPort, tcp: this.options.listenPort } };
+    return { ip: mapped.ip, ports: { udp: mapped.ports[purpose] ?? udpPort, tcp: mapped.ports.rlpx ?? this.options.listenPort } };
+  }
+
+  private announceNat(announcement: NatAnnouncement): void {
+    this.natAnnounced = announcement;
+    try {
+      if (this.discv4 && this.options.discv4) {
+        const { ip, ports } = this.announcement('discv4', this.options.discv4.port, null);
+        this.discv4.announce(ip, ports.udp, ports.tcp);
+      }
+      if (this.discv5 && this.discv5Port > 0) {
+        const { ip, ports } = this.announcement('discv5', this.discv5Port, null);
+        this.discv5.announce(ip, ports.udp, ports.tcp);
+      }
+    } catch (error) {
+      this.noteFailure(`announcing the NAT address: ${(error as Error).message}`);
+    }
+  }
+
+  private natStatus(): NatStatus {
+    if (this.natMapper) return this.natMapper.status();
+    const mode = this.options.nat?.mode ?? { kind: 'none' as const };
+    return {
+      mode: mode.kind, state: 'off', gateway: null, externalAddress: mode.kind === 'extip' ? mode.ip : null, mappings: [], leaseSeconds: null,
+      failures: 0, failuresTotal: 0, lastError: null, retryInSeconds: null, renewInSeconds: null,
+    };
+  }
+
   private async startDiscv5(config: { port: number; bootnodes: readonly string[]; announceIp?: string | null }): Promise<void> {
     try {
-      const port = config.port > 0 ? config.port : await freeUdpPort();
+      const port = config.port > 0 ? config.port : await freeUdpPort(this.bindHost);
+      this.discv5Port = port;
+      const announced = this.announcement('discv5', port, config.announceIp);
       this.discv5 = await startDiscv5({
-        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: port, tcpPort: this.options.listenPort, bootnodes: config.bootnodes, announceIp: config.announceIp ?? null,
+        privateKey: this.options.privateKey, host: this.bindHost, udpPort: port, tcpPort: this.options.listenPort, bootnodes: config.bootnodes,
+        announceIp: announced.ip, announcePorts: announced.ports,
         lookupIntervalMs: 30_000, lookupTimeoutMs: 10_000,
         onNode: (node) => this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp }, 'discv4_or_5'),
         onError: (error) => this.noteFailure(`discv5 lookup failed: ${error.message}`),
       });
       if (this.stopped) await this.discv5.stop();
       else this.options.log.info('discv5 started', { port });
+      if (this.natAnnounced) this.announceNat(this.natAnnounced);
     } catch (error) {
       this.noteFailure(`discv5 did not start: ${(error as Error).message}`);
     }
@@ -312,8 +407,9 @@ export class NetworkManager {
 
   private async startDiscv4(config: { port: number; bootnodes: readonly string[]; announceIp?: string | null }): Promise<void> {
     try {
+      const announced = this.announcement('discv4', config.port, config.announceIp);
       const service = await startDiscv4({
-        privateKey: this.options.privateKey, host: '127.0.0.1', udpPort: config.port, tcpPort: this.options.listenPort, announceIp: config.announceIp ?? null,
+        privateKey: this.options.privateKey, host: this.bindHost, udpPort: config.port, tcpPort: this.options.listenPort, announceIp: announced.ip, announcePorts: announced.ports,
         bootnodes: config.bootnodes.map((url) => parseEnode(url)), refreshIntervalMs: DISCV4_REFRESH_MS, timeoutMs: this.options.requestTimeoutMs,
         onNode: (node) => this.addCandidate({ id: node.publicKey, host: node.ip, tcpPort: node.tcp, udpPort: node.udp }, 'discv4_or_5'),
         onError: (error) => this.noteFailure(`discv4: ${error.message}`),
@@ -323,6 +419,7 @@ export class NetworkManager {
         return;
       }
       this.discv4 = service;
+      if (this.natAnnounced) this.announceNat(this.natAnnounced);
       this.options.log.info('discv4 started', { port: service.port, bootnodes: config.bootnodes.length });
     } catch (error) {
       this.noteFailure(`discv4 did not start: ${(error as Error).message}`);

@@ -25,8 +25,10 @@ export interface Discv4Options {
   readonly udpPort: number;
   /** The RLPx TCP port announced in pings (0: none: the node accepts no inbound sessions). */
   readonly tcpPort: number;
-  /** The IPv4 address announced in pings (`sources.live.nat = "extip:<IPv4>"`); absent: `host`. */
+  /** The IPv4 address announced in pings (`sources.live.nat` extip, or the address a NAT mapping learned); absent: `host`. */
   readonly announceIp?: string | null;
+  /** The UDP and TCP ports announced in pings when a NAT mapping maps them to other external ports; absent: the bound ones. */
+  readonly announcePorts?: { readonly udp: number; readonly tcp: number } | null;
   readonly bootnodes: readonly Enode[];
   readonly refreshIntervalMs: number;
   readonly timeoutMs: number;
@@ -41,12 +43,15 @@ export interface Discv4Service {
   tableSize(): number;
   /** Pings the bootnodes again and asks each for its neighbours. */
   bootstrap(): Promise<void>;
+  /** Announces another address and ports in the pings from now on (a NAT mapping learned or changed them). */
+  announce(ip: string, udpPort: number, tcpPort: number): void;
   stop(): void;
 }
 
 export async function startDiscv4(options: Discv4Options): Promise<Discv4Service> {
+  const announced = options.announcePorts ?? { udp: options.udpPort, tcp: options.tcpPort };
   const dpt = new DPT(options.privateKey, {
-    endpoint: { address: options.announceIp ?? options.host, udpPort: options.udpPort, tcpPort: options.tcpPort > 0 ? options.tcpPort : null },
+    endpoint: { address: options.announceIp ?? options.host, udpPort: announced.udp, tcpPort: announced.tcp > 0 ? announced.tcp : null },
     refreshInterval: options.refreshIntervalMs,
     timeout: options.timeoutMs,
     shouldFindNeighbours: true,
@@ -93,6 +98,12 @@ export async function startDiscv4(options: Discv4Options): Promise<Discv4Service
     port,
     tableSize: () => dpt.getPeers().length,
     bootstrap,
+    announce: (ip, udpPort, tcpPort) => {
+      // devp2p 10.0.0 takes the endpoint its pings carry once, at construction, and keeps it in the server's `_endpoint`.
+      const server = (dpt as unknown as { _server: { _endpoint?: unknown } })._server;
+      if (server._endpoint === undefined) throw new Error('@ethereumjs/devp2p DPT without the endpoint this code updates (its internals changed)');
+      server._endpoint = { address: ip, udpPort, tcpPort: tcpPort > 0 ? tcpPort : null };
+    },
     stop: () => {
       clearInterval(retry);
       dpt.destroy();

@@ -25,8 +25,10 @@ export interface Discv5Options {
   /** The RLPx TCP port announced in the record (0: none: the node accepts no inbound sessions). */
   readonly tcpPort: number;
   readonly bootnodes: readonly string[];
-  /** The IPv4 address the record announces (`sources.live.nat = "extip:<IPv4>"`); absent: `host`. */
+  /** The IPv4 address the record announces (`sources.live.nat` extip, or the address a NAT mapping learned); absent: `host`. */
   readonly announceIp?: string | null;
+  /** The UDP and TCP ports the record announces when a NAT mapping maps them to other external ports; absent: the bound ones. */
+  readonly announcePorts?: { readonly udp: number; readonly tcp: number } | null;
   readonly lookupIntervalMs: number;
   readonly lookupTimeoutMs: number;
   readonly onNode: (node: DiscoveredNode) => void;
@@ -41,6 +43,8 @@ export interface Discv5Service {
   /** This node's record (`enr:…`). */
   readonly enr: string;
   lookup(): Promise<number>;
+  /** Announces another address and ports in the record from now on (a new sequence number, signed again). */
+  announce(ip: string, udpPort: number, tcpPort: number): void;
   stop(): Promise<void>;
 }
 
@@ -53,9 +57,10 @@ function toNode(enr: ENR): DiscoveredNode | null {
 
 export async function startDiscv5(options: Discv5Options): Promise<Discv5Service> {
   const record = SignableENR.createV4(options.privateKey);
+  const announced = options.announcePorts ?? { udp: options.udpPort, tcp: options.tcpPort };
   record.ip = options.announceIp ?? options.host;
-  record.udp = options.udpPort;
-  if (options.tcpPort > 0) record.tcp = options.tcpPort;
+  record.udp = announced.udp;
+  if (announced.tcp > 0) record.tcp = announced.tcp;
   for (const [key, value] of options.recordEntries ?? []) record.set(key, value);
   const service = Discv5.create({
     enr: record,
@@ -82,8 +87,16 @@ export async function startDiscv5(options: Discv5Options): Promise<Discv5Service
   const timer = setInterval(() => lookup().catch(options.onError), options.lookupIntervalMs);
   void lookup().catch(options.onError);
   return {
-    enr: service.enr.encodeTxt(),
+    get enr() {
+      return service.enr.encodeTxt();
+    },
     lookup,
+    announce(ip, udpPort, tcpPort) {
+      const enr = service.enr;
+      if (enr.ip !== ip) enr.ip = ip;
+      if (enr.udp !== udpPort) enr.udp = udpPort;
+      if (tcpPort > 0 && enr.tcp !== tcpPort) enr.tcp = tcpPort;
+    },
     async stop() {
       clearInterval(timer);
       await service.stop();

@@ -3,6 +3,7 @@
  * by outcome, sessions by establishment and disconnect reason, admissions/sessions/qualifications by origin. No peer
  * identity appears anywhere in it.
  */
+import type { NatStatus } from './nat/port-mapper.js';
 
 export type SupervisorState = 'running' | 'backing_off' | 'stopped';
 
@@ -59,6 +60,8 @@ export interface P2pSnapshot {
   /** The highest block the qualified peers announced or served (the live session's observed head); null before any. */
   readonly observedHead: number | null;
   readonly localHead: number | null;
+  /** `sources.live.nat`: the mode, the mapping state, the external address and mapped ports (no peer identities). */
+  readonly nat: NatStatus;
 }
 
 export function emptyByOrigin<T>(value: () => T): Record<PeerOrigin, T> {

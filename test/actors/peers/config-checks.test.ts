@@ -1,4 +1,4 @@
-/** `[sources.live] nat` for kind = "p2p": "none" or "extip:<IPv4>" accepted; anything else refused naming the key. */
+/** `[sources.live] nat` for kind = "p2p": geth's `--nat` forms accepted and read; anything else refused naming the key, the value and the forms. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../../../actors/node/config.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { announcedIp, checkP2pConfig } from '../../../actors/peers/config-checks.js';
 import { formatEnode, nodeIdOf } from '../../../net/p2p/enode.js';
+import { parseNatMode } from '../../../net/p2p/nat/mode.js';
 
 function check(nat: string): ConfigError | null {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-p2p-config-'));
@@ -33,16 +34,42 @@ describe('sources.live.nat', () => {
     assert.equal(announcedIp('upnp'), null);
   });
 
-  it('accepts "none" and "extip:<IPv4>"; refuses other values naming the key and what is expected', () => {
-    assert.equal(check('none'), null);
-    assert.equal(check('extip:203.0.113.7'), null);
-    for (const nat of ['upnp', 'pmp', 'any', 'extip:example.org']) {
+  it('reads every form geth\'s --nat takes', () => {
+    assert.deepEqual(parseNatMode('none'), { kind: 'none' });
+    assert.deepEqual(parseNatMode('extip:203.0.113.7'), { kind: 'extip', ip: '203.0.113.7' });
+    assert.deepEqual(parseNatMode('upnp'), { kind: 'upnp', descriptionUrl: null });
+    assert.deepEqual(parseNatMode('upnp:http://192.168.1.1:5000/rootDesc.xml'), { kind: 'upnp', descriptionUrl: 'http://192.168.1.1:5000/rootDesc.xml' });
+    assert.deepEqual(parseNatMode('pmp'), { kind: 'pmp', gateway: null });
+    assert.deepEqual(parseNatMode('pmp:192.168.1.1'), { kind: 'pmp', gateway: '192.168.1.1' });
+    assert.deepEqual(parseNatMode('any'), { kind: 'any' });
+  });
+
+  it('accepts every form; refuses other values naming the key, the value and the accepted forms', () => {
+    for (const nat of ['none', 'extip:203.0.113.7', 'upnp', 'upnp:http://127.0.0.1:5000/rootDesc.xml', 'pmp', 'pmp:10.0.0.1', 'any']) {
+      assert.equal(check(nat), null, `${nat} is accepted`);
+    }
+    const refused = [
+      'extip:example.org', 'extip:256.1.1.1', 'extip:01.2.3.4', 'extip:', 'UPNP', 'upnp:', 'upnp:ftp://10.0.0.1/rootDesc.xml', 'upnp:https://10.0.0.1/rootDesc.xml',
+      'upnp:http://user:secret@10.0.0.1/rootDesc.xml', 'upnp:not a url', 'pmp:', 'pmp:gateway.lan', 'pmp:10.0.0.1:5351', 'any:10.0.0.1', 'stun', '',
+    ];
+    for (const nat of refused) {
       const error = check(nat);
       assert.ok(error, `${nat} is refused`);
       const problem = error.problems.find((p) => p.key === 'sources.live.nat');
       assert.ok(problem, `sources.live.nat named for ${nat}`);
       assert.equal(problem.value, JSON.stringify(nat));
-      assert.match(problem.expected, /extip:<IPv4>/);
+      for (const form of ['"none"', 'extip:<IPv4>', '"upnp"', 'upnp:<', '"pmp"', 'pmp:<gateway IPv4>', '"any"']) assert.ok(problem.expected.includes(form), `${form} in: ${problem.expected}`);
+    }
+  });
+
+  it('refuses a lease shorter than 2 s naming sources.live.nat_lease_seconds', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cdn-p2p-config-'));
+    try {
+      const file = join(dir, 'node.toml');
+      writeFileSync(file, '[sources.live]\nkind = "p2p"\nnat = "upnp"\nnat_lease_seconds = 1\n');
+      assert.throws(() => loadConfig(file), (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.key === 'sources.live.nat_lease_seconds'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
