@@ -39,17 +39,21 @@ export function typedState<T>(state: StateApi, codec: ValueCodec<T>): TypedState
 }
 
 function undoKey(block: number, ordinal: number): Buffer {
-  const key = Buffer.alloc(12);
-  key.writeBigUInt64BE(BigInt(block), 0);
+  // Block numbers are safe integers: the u64 as two u32 halves, without a BigInt per inverse.
+  const key = Buffer.allocUnsafe(12);
+  key.writeUInt32BE(Math.floor(block / 2 ** 32), 0);
+  key.writeUInt32BE(block >>> 0, 4);
   key.writeUInt32BE(ordinal, 8);
   return key;
 }
 
 function encodeInverse(key: Buffer, previous: Buffer | undefined): Buffer {
-  const head = Buffer.alloc(3);
-  head[0] = previous === undefined ? 0 : 1;
-  head.writeUInt16BE(key.length, 1);
-  return Buffer.concat([head, key, previous ?? Buffer.alloc(0)]);
+  const out = Buffer.allocUnsafe(3 + key.length + (previous?.length ?? 0));
+  out[0] = previous === undefined ? 0 : 1;
+  out.writeUInt16BE(key.length, 1);
+  key.copy(out, 3);
+  previous?.copy(out, 3 + key.length);
+  return out;
 }
 
 export interface Inverse {
