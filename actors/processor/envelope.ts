@@ -43,10 +43,36 @@ export function renderEnvelope(input: EnvelopeInput): string {
 }
 
 function render(input: Omit<EnvelopeInput, 'cursor' | 'chainId'>, cursor: string, chainId: number): string {
-  return `{"apiVersion":"1","sequence":"${input.sequence}","cursor":${JSON.stringify(cursor)},"operation":"${input.operation}",`
+  return `{"apiVersion":"1","sequence":"${input.sequence}","cursor":${JSON.stringify(cursor)},${middleJson(input, chainId)}"key":${JSON.stringify(input.key)},`
+    + `"data":${input.dataJson ?? 'null'},"emittedAt":${emittedAtJson(input.emittedAt)}}`;
+}
+
+/**
+ * The fields from `operation` to `schema`: the same for every change of one kind in one block (an erc20
+ * block's hundreds of puts), so rendered once for consecutive changes that share them.
+ */
+let lastMiddle: { readonly operation: string; readonly originKind: string | undefined; readonly originId: string | undefined; readonly chainId: number; readonly block: EnvelopeBlock | null; readonly finality: Finality; readonly kind: string; readonly schema: string; readonly json: string } | null = null;
+
+function middleJson(input: Omit<EnvelopeInput, 'cursor' | 'chainId'>, chainId: number): string {
+  const last = lastMiddle;
+  if (last !== null && last.block === input.block && last.kind === input.kind && last.operation === input.operation && last.finality === input.finality
+    && last.schema === input.schema && last.chainId === chainId && last.originKind === input.originKind && last.originId === input.originId) return last.json;
+  const json = `"operation":"${input.operation}",`
     + `"originKind":"${input.originKind ?? 'live'}","originId":${input.originId === undefined ? '"live"' : JSON.stringify(input.originId)},"publicationRevision":"1","chainId":${JSON.stringify(chainId)},"block":${blockJson(input.block)},`
-    + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},"key":${JSON.stringify(input.key)},`
-    + `"data":${input.dataJson ?? 'null'},"emittedAt":${JSON.stringify(input.emittedAt)}}`;
+    + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},`;
+  lastMiddle = { operation: input.operation, originKind: input.originKind, originId: input.originId, chainId, block: input.block, finality: input.finality, kind: input.kind, schema: input.schema, json };
+  return json;
+}
+
+let lastEmittedAt = '';
+let lastEmittedAtJson = '""';
+
+function emittedAtJson(emittedAt: string): string {
+  if (emittedAt !== lastEmittedAt) {
+    lastEmittedAtJson = JSON.stringify(emittedAt);
+    lastEmittedAt = emittedAt;
+  }
+  return lastEmittedAtJson;
 }
 
 /** Where an envelope is written: a change log and the epoch, chain and instance (or subscription stream) its cursor names. */

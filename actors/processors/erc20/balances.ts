@@ -37,6 +37,14 @@ export function balanceKey(token: string, holder: string): Buffer {
   return key;
 }
 
+/** The key of a `map` delta's `token ‖ holder` text (0x, 40 + 40 hex characters): one hex decode. */
+function deltaKey(text: string): Buffer {
+  const key = Buffer.allocUnsafe(BALANCE_KEY_BYTES);
+  key[0] = BALANCE_KEY_PREFIX;
+  if (key.write(text.slice(2), 1, 'hex') !== BALANCE_KEY_BYTES - 1) throw new Error(`erc20: malformed holder key text ${text}`);
+  return key;
+}
+
 export function tokenPrefix(token: string): Buffer {
   return balanceKey(token, `0x${'00'.repeat(20)}`).subarray(0, 21);
 }
@@ -49,6 +57,7 @@ const ROW_FORMAT = 0x01;
 const LEGACY_JSON_ROW = 0x7b; // '{'
 const HEAD_BYTES = 1 + 1 + 8 + 8 + 32;
 const FINALITY_CODES: readonly Finality[] = ['preview', 'included', 'finalized'];
+const FINALIZED_CODE = FINALITY_CODES.indexOf('finalized');
 
 /** What a row stores besides its key. */
 export interface StoredBalance {
@@ -110,6 +119,15 @@ export function rowJson(row: BalanceRow): string {
   return JSON.stringify({ token: row.token, address: row.address, balance: row.balance, lastChange: row.lastChange, finality: row.finality });
 }
 
+/**
+ * rowJson of a row reduce wrote, by concatenation: token and address are lower-case 0x-hex and the
+ * balance a decimal string (nothing to escape), and `lastChangeJson` is JSON.stringify of the block's
+ * lastChange, rendered once per block. Byte-identical to rowJson (tested).
+ */
+export function reducedRowJson(token: string, address: string, balance: string, lastChangeJson: string, finality: Finality): string {
+  return `{"token":"${token}","address":"${address}","balance":"${balance}","lastChange":${lastChangeJson},"finality":"${finality}"}`;
+}
+
 function putChange(key: Buffer, json: string): KindChange {
   return { kind: 'erc20.balance.put', key: key.toString('hex'), dataJson: json };
 }
@@ -124,21 +142,37 @@ export function deleteChange(key: Buffer, lastChange: BalanceRow['lastChange'] |
 export function reduceBalances(state: StateApi, deltas: BalanceDeltas, block: ReduceBlock): KindChange[] {
   const changes: KindChange[] = [];
   const lastChange = { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp };
+  const lastChangeJson = JSON.stringify(lastChange);
+  // The row's block fields are the same for every holder of the block: encoded once, then copied.
+  const head = encodeRow({ balance: 0n, lastChange, finality: block.finality }).subarray(0, HEAD_BYTES);
   for (const [text, delta] of deltas) {
-    const token = text.slice(0, 42);
-    const address = `0x${text.slice(42)}`;
-    const key = balanceKey(token, address);
+    const key = deltaKey(text);
     const stored = state.get(key);
     const balance = (stored === undefined ? 0n : storedBalance(stored)) + delta;
     if (balance === 0n) {
       state.remove(key);
       changes.push(deleteChange(key, lastChange));
     } else {
-      state.put(key, encodeRow({ balance, lastChange, finality: block.finality }));
-      changes.push(putChange(key, rowJson({ token, address, balance: balance.toString(), lastChange, finality: block.finality })));
+      state.put(key, rowWithHead(head, balance));
+      const token = text.slice(0, 42);
+      const address = `0x${text.slice(42)}`;
+      // The key's hex is the delta text's (lower-case) behind the key prefix.
+      changes.push({ kind: 'erc20.balance.put', key: `01${text.slice(2)}`, dataJson: reducedRowJson(token, address, balance.toString(), lastChangeJson, block.finality) });
     }
   }
   return changes;
+}
+
+/** encodeRow with the block fields (`head`: format, finality, number, timestamp, hash) already laid out. */
+function rowWithHead(head: Buffer, balance: bigint): Buffer {
+  const negative = balance < 0n;
+  const digits = (negative ? -balance : balance).toString(16);
+  const length = (digits.length + 1) >> 1;
+  const out = Buffer.allocUnsafe(HEAD_BYTES + 1 + length);
+  head.copy(out, 0);
+  out[HEAD_BYTES] = negative ? 1 : 0;
+  out.write(digits.length % 2 === 0 ? digits : `0${digits}`, HEAD_BYTES + 1, 'hex');
+  return out;
 }
 
 /** The change an undo publishes for a key restored to `value` (or removed). */
@@ -148,6 +182,15 @@ export function restoredChange(key: Buffer, value: Buffer | undefined): KindChan
 
 /** A row whose last change is at or below the finalized block, marked finalized (null: unchanged). A JSON row of an earlier version stays JSON. */
 export function finalizedRow(value: Buffer, through: number): Buffer | null {
+  if (value[0] === ROW_FORMAT && value.length > HEAD_BYTES) {
+    // The compact row's finality code and block number, read in place (no hex, no BigInt): finality re-marks every row a finalized block touched.
+    const code = value[1]!;
+    if (FINALITY_CODES[code] === undefined) throw new Error(`erc20 balance row: unknown finality code ${code}`);
+    if (code === FINALIZED_CODE || value.readUInt32BE(2) * 2 ** 32 + value.readUInt32BE(6) > through) return null;
+    const marked = Buffer.from(value);
+    marked[1] = FINALIZED_CODE;
+    return marked;
+  }
   const { lastChange, finality } = rowMeta(value);
   if (finality === 'finalized' || lastChange.blockNumber > through) return null;
   if (value[0] === LEGACY_JSON_ROW) {

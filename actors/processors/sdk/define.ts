@@ -198,15 +198,13 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O,
     },
     finalize(ctx, _from, to) {
       const batch = ctx.stateBatch;
-      const keys = batch ? batch.dropInverses(to) : dropInverses(ctx.tables.undo, to);
+      if (batch) {
+        batch.finalize(to, remark);
+        return;
+      }
+      const keys = dropInverses(ctx.tables.undo, to);
       if (!remark) return;
       for (const key of keys) {
-        if (batch) {
-          const value = batch.get(key);
-          const remarked = value === undefined ? null : remark(value, to);
-          if (remarked !== null) batch.set(key, remarked);
-          continue;
-        }
         const value = ctx.tables.entities.getBinary(key);
         const remarked = value === undefined ? null : remark(Buffer.from(value), to);
         if (remarked !== null) ctx.tables.entities.put(key, remarked);

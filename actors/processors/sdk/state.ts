@@ -39,17 +39,21 @@ export function typedState<T>(state: StateApi, codec: ValueCodec<T>): TypedState
 }
 
 function undoKey(block: number, ordinal: number): Buffer {
-  const key = Buffer.alloc(12);
-  key.writeBigUInt64BE(BigInt(block), 0);
+  // Block numbers are safe integers: the u64 as two u32 halves, without a BigInt per inverse.
+  const key = Buffer.allocUnsafe(12);
+  key.writeUInt32BE(Math.floor(block / 2 ** 32), 0);
+  key.writeUInt32BE(block >>> 0, 4);
   key.writeUInt32BE(ordinal, 8);
   return key;
 }
 
 function encodeInverse(key: Buffer, previous: Buffer | undefined): Buffer {
-  const head = Buffer.alloc(3);
-  head[0] = previous === undefined ? 0 : 1;
-  head.writeUInt16BE(key.length, 1);
-  return Buffer.concat([head, key, previous ?? Buffer.alloc(0)]);
+  const out = Buffer.allocUnsafe(3 + key.length + (previous?.length ?? 0));
+  out[0] = previous === undefined ? 0 : 1;
+  out.writeUInt16BE(key.length, 1);
+  key.copy(out, 3);
+  previous?.copy(out, 3 + key.length);
+  return out;
 }
 
 export interface Inverse {
@@ -62,6 +66,12 @@ function decodeInverse(bytes: Buffer): Inverse {
   const length = bytes.readUInt16BE(1);
   const key = Buffer.from(bytes.subarray(3, 3 + length));
   return { key, previous: bytes[0] === 1 ? Buffer.from(bytes.subarray(3 + length)) : undefined };
+}
+
+/** The key of a stored inverse alone, as latin1 text (what finality needs: which rows a block touched). */
+function inverseKeyId(bytes: Uint8Array): string {
+  const length = (bytes[1]! << 8) | bytes[2]!;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + 3, length).toString('latin1');
 }
 
 /** The state API for one block being applied; `recordInverses` false for finalized blocks (they are never undone). */
@@ -111,14 +121,18 @@ export function undoBlock(table: BinaryTable, undo: BinaryTable, block: number, 
 
 /** Drops the inverses of blocks up to `through` (finalized: never undone) and returns the keys they touched. */
 export function dropInverses(undo: BinaryTable, through: number): Buffer[] {
-  const keys = new Map<string, Buffer>();
-  const entries = [...undo.getRange({ end: u64Key(through + 1) })];
-  for (const { key, value } of entries) {
-    const inverse = decodeInverse(Buffer.from(value));
-    keys.set(inverse.key.toString('latin1'), inverse.key);
-    undo.remove(key);
+  return [...dropInverseIds(undo, through)].map((id) => Buffer.from(id, 'latin1'));
+}
+
+/** dropInverses, the keys as latin1 text. */
+function dropInverseIds(undo: BinaryTable, through: number, ids: Set<string> = new Set()): Set<string> {
+  const dropped: Buffer[] = [];
+  for (const { key, value } of undo.getRange({ end: u64Key(through + 1) })) {
+    ids.add(inverseKeyId(value));
+    dropped.push(Buffer.from(key));
   }
-  return [...keys.values()];
+  for (const key of dropped) undo.remove(key);
+  return ids;
 }
 
 /**
@@ -190,14 +204,17 @@ export class StateBatch {
 
   /** Writes (or, with null, removes) a row; records no inverse. */
   set(key: Buffer, value: Buffer | null): void {
-    const id = key.toString('latin1');
-    const copy = value === null ? null : Buffer.from(value);
+    this.#set(key, key.toString('latin1'), value === null ? null : Buffer.from(value));
+  }
+
+  /** Stores `value` (the batch's own from now on) as the row of `key`, whose latin1 text is `id`. */
+  #set(key: Buffer, id: string, value: Buffer | null): void {
     const row = this.#rows.get(id);
     if (row !== undefined) {
-      row.value = copy;
+      row.value = value;
       row.dirty = true;
     } else {
-      this.#rows.set(id, { key: Buffer.from(key), value: copy, dirty: true });
+      this.#rows.set(id, { key: Buffer.from(key), value, dirty: true });
     }
   }
 
@@ -205,9 +222,8 @@ export class StateBatch {
   recording(block: number, recordInverses: boolean): StateApi {
     const recorded = new Set<string>();
     let inverses: Inverse[] | undefined;
-    const record = (key: Buffer) => {
+    const record = (key: Buffer, id: string) => {
       if (!recordInverses) return;
-      const id = key.toString('latin1');
       if (recorded.has(id)) return;
       recorded.add(id);
       if (inverses === undefined) {
@@ -222,12 +238,14 @@ export class StateBatch {
     return {
       get: (key) => this.get(key),
       put: (key, value) => {
-        record(key);
-        this.set(key, value);
+        const id = key.toString('latin1');
+        record(key, id);
+        this.#set(key, id, Buffer.from(value));
       },
       remove: (key) => {
-        record(key);
-        this.set(key, null);
+        const id = key.toString('latin1');
+        record(key, id);
+        this.#set(key, id, null);
       },
     };
   }
@@ -258,15 +276,38 @@ export class StateBatch {
 
   /** As `dropInverses`, through the batch. */
   dropInverses(through: number): Buffer[] {
-    const keys = new Map<string, Buffer>();
-    for (const key of dropInverses(this.#undo, through)) keys.set(key.toString('latin1'), key);
+    return [...this.#dropInverseIds(through)].map((id) => Buffer.from(id, 'latin1'));
+  }
+
+  /** The latin1 ids of the keys whose inverses through `through` are dropped. */
+  #dropInverseIds(through: number): Set<string> {
+    const ids = dropInverseIds(this.#undo, through);
     for (const [block, inverses] of this.#inverses) {
       if (block > through) continue;
-      for (const inverse of inverses) keys.set(inverse.key.toString('latin1'), inverse.key);
+      for (const inverse of inverses) ids.add(inverse.key.toString('latin1'));
       this.#inverses.delete(block);
       this.#held -= inverses.length;
     }
-    return [...keys.values()];
+    return ids;
+  }
+
+  /**
+   * Blocks through `through` are final: drops their inverses and re-marks each row they touched with
+   * `remark` (given a copy of the row; null leaves it as is): what `dropInverses` and a get and set per
+   * key do, with the keys handled as text once.
+   */
+  finalize(through: number, remark: ((value: Buffer, through: number) => Buffer | null) | undefined): void {
+    const ids = this.#dropInverseIds(through);
+    if (remark === undefined) return;
+    for (const id of ids) {
+      const row = this.#row(Buffer.from(id, 'latin1'), id);
+      if (row.value === null) continue;
+      // Inverses may share the row's buffer: the kind's function gets a copy, which it may change and return.
+      const remarked = remark(Buffer.from(row.value), through);
+      if (remarked === null) continue;
+      row.value = Buffer.from(remarked);
+      row.dirty = true;
+    }
   }
 
   /** Writes what the batch holds into the tables (inside the write transaction) and empties it. */

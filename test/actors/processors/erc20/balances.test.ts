@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { balanceKey, decodeRow, encodeRow, finalizedRow, restoredChange, rowJson, rowMeta, storedBalance, type BalanceRow } from '../../../../actors/processors/erc20/balances.js';
+import { balanceKey, decodeRow, encodeRow, finalizedRow, reduceBalances, restoredChange, rowJson, rowMeta, storedBalance, type BalanceRow } from '../../../../actors/processors/erc20/balances.js';
+import type { StateApi } from '../../../../actors/processors/sdk/state.js';
 
 const TOKEN = '0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506';
 const HOLDER = '0x12ba2fbdd0cf2aec49bfd8ce7e9577a28c3077fd';
@@ -43,6 +44,26 @@ describe('erc20 balance rows', () => {
     assert.equal(finalizedRow(legacy, LAST.blockNumber)![0], 0x7b, 'a JSON row stays JSON');
   });
 
+  it('reduce writes the rows encodeRow writes and publishes the JSON rowJson renders (its own concatenation of both)', () => {
+    const rows = new Map<string, Buffer>();
+    const state: StateApi = { get: (key) => rows.get(key.toString('hex')), put: (key, value) => rows.set(key.toString('hex'), value), remove: (key) => rows.delete(key.toString('hex')) };
+    const other = '0x00000000000000000000000000000000000000ff';
+    rows.set(balanceKey(TOKEN, other).toString('hex'), encodeRow({ balance: 7n, lastChange: LAST, finality: 'finalized' }));
+    const block = { number: LAST.blockNumber + 1, hash: `0x${'cd'.repeat(32)}` as const, timestamp: LAST.timestamp + 12, finality: 'included' as const };
+    const lastChange = { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp };
+    for (const delta of [1n, -1n, 255n, 256n, 2n ** 256n - 1n, -(2n ** 300n)]) {
+      rows.clear();
+      const changes = reduceBalances(state, new Map([[`${TOKEN}${HOLDER.slice(2)}`, delta]]), block);
+      const stored = rows.get(KEY.toString('hex'))!;
+      assert.deepEqual(stored, encodeRow({ balance: delta, lastChange, finality: 'included' }));
+      assert.deepEqual(changes, [{ kind: 'erc20.balance.put', key: KEY.toString('hex'), dataJson: rowJson({ token: TOKEN, address: HOLDER, balance: delta.toString(), lastChange, finality: 'included' }) }]);
+    }
+    rows.set(balanceKey(TOKEN, other).toString('hex'), encodeRow({ balance: 7n, lastChange: LAST, finality: 'finalized' }));
+    const [gone] = reduceBalances(state, new Map([[`${TOKEN}${other.slice(2)}`, -7n]]), block);
+    assert.equal(rows.has(balanceKey(TOKEN, other).toString('hex')), false);
+    assert.deepEqual(gone, { kind: 'erc20.balance.delete', key: balanceKey(TOKEN, other).toString('hex'), dataJson: JSON.stringify({ token: TOKEN, address: other, lastChange }) });
+  });
+
   it('refuses a row of an unknown format instead of misreading it', () => {
     const unknown = Buffer.from(encodeRow({ balance: 5n, lastChange: LAST, finality: 'included' }));
     unknown[0] = 0x09;
@@ -50,5 +71,6 @@ describe('erc20 balance rows', () => {
     const badFinality = Buffer.from(encodeRow({ balance: 5n, lastChange: LAST, finality: 'included' }));
     badFinality[1] = 7;
     assert.throws(() => rowMeta(badFinality), /unknown finality code 7/);
+    assert.throws(() => finalizedRow(badFinality, LAST.blockNumber), /unknown finality code 7/);
   });
 });
