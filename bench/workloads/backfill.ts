@@ -164,7 +164,20 @@ interface Round {
 
 /** One fresh follower: starts, backfills both instances, and reports. */
 async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Promise<Round> {
-  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}) });
+  // CDN_BENCH_BACKFILL_CPU_PROF=<dir>: this build's follower runs with --cpu-prof (a profile per thread, written at its
+  // exit into <dir>); NODE_OPTIONS carries it only until that follower is up (nothing else is spawned meanwhile).
+  const profileDir = cli === undefined ? process.env.CDN_BENCH_BACKFILL_CPU_PROF : undefined;
+  const nodeOptions = process.env.NODE_OPTIONS;
+  if (profileDir) process.env.NODE_OPTIONS = `${nodeOptions ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
+  let follower: BenchNode;
+  try {
+    follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}) });
+  } finally {
+    if (profileDir) {
+      if (nodeOptions === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = nodeOptions;
+    }
+  }
   try {
     const cpuAtStart = cpuSeconds(follower.pid);
     const started = performance.now();
