@@ -145,11 +145,15 @@ async function coldJobs(node: BenchNode): Promise<JobView[]> {
   return ((await (await fetch(`${node.baseUrl}/admin/v1/materialization-jobs`)).json()) as { data: JobView[] }).data;
 }
 
-/** VmRSS and VmHWM (peak) of a process, MiB. */
-function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+/**
+ * VmRSS and VmHWM (peak) of a process, MiB, and VmRSS's two parts: anonymous memory (heaps, buffers: what a leak
+ * grows) and file-backed pages (mostly the LMDB store's memory map, which grows with the data the node wrote and
+ * read, and which the kernel reclaims under pressure).
+ */
+function memoryOf(pid: number): { rssMiB: number; peakMiB: number; anonMiB: number; fileMiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024, anonMiB: kib('RssAnon') / 1024, fileMiB: (kib('RssFile') + kib('RssShmem')) / 1024 };
 }
 
 interface Round {
@@ -160,24 +164,19 @@ interface Round {
   readonly cpuMsPerBlock: number;
   readonly rssMiB: number;
   readonly peakMiB: number;
+  readonly anonMiB: number;
+  readonly fileMiB: number;
 }
 
 /** One fresh follower: starts, backfills both instances, and reports. */
 async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Promise<Round> {
   // CDN_BENCH_BACKFILL_CPU_PROF=<dir>: this build's follower runs with --cpu-prof (a profile per thread, written at its
-  // exit into <dir>); NODE_OPTIONS carries it only until that follower is up (nothing else is spawned meanwhile).
+  // exit into <dir>).
   const profileDir = cli === undefined ? process.env.CDN_BENCH_BACKFILL_CPU_PROF : undefined;
-  const nodeOptions = process.env.NODE_OPTIONS;
-  if (profileDir) process.env.NODE_OPTIONS = `${nodeOptions ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
-  let follower: BenchNode;
-  try {
-    follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}) });
-  } finally {
-    if (profileDir) {
-      if (nodeOptions === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = nodeOptions;
-    }
-  }
+  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], {
+    toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
+    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  });
   try {
     const cpuAtStart = cpuSeconds(follower.pid);
     const started = performance.now();
@@ -261,6 +260,8 @@ export const backfillWorkload: Workload = {
       beside('follower CPU per backfilled block (all threads, both instances)', 'ms/block', (r) => r.cpuMsPerBlock, 'lower'),
       beside('follower RSS after the backfills', 'MiB', (r) => r.rssMiB, 'lower'),
       beside('follower peak RSS', 'MiB', (r) => r.peakMiB, 'lower'),
+      beside('follower RSS after, anonymous (heaps, buffers)', 'MiB', (r) => r.anonMiB, 'lower'),
+      beside('follower RSS after, file-backed (the store\'s memory map)', 'MiB', (r) => r.fileMiB, 'lower'),
       figure('blocks in the backfilled range', 'count', rounds.map((r) => r.blocks)),
     ];
   },
