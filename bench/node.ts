@@ -75,6 +75,8 @@ export interface BenchNodeOptions {
   readonly cli?: string;
   /** A data directory copied in as the node's own before it starts (e.g. a chain built once and cached). */
   readonly seedDataDir?: string;
+  /** Flags for `node` itself (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /**
@@ -86,10 +88,10 @@ export async function startBenchNode(sets: readonly string[], options: BenchNode
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-'));
   const removeDir = trackDirectory(dir);
   if (options.seedDataDir !== undefined) cpSync(options.seedDataDir, join(dir, 'data'), { recursive: true });
-  return launch(dir, removeDir, sets, options.readyTimeoutMs ?? 30_000, options.toml, options.cli ?? CLI);
+  return launch(dir, removeDir, sets, options.readyTimeoutMs ?? 30_000, options.toml, options.cli ?? CLI, options.nodeArgs ?? []);
 }
 
-async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number, toml: string | undefined, cli: string): Promise<BenchNode> {
+async function launch(dir: string, removeDir: () => void, sets: readonly string[], readyTimeoutMs: number, toml: string | undefined, cli: string, nodeArgs: readonly string[]): Promise<BenchNode> {
   const dataDir = join(dir, 'data');
   let configFile = base.configFile;
   if (configFile === null || toml !== undefined) {
@@ -108,7 +110,7 @@ async function launch(dir: string, removeDir: () => void, sets: readonly string[
     'auth.token_file=',
   ];
   const args = ['start', '--config', configFile, ...overrides.flatMap((set) => ['--set', set])];
-  const child = spawnNodeScript(cli, args);
+  const child = spawnNodeScript(cli, args, 'ignore', nodeArgs);
   const output = tailOutput(child);
   let exited = false;
   void exitOf(child).then(() => { exited = true; });
@@ -130,7 +132,7 @@ async function launch(dir: string, removeDir: () => void, sets: readonly string[
     async restart(nextSets, readyTimeoutMs = 30_000, nextToml, between) {
       await stopProcess(child, 15_000);
       await between?.();
-      return launch(dir, removeDir, nextSets, readyTimeoutMs, nextToml, cli);
+      return launch(dir, removeDir, nextSets, readyTimeoutMs, nextToml, cli, nodeArgs);
     },
     async stop() {
       await stopProcess(child, 15_000);

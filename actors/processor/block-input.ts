@@ -2,12 +2,25 @@
 import { decodeBlockBody } from '../../net/eth/block.js';
 import { decodeHeader } from '../../net/eth/header.js';
 import { hexToBytes, type Hex } from '../../net/eth/hex.js';
-import { decodeEth69Receipts } from '../../net/eth/receipt.js';
+import { decodeEth69Receipts, type Receipt } from '../../net/eth/receipt.js';
+import { rlpChildren, rlpFields, rlpUint, rlpWhole } from '../../net/eth/rlp-walk.js';
+import { bodyTransactionEncodings } from '../../net/eth/body-transaction-hashes.js';
+import type { Transaction } from '../../net/eth/transaction-types.js';
+import { transformTransactions } from '../processors/blobs/transform-transactions.js';
 import { getBodyBytes, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
 import type { Store } from '../../store/env.js';
 import type { BlockInput, KindNeeds } from './kind.js';
 import { bloomMatches, type LogInterest } from '../../net/p2p/log-interest.js';
 import { blockRlpSize } from './block-rlp-size.js';
+
+/** Each eth/69 receipt's `cumulativeGasUsed` (`[type, status, cumulativeGasUsed, logs]`), its logs not decoded. */
+export function receiptGasUsed(receipts: Uint8Array): Array<Pick<Receipt, 'cumulativeGasUsed'>> {
+  const subject = 'eth/69 receipt list';
+  return rlpChildren(receipts, rlpWhole(receipts, subject), subject).map((receipt) => {
+    const fields = rlpFields(receipts, receipt, 'eth/69 receipt', [4]);
+    return { cumulativeGasUsed: rlpUint(receipts, fields[2]!, 'eth/69 receipt', 'cumulativeGasUsed', 8) };
+  });
+}
 
 /**
  * The block's material as the kind needs it: body and receipts are decoded only when it reads them. A kind that
@@ -21,7 +34,8 @@ export function readBlockInput(store: Store, number: number, hash: Hex, needs: K
   const bodyBytes = getBodyBytes(store, key);
   if (!headerBytes || !bodyBytes) throw new Error(`block ${number} (${hash}) is in the journal but its material is not recorded`);
   const receiptsBytes = getReceiptsBytes(store, key);
-  const body = needs.bodies ? decodeBlockBody(bodyBytes) : null;
+  const blobOnly = needs.partial?.blobTransactionsOnly === true;
+  const body = needs.bodies && !blobOnly ? decodeBlockBody(bodyBytes) : null;
   const header = decodeHeader(headerBytes);
   if (needs.receipts && !receiptsBytes && (interest === null || bloomMatches(header, interest))) {
     throw new Error(`block ${number} (${hash}): its receipts are not recorded (not fetched, or pruned), and this kind reads them${interest === null ? '' : ' (its header bloom may hold logs the kind reads)'}`);
@@ -31,8 +45,9 @@ export function readBlockInput(store: Store, number: number, hash: Hex, needs: K
     number,
     hash,
     header,
-    transactions: body?.transactions ?? [],
-    receipts: needs.receipts ? (receiptsBytes ? decodeEth69Receipts(receiptsBytes) : []) : null,
+    // Partial material (KindNeeds.partial): stubs and gas-only receipts, typed as the whole for the kinds that asked.
+    transactions: needs.bodies && blobOnly ? transformTransactions(bodyTransactionEncodings(bodyBytes)) as Transaction[] : body?.transactions ?? [],
+    receipts: needs.receipts ? (receiptsBytes ? (needs.partial?.receiptGasOnly ? receiptGasUsed(receiptsBytes) as Receipt[] : decodeEth69Receipts(receiptsBytes)) : []) : null,
     sizeBytes: blockRlpSize(headerBytes, bodyBytes),
     parentTimestamp: parentBytes ? decodeHeader(parentBytes).timestamp : null,
   };

@@ -58,6 +58,12 @@ export interface KindNeeds {
   readonly bodies: boolean;
   /** The block's receipts (else `receipts` is null). */
   readonly receipts: boolean;
+  /**
+   * Less than all of it, when the kind reads only part (the lane then decodes only that part; block-input.ts):
+   * `blobTransactionsOnly` — transactions other than blob (type 3) ones come as `{ type }` alone, undecoded;
+   * `receiptGasOnly` — each receipt carries only `cumulativeGasUsed`, its logs not decoded.
+   */
+  readonly partial?: { readonly blobTransactionsOnly?: boolean; readonly receiptGasOnly?: boolean };
 }
 
 /** A kind's own `[[processors]]` options (e.g. erc20 `tokens`), as the config gives them. */

@@ -11,10 +11,10 @@ export function loadScript(name: string): string {
   return fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 }
 
-/** `node script args…` with the soft open-file limit raised to the hard one; stdout and stderr piped. */
-export function spawnNodeScript(script: string, args: readonly string[], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+/** `node [nodeArgs…] script args…` with the soft open-file limit raised to the hard one; stdout and stderr piped. */
+export function spawnNodeScript(script: string, args: readonly string[], stdin: 'ignore' | 'pipe' = 'ignore', nodeArgs: readonly string[] = []): ChildProcess {
   const raiseThenExec = 'ulimit -n "$(ulimit -Hn)" && exec "$@"';
-  return trackChild(spawn('bash', ['-c', raiseThenExec, 'bash', process.execPath, script, ...args], { stdio: [stdin, 'pipe', 'pipe'] }));
+  return trackChild(spawn('bash', ['-c', raiseThenExec, 'bash', process.execPath, ...nodeArgs, script, ...args], { stdio: [stdin, 'pipe', 'pipe'] }));
 }
 
 /** Resolves with the exit code (or the signal's name) once the process has exited. */

@@ -20,6 +20,7 @@ import { cpuSeconds } from '../load/process-cpu.js';
 import { compared, figure } from '../figures.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 import { CACHE_DIR } from '../ingest/chain-cache.js';
+import { startServerProcess } from '../load/server-process.js';
 
 const TOKENS = ['0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506', '0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae', '0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd'];
 const CHAIN_ID = 1337;
@@ -30,13 +31,15 @@ const CHAIN_ID = 1337;
  *   mainnet  mainnet-shaped blocks, the ingest bench's shape (bench/ingest/chains.ts): about 200 transactions a block
  *            (ERC-20, AMM swaps, set-code, batches) and 6 blob transactions, 1,024 blocks (slow to build: a few
  *            blocks a second);
- *   empty    cheap blocks without transactions, for memory across range lengths (10k, 100k, 1M blocks).
+ *   empty    cheap blocks without transactions, built by the devnet upstream (about 11 blocks/s on a loaded machine);
+ *   synthetic the same cheap blocks rendered on the fly by bench/load/synthetic-rpc-server.ts (its own process): no
+ *            build, so 100k and 1M-block ranges for memory across range lengths; 100,000 blocks by default.
  * `CDN_BENCH_BACKFILL_BLOCKS` overrides the length. The upstream's data directory is built once per chain and length
  * and kept under bench/cache/, then copied for each run, so reruns (an A/B pair) start at once on the same chain.
  * `CDN_BENCH_BACKFILL_BASELINE`: another build's `dist/cli.js`; each round then also backfills a follower of that
  * build from the same upstream (first on odd rounds, second on even ones), reported beside this build's figures.
  */
-type ChainKind = 'devnet' | 'mainnet' | 'empty';
+type ChainKind = 'devnet' | 'mainnet' | 'empty' | 'synthetic';
 
 interface Shape {
   readonly kind: ChainKind;
@@ -62,6 +65,7 @@ const CHAINS: Record<ChainKind, Shape> = {
     sets: ['devnet.transactions_per_block=200', 'devnet.blob_transactions_per_block=6', 'devnet.max_blobs_per_transaction=3'],
   },
   empty: { kind: 'empty', blocks: 10_000, sets: ['devnet.transactions_per_block=0', 'devnet.blob_transactions_per_block=0'], buildBlockTimeMs: 1 },
+  synthetic: { kind: 'synthetic', blocks: 100_000, sets: [], buildBlockTimeMs: 1 },
 };
 const SMOKE: Shape = { kind: 'devnet', blocks: 40, sets: ['devnet.transactions_per_block=12'], buildBlockTimeMs: 5 };
 
@@ -92,7 +96,12 @@ function upstreamCache(shape: Shape): string {
  * The upstream serving the chain of `shape` at a block a second: from the cache when it holds the chain, else built
  * fast (5 ms blocks are a second apart in their timestamps) and kept in the cache (not in --smoke) before serving.
  */
-async function startUpstream(shape: Shape, smoke: boolean): Promise<BenchNode> {
+async function startUpstream(shape: Shape, smoke: boolean): Promise<Upstream> {
+  if (shape.kind === 'synthetic') {
+    // Chains its block hashes at start (a few seconds per 100k blocks on a loaded machine) before it listens.
+    const server = await startServerProcess('synthetic-rpc-server', ['--blocks', String(shape.blocks)], 600_000);
+    return { rpcUrl: server.baseUrl, stop: () => server.stop() };
+  }
   const cache = upstreamCache(shape);
   const serving = [...upstreamSets(shape, 1000), ...(shape.serveSets ?? [])];
   if (!smoke && existsSync(join(cache, 'data'))) return startBenchNode(serving, { toml: '', seedDataDir: join(cache, 'data'), readyTimeoutMs: 600_000 });
@@ -112,6 +121,9 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<BenchNode> {
     renameSync(building, cache);
   });
 }
+
+/** What a follower needs of its upstream: the devnet node, or the synthetic server. */
+type Upstream = Pick<BenchNode, 'rpcUrl' | 'stop'>;
 
 function followerToml(upstream: string, shape: Shape): string {
   const batch = shape.historyBatch ? [`batch_blocks = ${shape.historyBatch.blocks}`, `request_timeout_ms = ${shape.historyBatch.timeoutMs}`] : [];
@@ -133,11 +145,15 @@ async function coldJobs(node: BenchNode): Promise<JobView[]> {
   return ((await (await fetch(`${node.baseUrl}/admin/v1/materialization-jobs`)).json()) as { data: JobView[] }).data;
 }
 
-/** VmRSS and VmHWM (peak) of a process, MiB. */
-function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+/**
+ * VmRSS and VmHWM (peak) of a process, MiB, and VmRSS's two parts: anonymous memory (heaps, buffers: what a leak
+ * grows) and file-backed pages (mostly the LMDB store's memory map, which grows with the data the node wrote and
+ * read, and which the kernel reclaims under pressure).
+ */
+function memoryOf(pid: number): { rssMiB: number; peakMiB: number; anonMiB: number; fileMiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024, anonMiB: kib('RssAnon') / 1024, fileMiB: (kib('RssFile') + kib('RssShmem')) / 1024 };
 }
 
 interface Round {
@@ -148,11 +164,19 @@ interface Round {
   readonly cpuMsPerBlock: number;
   readonly rssMiB: number;
   readonly peakMiB: number;
+  readonly anonMiB: number;
+  readonly fileMiB: number;
 }
 
 /** One fresh follower: starts, backfills both instances, and reports. */
-async function followerRound(upstream: BenchNode, shape: Shape, cli?: string): Promise<Round> {
-  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], { toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}) });
+async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Promise<Round> {
+  // CDN_BENCH_BACKFILL_CPU_PROF=<dir>: this build's follower runs with --cpu-prof (a profile per thread, written at its
+  // exit into <dir>).
+  const profileDir = cli === undefined ? process.env.CDN_BENCH_BACKFILL_CPU_PROF : undefined;
+  const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], {
+    toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
+    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  });
   try {
     const cpuAtStart = cpuSeconds(follower.pid);
     const started = performance.now();
@@ -180,7 +204,7 @@ async function followerRound(upstream: BenchNode, shape: Shape, cli?: string): P
 }
 
 /** Ponder over the Transfer logs of [0, endBlock] from the upstream: blocks/s of its backfill. */
-async function ponderRound(upstream: BenchNode, endBlock: number): Promise<number> {
+async function ponderRound(upstream: Upstream, endBlock: number): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'cdn-bench-ponder-'));
   const remove = trackDirectory(work);
   const ponder = await startPonder({ rpcUrl: upstream.rpcUrl, chainId: CHAIN_ID, tokens: TOKENS, endBlock, databaseDir: join(work, 'pglite'), headTimeoutMs: 120_000 });
@@ -197,7 +221,7 @@ async function ponderRound(upstream: BenchNode, endBlock: number): Promise<numbe
 
 export const backfillWorkload: Workload = {
   name: 'backfill',
-  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream (CDN_BENCH_BACKFILL_CHAIN=devnet|mainnet|empty, CDN_BENCH_BACKFILL_BLOCKS, CDN_BENCH_BACKFILL_BASELINE=another build\'s dist/cli.js)',
+  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream (CDN_BENCH_BACKFILL_CHAIN=devnet|mainnet|empty|synthetic, CDN_BENCH_BACKFILL_BLOCKS, CDN_BENCH_BACKFILL_BASELINE=another build\'s dist/cli.js)',
   async run(options: WorkloadOptions): Promise<Figure[]> {
     const shape = options.smoke ? SMOKE : chosenShape();
     const baselineCli = options.smoke ? undefined : process.env.CDN_BENCH_BACKFILL_BASELINE;
@@ -205,7 +229,7 @@ export const backfillWorkload: Workload = {
     const rounds: Round[] = [];
     const baselineRounds: Round[] = [];
     const ponderRates: number[] = [];
-    const missing = options.smoke ? 'not run in --smoke' : shape.kind === 'empty' ? 'not run over empty blocks' : process.env.CDN_BENCH_BACKFILL_PONDER === '0' ? 'not run (CDN_BENCH_BACKFILL_PONDER=0)' : ponderMissing();
+    const missing = options.smoke ? 'not run in --smoke' : shape.kind === 'empty' || shape.kind === 'synthetic' ? 'not run over empty blocks' : process.env.CDN_BENCH_BACKFILL_PONDER === '0' ? 'not run (CDN_BENCH_BACKFILL_PONDER=0)' : ponderMissing();
     try {
       for (let round = 1; round <= (options.smoke ? 1 : options.rounds); round += 1) {
         if (baselineCli !== undefined && round % 2 === 1) baselineRounds.push(await followerRound(upstream, shape, baselineCli));
@@ -236,6 +260,8 @@ export const backfillWorkload: Workload = {
       beside('follower CPU per backfilled block (all threads, both instances)', 'ms/block', (r) => r.cpuMsPerBlock, 'lower'),
       beside('follower RSS after the backfills', 'MiB', (r) => r.rssMiB, 'lower'),
       beside('follower peak RSS', 'MiB', (r) => r.peakMiB, 'lower'),
+      beside('follower RSS after, anonymous (heaps, buffers)', 'MiB', (r) => r.anonMiB, 'lower'),
+      beside('follower RSS after, file-backed (the store\'s memory map)', 'MiB', (r) => r.fileMiB, 'lower'),
       figure('blocks in the backfilled range', 'count', rounds.map((r) => r.blocks)),
     ];
   },

@@ -63,7 +63,8 @@ export const blobsKind = defineProcessorKind({
   version: BLOBS_PROCESSOR.version,
   sdk: '^1.0.0',
   ordering: 'block_local',
-  needs: { bodies: true, receipts: true },
+  // The transform reads the blob transactions and each receipt's cumulativeGasUsed only (transform.ts).
+  needs: { bodies: true, receipts: true, partial: { blobTransactionsOnly: true, receiptGasOnly: true } },
   changeSchema: BLOBS_PROCESSOR.changeSchema,
   deliveryOrdering: BLOBS_PROCESSOR.deliveryOrdering,
   schema: BLOBS_SCHEMA,
