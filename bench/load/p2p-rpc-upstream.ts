@@ -4,8 +4,9 @@
  * node's own JSON-RPC renderers (api/rpc: `eth_getBlockByHash|Number` with full transactions or hashes only,
  * `eth_getBlockReceipts`), listens on 127.0.0.1 (node:http) and prints `{"url":…}` on one line. The answers are
  * rendered before the measured pass, as the peers serve stored bytes: the serving figure is the HTTP and JSON-RPC
- * envelope's cost, not sender recovery or rendering. Then, on standard input: `start` marks the CPU counter, `stop`
- * prints `{"cpuUs":…}` (user + system microseconds since `start`) and exits.
+ * envelope's cost, not sender recovery or rendering (which take a while: it is started once per workload run). Then,
+ * on standard input: `start` marks the CPU counter, `report` prints `{"cpuUs":…}` (user + system microseconds since
+ * `start`), `stop` prints the same and exits.
  *
  * Serves single calls and batches of `eth_getBlockByNumber [tag|"latest", full]`, `eth_getBlockByHash [hash, full]`
  * and `eth_getBlockReceipts [hash|tag]`; `latest` is the chain's tip. Anything else is answered with a JSON-RPC error.
@@ -86,6 +87,10 @@ process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.addres
 let mark = process.cpuUsage();
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === 'start') mark = process.cpuUsage();
+  if (line === 'report') {
+    const used = process.cpuUsage(mark);
+    process.stdout.write(`${JSON.stringify({ cpuUs: used.user + used.system })}\n`);
+  }
   if (line === 'stop') {
     const used = process.cpuUsage(mark);
     server.closeAllConnections();
