@@ -25,6 +25,7 @@ interface EciesFrames {
 }
 
 const MAC_BYTES = 16;
+const ZERO_PADDING = new Uint8Array(16);
 
 /** A plain Uint8Array of `length` bytes, not zero-filled (every byte is written by the caller). */
 export function uninitialized(length: number): Uint8Array {
@@ -73,21 +74,18 @@ export function installFrameCrypto(): void {
     return view(this._ingressAes.update(body), size);
   };
   proto.createBody = function createBody(this: EciesFrames, data: Uint8Array) {
+    // AES-256-CTR is a stream cipher: the message and its zero padding encrypted one after the other are the
+    // padded message encrypted at once, so the padding is not joined to a copy of the message first.
     const padded = Math.ceil(data.length / 16) * 16;
-    let plain = data;
-    if (padded !== data.length) {
-      plain = uninitialized(padded);
-      plain.set(data);
-      plain.fill(0, data.length);
-    }
     if (!this._egressAes) return undefined;
-    const encrypted = this._egressAes.update(plain);
-    if (!this._egressMac) return undefined;
-    this._egressMac.updateBody(encrypted);
-    const tag = this._egressMac.digest();
-    const frame = uninitialized(encrypted.length + MAC_BYTES);
+    const encrypted = this._egressAes.update(data);
+    const frame = uninitialized(padded + MAC_BYTES);
     frame.set(encrypted);
-    frame.set(tag.subarray(0, MAC_BYTES), encrypted.length);
+    if (padded !== data.length) frame.set(this._egressAes.update(ZERO_PADDING.subarray(0, padded - data.length)), data.length);
+    if (!this._egressMac) return undefined;
+    const body = frame.subarray(0, padded);
+    this._egressMac.updateBody(body);
+    frame.set(this._egressMac.digest().subarray(0, MAC_BYTES), padded);
     return frame;
   };
 }

@@ -113,6 +113,20 @@ describe('bench --smoke', () => {
     assert.ok(conversion && conversion.min > 0 && conversion.baseline && conversion.ratio!.min > 0, 'the conversion paths are measured side by side');
   });
 
+  it('p2p fetches the chain from 1 and 4 peers and, in the same run, from a JSON-RPC upstream with the rpc source', () => {
+    const run = runOf(result, 'p2p');
+    for (const label of ['1 peer', '4 peers', 'rpc source']) {
+      assert.ok(byName(run, `blocks/s, ${label}`).min > 0, label);
+      assert.ok(byName(run, `CPU per block, follower, ${label}`).min > 0, label);
+      assert.ok(byName(run, `RSS of the follower after the pass, ${label}`).min > 0, label);
+    }
+    assert.ok(byName(run, 'CPU per block, serving upstream, rpc source').min > 0);
+    for (const name of ['blocks/s, 1 peer', 'CPU per block, follower, 1 peer']) {
+      const figure = byName(run, name);
+      assert.ok(figure.baseline && figure.baseline.name.startsWith('rpc source') && figure.ratio!.min > 0, `${name} is beside the rpc source`);
+    }
+  });
+
   it('query serves the typed routes and the entity pages from the node and the baseline, with no errors, each figure beside its baseline', () => {
     const run = runOf(result, 'query');
     assert.equal(byName(run, 'runs with errors, timeouts or non-2xx').max, 0);
