@@ -118,8 +118,9 @@ export class NetworkManager {
   /** What the NAT mapping announces (external address and ports); null before a mapping. */
   private natAnnounced: NatAnnouncement | null = null;
   /**
-   * Where the lane's sockets listen: 127.0.0.1, or every interface (0.0.0.0) with a NAT mapping mode, whose gateway
-   * forwards the mapped ports to this host's address on its network.
+   * Where the lane's sockets listen: 127.0.0.1 with `nat = "none"`; every interface (0.0.0.0) when the node announces
+   * an address others dial — a mapping mode, whose gateway forwards the mapped ports to this host's address on its
+   * network, or `extip`, whose port forward does the same.
    */
   private readonly bindHost: string;
   private stopped = false;
@@ -153,7 +154,7 @@ export class NetworkManager {
       this.dials.push({ enode: { id, host: record.host, tcpPort: record.tcpPort, udpPort: record.udpPort }, origin, attempts: 0, tried: false, nextAt: 0 });
     }
     this.zeroSince = Date.now();
-    this.bindHost = options.nat && isMappingMode(options.nat.mode) ? '0.0.0.0' : '127.0.0.1';
+    this.bindHost = options.nat && (isMappingMode(options.nat.mode) || options.nat.mode.kind === 'extip') ? '0.0.0.0' : '127.0.0.1';
   }
 
   start(): void {

@@ -11,7 +11,8 @@ import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromiumPath } from '../support/chromium.js';
@@ -219,4 +220,43 @@ test('a gateway that refuses: nat failed and retrying, the lane still follows it
   igd.refuse = false;
   await waitUntil(node, async () => (await networkStatus(node)).network.nat?.state === 'mapped', 30_000);
   assert.equal((await networkStatus(node)).network.nat?.externalAddress, EXTERNAL_IP);
+});
+
+/** This host's first non-loopback IPv4 address, or null. */
+function lanAddress(): string | null {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
+  }
+  return null;
+}
+
+/** Whether a TCP connection to host:port is accepted (a refused or unanswered one is not). */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 5000 });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+  });
+}
+
+test('nat = "extip:<IPv4>": the RLPx listener takes connections on the host\'s network address (a port forward\'s target); with "none" only on loopback', async (t) => {
+  const lan = lanAddress();
+  if (lan === null) {
+    t.skip('this host has no non-loopback IPv4 address to dial');
+    return;
+  }
+  const listeners: Record<string, number> = {};
+  for (const nat of ['extip:203.0.113.9', 'none']) {
+    const listenerPort = await freePort();
+    listeners[nat] = listenerPort;
+    const node = await startNodeProcess({
+      toml: `[sources.live]\nkind = "p2p"\ntrusted_peers = ["${peerEnode}"]\nlistener_port = ${listenerPort}\nnat = "${nat}"\npoll_interval_ms = 100\n[finality]\nkind = "devnet"\n`,
+      sets: DEVNET, readyTimeoutMs: 60_000,
+    });
+    t.after(async () => { await node.stop(); removeDir(node.dir); });
+    assert.equal(await accepts('127.0.0.1', listenerPort), true, `${nat}: loopback`);
+    assert.equal(await accepts(lan, listenerPort), nat !== 'none', `${nat}: ${lan}`);
+  }
+  t.diagnostic(`dialled ${lan}: ${JSON.stringify(listeners)}`);
 });
