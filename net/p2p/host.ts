@@ -94,7 +94,14 @@ export class EthHost extends EventEmitter<HostEvents> {
     return this.sessions.size;
   }
 
+  /**
+   * Whether RLPx holds this peer: connecting, in its handshake, or in session. `getPeers()` lists only peers past
+   * their hello, so a dial loop that checked it alone dialled a peer again mid-handshake and devp2p refused the second
+   * dial ("Already connected"); devp2p's own check is its `_peers` map, which holds the socket from the connect on.
+   */
   isConnected(id: Uint8Array): boolean {
+    const held = (this.rlpx as unknown as { _peers?: unknown })._peers;
+    if (held instanceof Map) return held.has(Buffer.from(id).toString('hex'));
     return this.rlpx.getPeers().some((peer) => {
       const peerId = peer.getId();
       return peerId !== null && Buffer.from(peerId).equals(Buffer.from(id));
