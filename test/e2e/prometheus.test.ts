@@ -7,9 +7,11 @@ import { headSequence, removeDir, startNodeProcess, waitUntil } from '../support
 import { promtool } from '../support/promtool.js';
 
 test('promtool check metrics finds nothing to report in /metrics of a running node', async () => {
-  const node = await startNodeProcess({ sets: ['budgets.outbox.max_bytes=123456789'] });
+  // blobs, and erc20 retaining a window of artifacts: the artifact gauges the alerts read have series.
+  const toml = ['[[processors]]', 'id = "blobs"', 'kind = "blobs"', '[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', '[processors.artifacts]', 'retention = "window"', 'window_blocks = 8', ''].join('\n');
+  const node = await startNodeProcess({ toml, sets: ['budgets.outbox.max_bytes=123456789'] });
   try {
-    await waitUntil(node, async () => (await headSequence(node)) > 0, 30_000);
+    await waitUntil(node, async () => (await headSequence(node)) > 0 && /^chain_node_artifact_bytes\{/m.test(await (await fetch(`${node.baseUrl}/metrics`)).text()), 30_000);
     // Some traffic first, so per-route series and worker registries are in the text too.
     for (const path of ['/v1/status', '/v1/q/blobs/blocks?limit=2', '/v1/nope']) await (await fetch(`${node.baseUrl}${path}`)).arrayBuffer();
     const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
@@ -22,6 +24,8 @@ test('promtool check metrics finds nothing to report in /metrics of a running no
     // The byte budgets the alerts compare against: the configured ones, and the blobs change log's LMDB bytes.
     assert.match(text, /^chain_node_outbox_budget_bytes 123456789$/m);
     assert.match(text, /^chain_node_pending_delta_budget_bytes 268435456$/m);
+    assert.match(text, /^chain_node_artifact_budget_bytes 1073741824$/m);
+    assert.match(text, /^chain_node_artifact_bytes\{processor="erc20",state="(retained|pending)"\} \d+$/m);
     assert.ok(Number(/^chain_node_outbox_bytes\{processor="blobs"\} (\d+)$/m.exec(text)?.[1]) > 0, 'the blobs change log takes pages');
     assert.match(text, /^chain_node_pending_delta_bytes\{processor="blobs"\} 0$/m, 'blobs keeps no inverse writes');
     const check = await promtool(['check', 'metrics'], text);
