@@ -12,8 +12,7 @@ import type { NetworkStatus } from '../../api/network-status.js';
 import { tmpdir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { chromiumPath } from '../support/chromium.js';
+import { chromiumPage } from '../support/chromium.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { buildDnsTree } from '../../net/discovery/dns-tree.js';
 import { encodeNodeRecord } from '../../net/discovery/enr.js';
@@ -140,15 +139,8 @@ test('a p2p node follows the devnet served over RLPx across reorgs, block for bl
   });
 
   await t.test('/debug/network renders the live numbers in headless Chromium', async (sub) => {
-    const executablePath = chromiumPath();
-    if (!executablePath) {
-      sub.skip('no Chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH)');
-      return;
-    }
-    const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--headless=new'] });
-    sub.after(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${follower.baseUrl}/debug/network`);
+    const page = await chromiumPage(sub, `${follower.baseUrl}/debug/network`, { width: 1280, height: 900 });
+    if (!page) return;
     await page.waitForFunction(() => {
       const verdict = (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById('verdict');
       return verdict?.textContent === 'healthy';

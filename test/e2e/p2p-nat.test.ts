@@ -14,8 +14,7 @@ import { readFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { chromiumPath } from '../support/chromium.js';
+import { chromiumPage } from '../support/chromium.js';
 import { decode as decodeDiscv4 } from '@ethereumjs/devp2p';
 import { Discv5 } from '@chainsafe/discv5';
 import { SignableENR } from '@chainsafe/enr';
@@ -164,15 +163,8 @@ test('nat = "upnp:<url>": ports mapped, 203.0.113.9 announced in discv4 and disc
   assert.equal((await (await fetch(`${node.baseUrl}/health/ready`)).status), 200);
 
   await t.test('/debug/network shows the mapping in headless Chromium', async (sub) => {
-    const executablePath = chromiumPath();
-    if (!executablePath) {
-      sub.skip('no Chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH)');
-      return;
-    }
-    const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--headless=new'] });
-    sub.after(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    await page.goto(`${node.baseUrl}/debug/network`);
+    const page = await chromiumPage(sub, `${node.baseUrl}/debug/network`, { width: 1280, height: 1000 });
+    if (!page) return;
     await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById('nat-state')?.textContent === 'upnp / mapped (upnp)');
     const text = async (id: string) => (await page.textContent(`#${id}`))?.trim() ?? '';
     assert.equal(await text('nat-address'), EXTERNAL_IP);
