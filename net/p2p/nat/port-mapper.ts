@@ -180,7 +180,9 @@ export class PortMapper {
       this.timer = null;
       this.running = this.attempt().finally(() => { this.running = null; });
     }, delayMs);
-    this.timer.unref();
+    // Retries and renewals do not hold the process open; the first attempt (delay 0) does, so whoever awaits
+    // firstAttempt() is not left with a pending promise and an empty event loop.
+    if (delayMs > 0) this.timer.unref();
   }
 
   private async attempt(): Promise<void> {
