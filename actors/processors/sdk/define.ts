@@ -91,8 +91,12 @@ export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
   map(block: BlockInput, options: O): D;
   /** Ordered: folds the deltas into the state and returns the changes to publish. */
   reduce(state: StateApi, deltas: D, block: ReduceBlock, options: O): KindOutput[];
-  /** The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or undefined when it is gone). */
-  changeOf(key: Buffer, value: Buffer | undefined): KindOutput;
+  /**
+   * The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or
+   * undefined when it is gone); `finalizedThrough` is the instance's finalized block (for a kind that derives
+   * finality where it serves a row instead of re-marking it).
+   */
+  changeOf(key: Buffer, value: Buffer | undefined, finalizedThrough: number | null): KindOutput;
   /**
    * A stored value once blocks through `through` are final: the kind may re-mark it (e.g. `finality`);
    * null leaves it as is. Applied to the rows a finality move touches, and to values an undo restores
@@ -202,7 +206,7 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O,
       // An inverse was recorded before later finality: the restored value gets the marks it has missed since.
       const restore = (value: Buffer) => marked(value, finalizedThrough);
       const restored = withBatch(ctx, (batch) => batch.undoBlock(number, restore));
-      return restored.map((inverse) => definition.changeOf(inverse.key, inverse.previous));
+      return restored.map((inverse) => definition.changeOf(inverse.key, inverse.previous, finalizedThrough));
     },
     finalize(ctx, _from, to) {
       withBatch(ctx, (batch) => batch.finalize(to, remark));

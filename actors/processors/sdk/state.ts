@@ -121,15 +121,21 @@ function takeStoredInverses(undo: BinaryTable, block: number): Inverse[] {
   return recorded;
 }
 
-/** Drops the stored inverses of blocks up to `through` (finalized: never undone), adding the keys they touched to `ids` (latin1 text). */
-function dropInverseIds(undo: BinaryTable, through: number, ids: Set<string> = new Set()): Set<string> {
+/**
+ * Drops the stored inverses of blocks up to `through` (finalized: never undone), adding the keys they touched
+ * to `ids` (latin1 text); with `ids` null, the records are deleted unread.
+ */
+function dropInverseIds(undo: BinaryTable, through: number, ids: Set<string> | null): void {
   const dropped: Buffer[] = [];
-  for (const { key, value } of undo.getRange({ end: u64Key(through + 1) })) {
-    inverseKeyIds(key as Buffer, value as Buffer, ids);
-    dropped.push(Buffer.from(key as Buffer));
+  if (ids === null) {
+    for (const key of undo.getKeys({ end: u64Key(through + 1) })) dropped.push(Buffer.from(key as Buffer));
+  } else {
+    for (const { key, value } of undo.getRange({ end: u64Key(through + 1) })) {
+      inverseKeyIds(key as Buffer, value as Buffer, ids);
+      dropped.push(Buffer.from(key as Buffer));
+    }
   }
   for (const key of dropped) undo.remove(key);
-  return ids;
 }
 
 /**
@@ -270,19 +276,20 @@ export class StateBatch {
 
   /** As `dropInverses`, through the batch. */
   dropInverses(through: number): Buffer[] {
-    return [...this.#dropInverseIds(through)].map((id) => Buffer.from(id, 'latin1'));
+    const ids = new Set<string>();
+    this.#dropInverseIds(through, ids);
+    return [...ids].map((id) => Buffer.from(id, 'latin1'));
   }
 
-  /** The latin1 ids of the keys whose inverses through `through` are dropped. */
-  #dropInverseIds(through: number): Set<string> {
-    const ids = dropInverseIds(this.#undo, through);
+  /** Drops the inverses through `through`, adding the latin1 ids of the keys they touched to `ids` (null: not wanted). */
+  #dropInverseIds(through: number, ids: Set<string> | null): void {
+    dropInverseIds(this.#undo, through, ids);
     for (const [block, inverses] of this.#inverses) {
       if (block > through) continue;
-      for (const inverse of inverses) ids.add(inverse.key.toString('latin1'));
+      if (ids !== null) for (const inverse of inverses) ids.add(inverse.key.toString('latin1'));
       this.#inverses.delete(block);
       this.#held -= inverses.length;
     }
-    return ids;
   }
 
   /**
@@ -291,8 +298,13 @@ export class StateBatch {
    * key do, with the keys handled as text once.
    */
   finalize(through: number, remark: ((value: Buffer, through: number) => Buffer | null) | undefined): void {
-    const ids = this.#dropInverseIds(through);
-    if (remark === undefined) return;
+    // A kind that re-marks nothing (erc20 derives finality where it serves a row) drops the records unread.
+    if (remark === undefined) {
+      this.#dropInverseIds(through, null);
+      return;
+    }
+    const ids = new Set<string>();
+    this.#dropInverseIds(through, ids);
     for (const id of ids) {
       const row = this.#row(Buffer.from(id, 'latin1'), id);
       if (row.value === null) continue;
