@@ -8,6 +8,7 @@
  */
 import type { Store } from '../store/env.js';
 import { decodeU64KeyAsNumber, u64Key } from '../store/keys.js';
+import { pendingInverses } from '../store/undo-records.js';
 import type { P2pSnapshot } from '../net/p2p/network-snapshot.js';
 import type { ReadinessReport } from './operational.js';
 import type { Route } from './routes.js';
@@ -70,12 +71,12 @@ function canonicalStats(store: Store, from: number, to: number): { present: numb
  * The durable pending rows of an instance: the inverse writes an ordered-state kind keeps for each
  * block not yet finalized (actors/processors/sdk/state.ts), removed when finality reconciles the
  * block. Live and archive paths write one table, so there is nothing else to reconcile; a block-local
- * kind (blobs) keeps none — its undo is derived from the stored rows. Read from LMDB's own entry
- * count (no scan); an instance with no tables yet has none.
+ * kind (blobs) keeps none — its undo is derived from the stored rows. Counted from the undo table's
+ * keys (one a block not yet finalized, each carrying its count); an instance with no tables yet has none.
  */
 function pendingDeltas(store: Store, instance: string): number {
   if (!store.processorInstances().includes(instance)) return 0;
-  return (store.processor(instance).undo.getStats() as { entryCount: number }).entryCount;
+  return pendingInverses(store.processor(instance).undo);
 }
 
 export async function buildNetworkStatus(deps: NetworkStatusDeps): Promise<NetworkStatus> {

@@ -32,6 +32,8 @@ export interface CollectionScan {
   readonly toBlock: number | null;
   /** Resume strictly after this position (null: from the start). */
   readonly after: Buffer | null;
+  /** The instance's finalized block (null: none), read before the rows: a kind may derive a row's finality from it. */
+  readonly finalizedNumber: number | null;
 }
 
 /**
@@ -45,8 +47,8 @@ export interface CollectionDescription {
   readonly schema: string;
   /** True when `key` names a row of this collection (the entity route refuses other keys). */
   owns(key: Uint8Array): boolean;
-  /** The row stored under an entity key, with its metadata; undefined when absent. */
-  get(entities: BinaryTable, key: Buffer): CollectionRow | undefined;
+  /** The row stored under an entity key, with its metadata (`finalizedNumber` as in CollectionScan); undefined when absent. */
+  get(entities: BinaryTable, key: Buffer, finalizedNumber: number | null): CollectionRow | undefined;
   scan(entities: BinaryTable, scan: CollectionScan): Iterable<CollectionRow>;
   /** Lowest and highest block among the rows present (spec §2.7 retainedBounds), null when none has a block. */
   bounds(entities: BinaryTable): { readonly fromBlock: number; readonly toBlock: number } | null;

@@ -49,6 +49,8 @@ export interface TableSpec {
   readonly valueEncoding: ValueEncoding;
   /** Every key has exactly this many bytes (checked by `db verify`); undefined when keys vary. */
   readonly keyWidth?: number;
+  /** Every key has one of these many bytes (checked by `db verify`): a table whose key layout changed between versions. */
+  readonly keyWidths?: readonly number[];
   /** A key that starts with a u64 in big-endian order (checked: at least 8 bytes). */
   readonly keyStartsWithU64?: boolean;
   readonly keyLayout: string;
@@ -93,8 +95,11 @@ export const PROCESSOR_TABLE_SHAPES = {
   savepoints: { keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string savepoint id' },
   artifacts: { keyEncoding: 'binary', valueEncoding: 'binary', keyStartsWithU64: true, keyLayout: 'u64 block number ‖ bytes' },
   state: { keyEncoding: 'binary', valueEncoding: 'binary', keyLayout: 'processor-defined bytes' },
-  /** Ordered-state kinds: the inverse of every state write of an unfinalized block, replayed in reverse by undo. */
-  undo: { keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 12, keyStartsWithU64: true, keyLayout: 'u64 block number ‖ u32 write ordinal' },
+  /**
+   * Ordered-state kinds: the inverse of every state write of an unfinalized block, replayed in reverse by undo;
+   * one record a block (16-byte keys), or one a write in stores of earlier versions (12-byte keys): store/undo-records.ts.
+   */
+  undo: { keyEncoding: 'binary', valueEncoding: 'binary', keyWidths: [16, 12], keyStartsWithU64: true, keyLayout: 'u64 block number ‖ u32 0xffffffff ‖ u32 count of inverses (earlier versions: u64 block number ‖ u32 write ordinal)' },
 } as const satisfies Record<string, ProcessorTableShape>;
 
 export type ProcessorTableKind = keyof typeof PROCESSOR_TABLE_SHAPES;

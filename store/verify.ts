@@ -135,6 +135,7 @@ function checkTableKeys(context: VerifyContext, spec: TableSpec): VerifyCheckRes
     const key = Buffer.from(rawKey);
     count++;
     if (spec.keyWidth !== undefined && key.length !== spec.keyWidth) problems.add(`key ${key.toString('hex')} is ${key.length} bytes, expected ${spec.keyWidth}`);
+    if (spec.keyWidths !== undefined && !spec.keyWidths.includes(key.length)) problems.add(`key ${key.toString('hex')} is ${key.length} bytes, expected ${spec.keyWidths.join(' or ')}`);
     if (spec.keyStartsWithU64 && key.length < U64_KEY_BYTES) problems.add(`key ${key.toString('hex')} is shorter than its u64 prefix`);
     if (previous && Buffer.compare(previous, key) >= 0) problems.add(`key ${key.toString('hex')} does not follow ${previous.toString('hex')}`);
     previous = key;

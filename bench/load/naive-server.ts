@@ -54,7 +54,7 @@ function entityPage(res: ServerResponse, collectionName: string, query: URLSearc
   const bound = (name: string) => (query.has(name) ? Number(query.get(name)) : null);
   const limit = Number(query.get('limit') ?? 100);
   const data: unknown[] = [];
-  for (const row of collection.scan(entities, { fromBlock: bound('fromBlock'), toBlock: bound('toBlock'), after: null })) {
+  for (const row of collection.scan(entities, { fromBlock: bound('fromBlock'), toBlock: bound('toBlock'), after: null, finalizedNumber: null })) {
     if (data.length === limit) break;
     const { meta } = row;
     data.push({

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { buildNetworkStatus } from '../../api/network-status.js';
 import { openStore } from '../../store/env.js';
 import { u64Key } from '../../store/keys.js';
+import { blockRecordKey } from '../../store/undo-records.js';
 import { tempDir } from '../store/helpers/temp-dir.js';
 
 test('processors[].pendingDeltas counts the inverse writes kept for blocks not yet finalized, per instance', async (t) => {
@@ -11,11 +12,11 @@ test('processors[].pendingDeltas counts the inverse writes kept for blocks not y
   const store = openStore({ dataDir: join(dir, 'data'), chainId: 7 });
   t.after(() => store.close());
   const erc20 = store.processor('erc20-v1');
-  // Three blocks' inverse writes (the state API keys them by block, then ordinal).
+  // Three blocks' inverse writes: one record a block, its count in the key (store/undo-records.ts); block 12's
+  // are an earlier version's records, one a write (u64 block ‖ u32 ordinal).
   await store.write(() => {
-    for (let block = 10; block < 13; block += 1) {
-      for (let ordinal = 0; ordinal < 4; ordinal += 1) erc20.undo.put(Buffer.concat([u64Key(block), u64Key(ordinal)]), Buffer.from([1, 2, 3]));
-    }
+    for (let block = 10; block < 12; block += 1) erc20.undo.put(blockRecordKey(block, 4), Buffer.from([1, 2, 3]));
+    for (let ordinal = 0; ordinal < 4; ordinal += 1) erc20.undo.put(Buffer.concat([u64Key(12), u64Key(ordinal).subarray(4)]), Buffer.from([1, 2, 3]));
   });
   store.processor('blobs');
   const status = await buildNetworkStatus({

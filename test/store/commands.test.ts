@@ -8,6 +8,7 @@ import { openEnvironment, openTable, storePath } from '../../store/environment.j
 import { StoreNotFoundError } from '../../store/errors.js';
 import { encodeJournalMove } from '../../store/journal.js';
 import { hashKey, u64Key } from '../../store/keys.js';
+import { blockRecordKey } from '../../store/undo-records.js';
 import { acquireDataDirLock, DataDirLockedError, readDataDirLock } from '../../store/lock.js';
 import { epochToHex } from '../../store/meta.js';
 import { childHoldingLock, killHard } from './helpers/child-lock.js';
@@ -136,6 +137,25 @@ test('db verify finds a gap in the journal and a key of the wrong width', async 
   const keys = report.checks.find((check) => check.name === 'keys:chain.canonical');
   assert.equal(keys?.ok, false);
   assert.match(keys?.detail ?? '', /key 010203 is 3 bytes, expected 8/);
+});
+
+test('db verify takes an undo table\'s block records (16-byte keys) and an earlier version\'s per-write records (12), and flags any other width', async (t) => {
+  const dataDir = tempDir(t);
+  const store = openStore({ dataDir });
+  writeChain(store, 10);
+  const undo = store.processor('erc20').undo;
+  undo.putSync(blockRecordKey(7, 3), Buffer.from([0, 0, 1, 9, 0, 0, 0, 0]));
+  undo.putSync(Buffer.concat([u64Key(8), Buffer.from([0, 0, 0, 0])]), Buffer.from([0, 0, 1, 9]));
+  await store.close();
+  const passing = await dbVerify(dataDir);
+  assert.equal(passing.checks.find((check) => check.name === 'keys:p.erc20.undo')?.ok, true, JSON.stringify(passing.checks.filter((check) => !check.ok)));
+  const again = openStore({ dataDir });
+  again.processor('erc20').undo.putSync(Buffer.concat([u64Key(9), Buffer.from([0, 0, 0, 0, 0])]), Buffer.from([0]));
+  await again.close();
+  const failing = await dbVerify(dataDir);
+  const keys = failing.checks.find((check) => check.name === 'keys:p.erc20.undo');
+  assert.equal(keys?.ok, false);
+  assert.match(keys?.detail ?? '', /key 00000000000000090000000000 is 13 bytes, expected 16 or 12/);
 });
 
 test('a table this binary does not know is listed by inspect and flagged by verify', async (t) => {

@@ -102,7 +102,7 @@ const schedule: CollectionDescription = {
     }
   },
   bounds(entities) {
-    const numbers = [...this.scan(entities, { fromBlock: 0, toBlock: null, after: null })].map((row) => row.meta.blockNumber!);
+    const numbers = [...this.scan(entities, { fromBlock: 0, toBlock: null, after: null, finalizedNumber: null })].map((row) => row.meta.blockNumber!);
     return numbers.length === 0 ? null : { fromBlock: Math.min(...numbers), toBlock: Math.max(...numbers) };
   },
 };

@@ -10,6 +10,13 @@
  * where the JSON row was ~340: at mainnet's density of transfers a batch rewrites tens of thousands of
  * rows spread over the whole table, and LMDB copies every page it touches, so the row size sets the
  * commit's cost. Rows written as JSON by earlier versions (they start with `{`) are still read.
+ *
+ * Finality is derived where a row is served, from its last change's block and the instance's finalized
+ * block (`servedFinality`): a row whose block is at or below it is finalized, else included. So finality
+ * rewrites no row (it used to re-mark every row a finalized block touched: a read and a write each, ~a
+ * fifth of a commit at mainnet's density), an undo restores the recorded bytes as they are, and the rows
+ * are the same bytes whatever order of finality and reorgs led to them. Rows are written with the
+ * `included` code; rows an earlier version marked `finalized` (or stored as JSON) are read as marked.
  */
 import type { Finality } from '../../../store/coverage.js';
 import type { KindChange } from '../../processor/kind.js';
@@ -57,7 +64,8 @@ const ROW_FORMAT = 0x01;
 const LEGACY_JSON_ROW = 0x7b; // '{'
 const HEAD_BYTES = 1 + 1 + 8 + 8 + 32;
 const FINALITY_CODES: readonly Finality[] = ['preview', 'included', 'finalized'];
-const FINALIZED_CODE = FINALITY_CODES.indexOf('finalized');
+/** The finality code reduce writes: served finality is derived (servedFinality). */
+const STORED_FINALITY: Finality = 'included';
 
 /** What a row stores besides its key. */
 export interface StoredBalance {
@@ -92,26 +100,40 @@ export function storedBalance(bytes: Buffer): bigint {
   return bytes[HEAD_BYTES] === 1 ? -magnitude : magnitude;
 }
 
-/** The block metadata of a stored row (entity API metadata, finality re-marking). */
-export function rowMeta(bytes: Buffer): { readonly lastChange: BalanceRow['lastChange']; readonly finality: Finality } {
+/**
+ * The finality a row is served with: finalized when it was stored so (by an earlier version) or its last
+ * change is at or below the instance's finalized block (`finalizedNumber`, null: none), else as stored.
+ * Read the instance's finalized block before the rows it applies to: it only grows, and a row's block at
+ * or below it was final when the row was read.
+ */
+export function servedFinality(stored: Finality, blockNumber: number, finalizedNumber: number | null): Finality {
+  return stored === 'finalized' || (finalizedNumber !== null && blockNumber <= finalizedNumber) ? 'finalized' : stored;
+}
+
+/** The block metadata of a stored row, its finality as served with the instance's finalized block `finalizedNumber`. */
+export function rowMeta(bytes: Buffer, finalizedNumber: number | null): { readonly lastChange: BalanceRow['lastChange']; readonly finality: Finality } {
   if (bytes[0] === LEGACY_JSON_ROW) {
     const { lastChange, finality } = legacyRow(bytes);
-    return { lastChange, finality };
+    return { lastChange, finality: servedFinality(finality, lastChange.blockNumber, finalizedNumber) };
   }
   if (bytes[0] !== ROW_FORMAT || bytes.length <= HEAD_BYTES) throw new Error(`erc20 balance row: unknown format ${bytes[0]} (${bytes.length} bytes)`);
   const finality = FINALITY_CODES[bytes[1]!];
   if (finality === undefined) throw new Error(`erc20 balance row: unknown finality code ${bytes[1]}`);
+  const blockNumber = Number(bytes.readBigUInt64BE(2));
   return {
-    lastChange: { blockNumber: Number(bytes.readBigUInt64BE(2)), blockHash: `0x${bytes.toString('hex', 18, 50)}`, timestamp: Number(bytes.readBigUInt64BE(10)) },
-    finality,
+    lastChange: { blockNumber, blockHash: `0x${bytes.toString('hex', 18, 50)}`, timestamp: Number(bytes.readBigUInt64BE(10)) },
+    finality: servedFinality(finality, blockNumber, finalizedNumber),
   };
 }
 
-/** The row stored under `key`, whole. */
-export function decodeRow(key: Buffer, bytes: Buffer): BalanceRow {
-  if (bytes[0] === LEGACY_JSON_ROW) return legacyRow(bytes);
+/** The row stored under `key`, whole, as served with the instance's finalized block `finalizedNumber`. */
+export function decodeRow(key: Buffer, bytes: Buffer, finalizedNumber: number | null): BalanceRow {
+  if (bytes[0] === LEGACY_JSON_ROW) {
+    const row = legacyRow(bytes);
+    return { ...row, finality: servedFinality(row.finality, row.lastChange.blockNumber, finalizedNumber) };
+  }
   const { token, address } = keyParts(key);
-  return { token, address, balance: storedBalance(bytes).toString(), ...rowMeta(bytes) };
+  return { token, address, balance: storedBalance(bytes).toString(), ...rowMeta(bytes, finalizedNumber) };
 }
 
 /** The row's JSON as served (field order fixed: the entity API, the typed route and change payloads agree). */
@@ -143,8 +165,9 @@ export function reduceBalances(state: StateApi, deltas: BalanceDeltas, block: Re
   const changes: KindChange[] = [];
   const lastChange = { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp };
   const lastChangeJson = JSON.stringify(lastChange);
-  // The row's block fields are the same for every holder of the block: encoded once, then copied.
-  const head = encodeRow({ balance: 0n, lastChange, finality: block.finality }).subarray(0, HEAD_BYTES);
+  // The row's block fields are the same for every holder of the block: encoded once, then copied. The stored
+  // finality is always `included` (finality is derived where the row is served); the change carries the block's.
+  const head = encodeRow({ balance: 0n, lastChange, finality: STORED_FINALITY }).subarray(0, HEAD_BYTES);
   for (const [text, delta] of deltas) {
     const key = deltaKey(text);
     const stored = state.get(key);
@@ -175,29 +198,7 @@ function rowWithHead(head: Buffer, balance: bigint): Buffer {
   return out;
 }
 
-/** The change an undo publishes for a key restored to `value` (or removed). */
-export function restoredChange(key: Buffer, value: Buffer | undefined): KindChange {
-  return value === undefined ? deleteChange(key, null) : putChange(key, rowJson(decodeRow(key, value)));
-}
-
-/** A row whose last change is at or below the finalized block, marked finalized (null: unchanged). A JSON row of an earlier version stays JSON. */
-export function finalizedRow(value: Buffer, through: number): Buffer | null {
-  if (value[0] === ROW_FORMAT && value.length > HEAD_BYTES) {
-    // The compact row's finality code and block number, read in place (no hex, no BigInt): finality re-marks every row a finalized block touched.
-    const code = value[1]!;
-    if (FINALITY_CODES[code] === undefined) throw new Error(`erc20 balance row: unknown finality code ${code}`);
-    if (code === FINALIZED_CODE || value.readUInt32BE(2) * 2 ** 32 + value.readUInt32BE(6) > through) return null;
-    const marked = Buffer.from(value);
-    marked[1] = FINALIZED_CODE;
-    return marked;
-  }
-  const { lastChange, finality } = rowMeta(value);
-  if (finality === 'finalized' || lastChange.blockNumber > through) return null;
-  if (value[0] === LEGACY_JSON_ROW) {
-    const row = legacyRow(value);
-    return Buffer.from(rowJson({ ...row, finality: 'finalized' }));
-  }
-  const marked = Buffer.from(value);
-  marked[1] = FINALITY_CODES.indexOf('finalized');
-  return marked;
+/** The change an undo publishes for a key restored to `value` (or removed), with the instance's finalized block `finalizedThrough`. */
+export function restoredChange(key: Buffer, value: Buffer | undefined, finalizedThrough: number | null): KindChange {
+  return value === undefined ? deleteChange(key, null) : putChange(key, rowJson(decodeRow(key, value, finalizedThrough)));
 }

@@ -1,10 +1,11 @@
 /**
  * ERC-20 balances (`kind = "erc20"`), an ordered-state kind: `map` nets a block's `Transfer` logs per
  * (token, holder) (transfers.ts); `reduce` folds them into one balance row per holder through the
- * state API, whose recorded inverses make undo exact (balances.ts); typed route in query.ts.
+ * state API, whose recorded inverses make undo exact (balances.ts); typed route in query.ts. Finality
+ * re-marks no row: a row's finality is derived where it is served (balances.ts servedFinality).
  */
 import { defineProcessorKind } from '../sdk/define.js';
-import { finalizedRow, reduceBalances, restoredChange } from './balances.js';
+import { reduceBalances, restoredChange } from './balances.js';
 import { BALANCES_COLLECTION, ERC20_CHANGE_SCHEMA } from './collections.js';
 import { erc20Options, type Erc20Options } from './options.js';
 import { ERC20_QUERY } from './query.js';
@@ -27,7 +28,6 @@ export default defineProcessorKind<Erc20Options, BalanceDeltas>({
   map: transferDeltas,
   reduce: (state, deltas, block) => reduceBalances(state, deltas, block),
   changeOf: restoredChange,
-  finalizedValue: finalizedRow,
   // Transfer logs of the configured tokens (any contract with "*"): blocks whose bloom has neither need no receipts.
   logInterest: (options) => ({ addresses: options.tokens === null ? [] : [...options.tokens.keys()] as `0x${string}`[], topics: [TRANSFER_TOPIC] }),
 });

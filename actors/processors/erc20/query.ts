@@ -54,10 +54,12 @@ function balanceHandler(context: AggregateContext, target: TargetResolver): Hand
     const configured = options.tokens === null ? { deployedAt: null } : options.tokens.get(token);
     if (!configured) throw new HttpError('not_found', `processor '${processor.id}' does not follow token ${token}`, { processor: processor.id, token });
     const output = retainedOutput(context, processor);
+    // The progress (its finalized block) before the row: the row's finality is derived from it (balances.ts servedFinality).
+    const progress = progressOf(processor, processorTables(context.store, processor.instance));
     const key = balanceKey(token, address);
     const stored = output.entities?.get(key);
-    const row = stored ? decodeRow(key, stored) : null;
-    const exact = isExact(output.ranges, progressOf(processor, processorTables(context.store, processor.instance)), configured.deployedAt);
+    const row = stored ? decodeRow(key, stored, progress.finalizedNumber) : null;
+    const exact = isExact(output.ranges, progress, configured.deployedAt);
     const value = row?.balance ?? '0';
     return jsonBytesReply(Buffer.from(JSON.stringify({
       token,

@@ -21,7 +21,7 @@ import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
 import type { ArtifactBlock, BlockInput, BoundKind, KindArtifacts, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
 import type { LogInterest } from '../../../net/p2p/log-interest.js';
 import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
-import { dropInverses, recordingState, undoBlock, type StateApi } from './state.js';
+import { StateBatch, type StateApi } from './state.js';
 
 /** A change as a kind returns it: rendered JSON, or raw bytes the SDK renders (see `render`). */
 export type KindOutput = KindChange | RawChange;
@@ -91,8 +91,12 @@ export interface OrderedStateDefinition<O, D> extends KindIdentity<O> {
   map(block: BlockInput, options: O): D;
   /** Ordered: folds the deltas into the state and returns the changes to publish. */
   reduce(state: StateApi, deltas: D, block: ReduceBlock, options: O): KindOutput[];
-  /** The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or undefined when it is gone). */
-  changeOf(key: Buffer, value: Buffer | undefined): KindOutput;
+  /**
+   * The change a key restored by undo publishes (its restored value — after `finalized` re-marked it — or
+   * undefined when it is gone); `finalizedThrough` is the instance's finalized block (for a kind that derives
+   * finality where it serves a row instead of re-marking it).
+   */
+  changeOf(key: Buffer, value: Buffer | undefined, finalizedThrough: number | null): KindOutput;
   /**
    * A stored value once blocks through `through` are final: the kind may re-mark it (e.g. `finality`);
    * null leaves it as is. Applied to the rows a finality move touches, and to values an undo restores
@@ -176,14 +180,22 @@ function rendered(bound: UnrenderedKind, render: ((change: RawChange) => unknown
   };
 }
 
+/** `step` through the lane commit's batch, or — a kind applied outside one — through a batch of its own, written out after it. */
+function withBatch<T>(ctx: KindContext, step: (batch: StateBatch) => T): T {
+  if (ctx.stateBatch) return step(ctx.stateBatch);
+  const batch = new StateBatch(ctx.tables.entities, ctx.tables.undo);
+  const result = step(batch);
+  batch.flush();
+  return result;
+}
+
 function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O, deltaSchema: string): UnrenderedKind {
   const remark = definition.finalizedValue;
   /** The value re-marked for blocks final through `through` (as is when the kind has no remark or it is unchanged). */
   const marked = (value: Buffer, through: number | null): Buffer => (remark && through !== null ? remark(value, through) ?? value : value);
   const applyMapped = (ctx: KindContext, deltas: D, block: ArtifactBlock, finality: Finality): KindOutput[] => {
     const record = finality !== 'finalized';
-    const state = ctx.stateBatch ? ctx.stateBatch.recording(block.number, record) : recordingState(ctx.tables.entities, ctx.tables.undo, block.number, record);
-    return definition.reduce(state, deltas, { number: block.number, hash: block.hash, timestamp: block.timestamp, finality }, options);
+    return withBatch(ctx, (batch) => definition.reduce(batch.recording(block.number, record), deltas, { number: block.number, hash: block.hash, timestamp: block.timestamp, finality }, options));
   };
   return {
     finalizedKind: definition.finalizedKind,
@@ -193,22 +205,11 @@ function bindOrdered<O, D>(definition: OrderedStateDefinition<O, D>, options: O,
     undo(ctx, number, _hash, finalizedThrough) {
       // An inverse was recorded before later finality: the restored value gets the marks it has missed since.
       const restore = (value: Buffer) => marked(value, finalizedThrough);
-      const restored = ctx.stateBatch ? ctx.stateBatch.undoBlock(number, restore) : undoBlock(ctx.tables.entities, ctx.tables.undo, number, restore);
-      return restored.map((inverse) => definition.changeOf(inverse.key, inverse.previous));
+      const restored = withBatch(ctx, (batch) => batch.undoBlock(number, restore));
+      return restored.map((inverse) => definition.changeOf(inverse.key, inverse.previous, finalizedThrough));
     },
     finalize(ctx, _from, to) {
-      const batch = ctx.stateBatch;
-      if (batch) {
-        batch.finalize(to, remark);
-        return;
-      }
-      const keys = dropInverses(ctx.tables.undo, to);
-      if (!remark) return;
-      for (const key of keys) {
-        const value = ctx.tables.entities.getBinary(key);
-        const remarked = value === undefined ? null : remark(Buffer.from(value), to);
-        if (remarked !== null) ctx.tables.entities.put(key, remarked);
-      }
+      withBatch(ctx, (batch) => batch.finalize(to, remark));
     },
   };
 }

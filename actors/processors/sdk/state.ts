@@ -4,10 +4,16 @@
  * under the block being applied. `undo` replays a block's inverses in reverse — the state returns
  * exactly to what it was, without re-running anything — and finality drops them.
  *
- * Undo record: key u64 block ‖ u32 ordinal; value [u8 had-previous][u16 key length][key][previous value].
+ * Undo records: one per block, its inverses in write order in one value (one put when the block is
+ * applied, one read when it is undone or finalized, one delete): key u64 block ‖ u32 0xffffffff ‖ u32
+ * count of inverses; value, per inverse, [u8 had-previous][u16 key length][key][u32 previous length]
+ * [previous value]. Stores written by earlier versions hold one record per write (key u64 block ‖ u32
+ * ordinal; value [u8 had-previous][u16 key length][key][previous value]): still read, in key order.
+ * Every path writes through a StateBatch (a kind applied outside a lane commit gets one of its own).
  */
 import type { BinaryTable } from '../../../store/env.js';
 import { u64Key } from '../../../store/keys.js';
+import { BLOCK_RECORD_KEY_BYTES, WRITE_RECORD_KEY_BYTES, blockRecordKey } from '../../../store/undo-records.js';
 
 export interface StateApi {
   get(key: Buffer): Buffer | undefined;
@@ -38,21 +44,21 @@ export function typedState<T>(state: StateApi, codec: ValueCodec<T>): TypedState
   };
 }
 
-function undoKey(block: number, ordinal: number): Buffer {
-  // Block numbers are safe integers: the u64 as two u32 halves, without a BigInt per inverse.
-  const key = Buffer.allocUnsafe(12);
-  key.writeUInt32BE(Math.floor(block / 2 ** 32), 0);
-  key.writeUInt32BE(block >>> 0, 4);
-  key.writeUInt32BE(ordinal, 8);
-  return key;
-}
-
-function encodeInverse(key: Buffer, previous: Buffer | undefined): Buffer {
-  const out = Buffer.allocUnsafe(3 + key.length + (previous?.length ?? 0));
-  out[0] = previous === undefined ? 0 : 1;
-  out.writeUInt16BE(key.length, 1);
-  key.copy(out, 3);
-  previous?.copy(out, 3 + key.length);
+/** A block's inverses in write order, one after the other: [u8 had-previous][u16 key length][key][u32 previous length][previous]. */
+function encodeBlockRecord(inverses: readonly Inverse[]): Buffer {
+  let bytes = 0;
+  for (const { key, previous } of inverses) bytes += 7 + key.length + (previous?.length ?? 0);
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const { key, previous } of inverses) {
+    out[at] = previous === undefined ? 0 : 1;
+    out.writeUInt16BE(key.length, at + 1);
+    key.copy(out, at + 3);
+    at += 3 + key.length;
+    out.writeUInt32BE(previous?.length ?? 0, at);
+    at += 4;
+    if (previous !== undefined) at += previous.copy(out, at);
+  }
   return out;
 }
 
@@ -62,77 +68,74 @@ export interface Inverse {
   readonly previous: Buffer | undefined;
 }
 
-function decodeInverse(bytes: Buffer): Inverse {
-  const length = bytes.readUInt16BE(1);
-  const key = Buffer.from(bytes.subarray(3, 3 + length));
-  return { key, previous: bytes[0] === 1 ? Buffer.from(bytes.subarray(3 + length)) : undefined };
-}
-
-/** The key of a stored inverse alone, as latin1 text (what finality needs: which rows a block touched). */
-function inverseKeyId(bytes: Uint8Array): string {
-  const length = (bytes[1]! << 8) | bytes[2]!;
-  return Buffer.from(bytes.buffer, bytes.byteOffset + 3, length).toString('latin1');
-}
-
-/** The state API for one block being applied; `recordInverses` false for finalized blocks (they are never undone). */
-export function recordingState(table: BinaryTable, undo: BinaryTable, block: number, recordInverses: boolean): StateApi {
-  let ordinal = 0;
-  const recorded = new Set<string>();
-  const record = (key: Buffer) => {
-    if (!recordInverses) return;
-    // Only the first write of a key in a block matters: undo restores the value before the block.
-    const id = key.toString('latin1');
-    if (recorded.has(id)) return;
-    recorded.add(id);
-    const previous = table.getBinary(key);
-    undo.put(undoKey(block, ordinal), encodeInverse(key, previous === undefined ? undefined : Buffer.from(previous)));
-    ordinal += 1;
-  };
-  return {
-    get: (key) => {
-      const value = table.getBinary(key);
-      return value === undefined ? undefined : Buffer.from(value);
-    },
-    put: (key, value) => {
-      record(key);
-      table.put(key, value);
-    },
-    remove: (key) => {
-      record(key);
-      table.remove(key);
-    },
-  };
-}
-
-/** Restores the state before `block` (each restored value through `restore`) and returns what each key was restored to, in reverse write order. */
-export function undoBlock(table: BinaryTable, undo: BinaryTable, block: number, restore: (value: Buffer) => Buffer = (value) => value): Inverse[] {
-  const restored: Inverse[] = [];
-  const entries = [...undo.getRange({ start: u64Key(block), end: u64Key(block + 1) })];
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const recorded = decodeInverse(Buffer.from(entries[i]!.value));
-    const inverse = recorded.previous === undefined ? recorded : { key: recorded.key, previous: restore(recorded.previous) };
-    if (inverse.previous === undefined) table.remove(inverse.key);
-    else table.put(inverse.key, inverse.previous);
-    undo.remove(entries[i]!.key);
-    restored.push(inverse);
+/**
+ * The inverses of one stored entry, in write order, copied out of LMDB's buffer: a block's record, or one
+ * write's record of an earlier version (key u64 block ‖ u32 ordinal, value [u8 had-previous][u16 key length][key][previous]).
+ */
+function decodeInverses(key: Uint8Array, value: Uint8Array, into: Inverse[] = []): Inverse[] {
+  const bytes = Buffer.from(value);
+  if (key.length === WRITE_RECORD_KEY_BYTES) {
+    const length = bytes.readUInt16BE(1);
+    into.push({ key: bytes.subarray(3, 3 + length), previous: bytes[0] === 1 ? bytes.subarray(3 + length) : undefined });
+    return into;
   }
-  return restored;
+  if (key.length !== BLOCK_RECORD_KEY_BYTES) throw new Error(`undo table: unknown record key of ${key.length} bytes`);
+  let at = 0;
+  while (at < bytes.length) {
+    const had = bytes[at] === 1;
+    const length = bytes.readUInt16BE(at + 1);
+    const inverseKey = bytes.subarray(at + 3, at + 3 + length);
+    at += 3 + length;
+    const previousLength = bytes.readUInt32BE(at);
+    at += 4;
+    into.push({ key: inverseKey, previous: had ? bytes.subarray(at, at + previousLength) : undefined });
+    at += previousLength;
+  }
+  return into;
 }
 
-/** Drops the inverses of blocks up to `through` (finalized: never undone) and returns the keys they touched. */
-export function dropInverses(undo: BinaryTable, through: number): Buffer[] {
-  return [...dropInverseIds(undo, through)].map((id) => Buffer.from(id, 'latin1'));
+/** The keys of one stored entry's inverses, as latin1 text, read in place (what finality needs: which rows a block touched). */
+function inverseKeyIds(key: Uint8Array, value: Uint8Array, ids: Set<string>): void {
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (key.length === WRITE_RECORD_KEY_BYTES) {
+    ids.add(bytes.toString('latin1', 3, 3 + bytes.readUInt16BE(1)));
+    return;
+  }
+  if (key.length !== BLOCK_RECORD_KEY_BYTES) throw new Error(`undo table: unknown record key of ${key.length} bytes`);
+  let at = 0;
+  while (at < bytes.length) {
+    const length = bytes.readUInt16BE(at + 1);
+    ids.add(bytes.toString('latin1', at + 3, at + 3 + length));
+    at += 3 + length;
+    at += 4 + bytes.readUInt32BE(at);
+  }
 }
 
-/** dropInverses, the keys as latin1 text. */
-function dropInverseIds(undo: BinaryTable, through: number, ids: Set<string> = new Set()): Set<string> {
+/** The stored inverses of `block` in write order, removed from the table. */
+function takeStoredInverses(undo: BinaryTable, block: number): Inverse[] {
+  const recorded: Inverse[] = [];
+  for (const { key, value } of [...undo.getRange({ start: u64Key(block), end: u64Key(block + 1) })]) {
+    decodeInverses(key as Buffer, value as Buffer, recorded);
+    undo.remove(key);
+  }
+  return recorded;
+}
+
+/**
+ * Drops the stored inverses of blocks up to `through` (finalized: never undone), adding the keys they touched
+ * to `ids` (latin1 text); with `ids` null, the records are deleted unread.
+ */
+function dropInverseIds(undo: BinaryTable, through: number, ids: Set<string> | null): void {
   const dropped: Buffer[] = [];
-  for (const { key, value } of undo.getRange({ end: u64Key(through + 1) })) {
-    ids.add(inverseKeyId(value));
-    dropped.push(Buffer.from(key));
+  if (ids === null) {
+    for (const key of undo.getKeys({ end: u64Key(through + 1) })) dropped.push(Buffer.from(key as Buffer));
+  } else {
+    for (const { key, value } of undo.getRange({ end: u64Key(through + 1) })) {
+      inverseKeyIds(key as Buffer, value as Buffer, ids);
+      dropped.push(Buffer.from(key as Buffer));
+    }
   }
   for (const key of dropped) undo.remove(key);
-  return ids;
 }
 
 /**
@@ -141,16 +144,17 @@ function dropInverseIds(undo: BinaryTable, through: number, ids: Set<string> = n
  */
 export function stateAsOf(table: BinaryTable, undo: BinaryTable, block: number, restore: (value: Buffer) => Buffer = (value) => value): Array<[Buffer, Buffer]> {
   const before = new Map<string, Inverse>();
-  for (const { value } of undo.getRange({ start: u64Key(block + 1) })) {
-    const inverse = decodeInverse(Buffer.from(value));
-    const id = inverse.key.toString('hex');
-    if (!before.has(id)) before.set(id, inverse);
+  for (const { key, value } of undo.getRange({ start: u64Key(block + 1) })) {
+    for (const inverse of decodeInverses(key as Buffer, value as Buffer)) {
+      const id = inverse.key.toString('hex');
+      if (!before.has(id)) before.set(id, inverse);
+    }
   }
   const rows = new Map<string, [Buffer, Buffer]>();
   for (const { key, value } of table.getRange({})) rows.set(Buffer.from(key).toString('hex'), [Buffer.from(key), Buffer.from(value)]);
   for (const [id, inverse] of before) {
     if (inverse.previous === undefined) rows.delete(id);
-    else rows.set(id, [inverse.key, restore(inverse.previous)]);
+    else rows.set(id, [Buffer.from(inverse.key), restore(Buffer.from(inverse.previous))]);
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
@@ -257,11 +261,7 @@ export class StateBatch {
       this.#inverses.delete(block);
       this.#held -= recorded.length;
     } else {
-      recorded = [];
-      for (const { key, value } of [...this.#undo.getRange({ start: u64Key(block), end: u64Key(block + 1) })]) {
-        recorded.push(decodeInverse(Buffer.from(value)));
-        this.#undo.remove(key);
-      }
+      recorded = takeStoredInverses(this.#undo, block);
     }
     const restored: Inverse[] = [];
     for (let i = recorded.length - 1; i >= 0; i -= 1) {
@@ -276,19 +276,20 @@ export class StateBatch {
 
   /** As `dropInverses`, through the batch. */
   dropInverses(through: number): Buffer[] {
-    return [...this.#dropInverseIds(through)].map((id) => Buffer.from(id, 'latin1'));
+    const ids = new Set<string>();
+    this.#dropInverseIds(through, ids);
+    return [...ids].map((id) => Buffer.from(id, 'latin1'));
   }
 
-  /** The latin1 ids of the keys whose inverses through `through` are dropped. */
-  #dropInverseIds(through: number): Set<string> {
-    const ids = dropInverseIds(this.#undo, through);
+  /** Drops the inverses through `through`, adding the latin1 ids of the keys they touched to `ids` (null: not wanted). */
+  #dropInverseIds(through: number, ids: Set<string> | null): void {
+    dropInverseIds(this.#undo, through, ids);
     for (const [block, inverses] of this.#inverses) {
       if (block > through) continue;
-      for (const inverse of inverses) ids.add(inverse.key.toString('latin1'));
+      if (ids !== null) for (const inverse of inverses) ids.add(inverse.key.toString('latin1'));
       this.#inverses.delete(block);
       this.#held -= inverses.length;
     }
-    return ids;
   }
 
   /**
@@ -297,8 +298,13 @@ export class StateBatch {
    * key do, with the keys handled as text once.
    */
   finalize(through: number, remark: ((value: Buffer, through: number) => Buffer | null) | undefined): void {
-    const ids = this.#dropInverseIds(through);
-    if (remark === undefined) return;
+    // A kind that re-marks nothing (erc20 derives finality where it serves a row) drops the records unread.
+    if (remark === undefined) {
+      this.#dropInverseIds(through, null);
+      return;
+    }
+    const ids = new Set<string>();
+    this.#dropInverseIds(through, ids);
     for (const id of ids) {
       const row = this.#row(Buffer.from(id, 'latin1'), id);
       if (row.value === null) continue;
@@ -319,7 +325,7 @@ export class StateBatch {
     }
     this.#rows.clear();
     for (const [block, inverses] of this.#inverses) {
-      for (let i = 0; i < inverses.length; i += 1) this.#undo.put(undoKey(block, i), encodeInverse(inverses[i]!.key, inverses[i]!.previous));
+      if (inverses.length > 0) this.#undo.put(blockRecordKey(block, inverses.length), encodeBlockRecord(inverses));
     }
     this.#inverses.clear();
     this.#held = 0;

@@ -15,6 +15,7 @@ import type { Route } from '../../routes.js';
 import type { AggregateContext } from '../aggregate-context.js';
 import { jsonBytesReply } from '../json-body.js';
 import { processorTables, readCoverage } from '../processor-reader.js';
+import { readProgress } from '../../../store/coverage.js';
 import { pageLimit } from '../query-params.js';
 import { collectionsOf, collectionTarget, type CollectionTarget } from './collection-target.js';
 import { decodeLivePage, encodeLivePage, liveScope, snapshotScope, tokenHasScope, type EntityFilter } from './entity-page-token.js';
@@ -52,7 +53,8 @@ export function entitiesRoutes(context: AggregateContext, snapshotPage: Snapshot
         const { processor, collection, tables } = target;
         checkRetained(processor, { fromBlock: null, toBlock: null, fromTimestamp: null, toTimestamp: null, explicit: false }, target.retained, () => readCoverage(context.store, context.chainId, processor));
         const key = Buffer.from(raw, 'hex');
-        const row = tables && collection.owns(key) ? collection.get(tables.entities, key) : undefined;
+        // The finalized block before the row: a kind may derive the row's finality from it (store/collection.ts).
+        const row = tables && collection.owns(key) ? collection.get(tables.entities, key, readProgress(tables.state).finalizedNumber) : undefined;
         if (!row) throw new HttpError('not_found', `collection '${collection.name}' of processor '${processor.id}' holds no entity ${raw}`, { collection: collection.name, key: raw });
         const boundary = readBoundary({ epoch: context.store.epoch, chainId: context.chainId }, processor, tables);
         const fields = {
@@ -112,7 +114,9 @@ function livePage(context: AggregateContext, target: CollectionTarget, query: UR
   let last: Buffer | null = null;
   let more = false;
   if (tables) {
-    for (const row of collection.scan(tables.entities, { fromBlock: filter.fromBlock, toBlock: filter.toBlock, after })) {
+    // The finalized block before the rows: a kind may derive a row's finality from it (store/collection.ts).
+    const finalizedNumber = readProgress(tables.state).finalizedNumber;
+    for (const row of collection.scan(tables.entities, { fromBlock: filter.fromBlock, toBlock: filter.toBlock, after, finalizedNumber })) {
       if (!rowMatches(filter, row.meta)) continue;
       if (rows === limit) {
         more = true;

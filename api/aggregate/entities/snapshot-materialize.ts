@@ -56,7 +56,7 @@ export function materializeSnapshot(store: Store, chainId: number, processor: Co
     let rowCount = 0;
     let valueBytes = 0;
     if (tables) {
-      for (const row of collection.scan(tables.entities, { fromBlock: filter.fromBlock, toBlock: filter.toBlock, after: null })) {
+      for (const row of collection.scan(tables.entities, { fromBlock: filter.fromBlock, toBlock: filter.toBlock, after: null, finalizedNumber: stored.finalizedNumber })) {
         if (!rowMatches(filter, row.meta)) continue;
         const bytes = entityResultBytes(collection, row);
         rowCount += 1;

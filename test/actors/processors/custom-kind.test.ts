@@ -43,7 +43,7 @@ test('the example kind loads from TypeScript, compiled at load, and its burned f
     assert.equal(row.congested, row.utilizationBps >= 5000);
     assert.ok(BigInt(row.priorityFeesWei) > 0n, 'mainnet senders tip validators');
   }
-  const rows = [...kind.collections[0]!.scan(tables.entities, { fromBlock: null, toBlock: null, after: null })];
+  const rows = [...kind.collections[0]!.scan(tables.entities, { fromBlock: null, toBlock: null, after: null, finalizedNumber: null })];
   assert.equal(rows.length, mainnetFixtureBlocks().length);
   assert.throws(() => kind.bind({ congested_bps: 'high' }), /congested_bps/);
 });

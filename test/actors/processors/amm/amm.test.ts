@@ -134,7 +134,7 @@ test('the devnet pools: reserves from Sync equal the pools\' token balances from
   for (const pool of DEVNET_CONTRACTS.pools) {
     const row = parsePool(Buffer.from(pools.entities.get(poolKey(pool.address))!));
     assert.equal(row.protocol, 'uniswap_v2');
-    const balance = (token: string) => decodeRow(balanceKey(token, pool.address), Buffer.from(balances.entities.get(balanceKey(token, pool.address))!)).balance;
+    const balance = (token: string) => decodeRow(balanceKey(token, pool.address), Buffer.from(balances.entities.get(balanceKey(token, pool.address))!), null).balance;
     assert.deepEqual([row.reserve0, row.reserve1], [balance(pool.token0), balance(pool.token1)], pool.address);
     assert.ok(BigInt(row.swapCount) > 0n, 'the devnet swaps through every pool');
   }

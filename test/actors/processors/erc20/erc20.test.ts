@@ -45,7 +45,7 @@ function storedBalances(tables: ProcessorTables): Map<string, bigint> {
   const rows = new Map<string, bigint>();
   for (const { key, value } of tables.entities.getRange({ start: Buffer.of(BALANCE_KEY_PREFIX), end: Buffer.of(BALANCE_KEY_PREFIX + 1) })) {
     const { token, address } = keyParts(key);
-    const row = decodeRow(key, value);
+    const row = decodeRow(key, value, null);
     assert.equal(row.token, token);
     assert.equal(row.address, address);
     rows.set(`${token}|${address}`, BigInt(row.balance));
@@ -105,7 +105,7 @@ test('reduce folds the blocks into balances equal to the reference; undo restore
   assert.equal([...tables.undo.getRange({})].length, 0, 'no inverse is left');
 });
 
-test('finalize drops the inverses of final blocks and marks their rows finalized', async (t) => {
+test('finalize drops the inverses of final blocks and rewrites no row: a row is served finalized when its block is at or below the finalized one', async (t) => {
   const temp = createTempStore('cdn-erc20-');
   t.after(() => closeTempStore(temp));
   const tables = temp.store.processor('erc20@test');
@@ -114,12 +114,17 @@ test('finalize drops the inverses of final blocks and marks their rows finalized
   const [first, second] = mainnetFixtureBlocks();
   await temp.store.write(() => kind.apply(ctx, input(first!), 'included'));
   await temp.store.write(() => kind.apply(ctx, input(second!), 'included'));
+  const before = [...tables.entities.getRange({})].map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`);
   await temp.store.write(() => kind.finalize(ctx, 0, first!.number));
   for (const { key } of tables.undo.getRange({})) assert.equal(Number(Buffer.from(key).readBigUInt64BE(0)), second!.number, 'only the unfinalized block keeps inverses');
+  assert.deepEqual([...tables.entities.getRange({})].map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`), before, 'no row rewritten');
+  const served = new Set<string>();
   for (const { key, value } of tables.entities.getRange({ start: Buffer.of(BALANCE_KEY_PREFIX), end: Buffer.of(BALANCE_KEY_PREFIX + 1) })) {
-    const row = decodeRow(Buffer.from(key), Buffer.from(value));
+    const row = decodeRow(Buffer.from(key), Buffer.from(value), first!.number);
     assert.equal(row.finality, row.lastChange.blockNumber <= first!.number ? 'finalized' : 'included');
+    served.add(row.finality);
   }
+  assert.deepEqual([...served].sort(), ['finalized', 'included'], 'both blocks left rows');
 });
 
 test('undo below a finalized block restores rows marked finalized, as their last change now is', async (t) => {

@@ -8,7 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_KINDS } from '../../../../actors/processors/registry.js';
-import { StateBatch } from '../../../../actors/processors/sdk/state.js';
+import { StateBatch, stateAsOf } from '../../../../actors/processors/sdk/state.js';
+import { pendingInverses } from '../../../../store/undo-records.js';
 import type { BlockInput, BoundKind, KindContext } from '../../../../actors/processor/kind.js';
 import type { ProcessorTables } from '../../../../store/env.js';
 import { DEVNET_CONTRACTS } from '../../../../net/devnet/index.js';
@@ -121,4 +122,63 @@ test('moves through one StateBatch per transaction leave the rows and inverses e
     }
   }
   assert.ok(compared >= 200, `compared ${compared} transactions`);
+});
+
+/** A block's record (one per block, store/undo-records.ts) rewritten as an earlier version stored it: one record per write, keyed by ordinal. */
+function asPerWriteRecords(undo: ProcessorTables['undo']): void {
+  for (const { key, value } of [...undo.getRange({})]) {
+    const recordKey = Buffer.from(key as Buffer);
+    const bytes = Buffer.from(value as Buffer);
+    assert.equal(recordKey.length, 16, 'a block record');
+    undo.remove(recordKey);
+    let at = 0;
+    let ordinal = 0;
+    while (at < bytes.length) {
+      const keyLength = bytes.readUInt16BE(at + 1);
+      const previousLength = bytes.readUInt32BE(at + 3 + keyLength);
+      const legacyKey = Buffer.alloc(12);
+      recordKey.copy(legacyKey, 0, 0, 8);
+      legacyKey.writeUInt32BE(ordinal, 8);
+      undo.put(legacyKey, Buffer.concat([bytes.subarray(at, at + 3 + keyLength), bytes.subarray(at + 7 + keyLength, at + 7 + keyLength + previousLength)]));
+      at += 7 + keyLength + previousLength;
+      ordinal += 1;
+    }
+    assert.equal(ordinal, recordKey.readUInt32BE(12), 'the key counts the record\'s inverses');
+  }
+}
+
+test('an earlier version\'s per-write undo records are still undone, finalized, counted and read as of a block, as one record per block is', async (t) => {
+  const chain = await defaultDevnetChain();
+  const temp = createTempStore('cdn-state-legacy-');
+  t.after(() => closeTempStore(temp));
+  for (const [name, options] of Object.entries(OPTIONS)) {
+    const bound = BUILTIN_KINDS.get(name)!.bind(options);
+    const current = temp.store.processor(`current-${name}`);
+    const legacy = temp.store.processor(`legacy-${name}`);
+    const ctxOf = (tables: ProcessorTables): KindContext => ({ tables, network: 'devnet', schedule: chain.schedule, genesis: chain.genesis });
+    const top = Math.min(chain.blocks.length, 24);
+    await temp.store.write(() => {
+      for (const tables of [current, legacy]) for (let n = 1; n <= top; n += 1) bound.apply(ctxOf(tables), blockAt(chain, n, 0), 'included');
+      asPerWriteRecords(legacy.undo);
+    });
+    const pending = pendingInverses(current.undo);
+    assert.ok(pending > top, `${name}: ${pending} inverses pending over ${top} blocks`);
+    assert.equal(pendingInverses(legacy.undo), pending, `${name}: per-write records count one each`);
+    assert.ok([...legacy.undo.getKeys({})].length > [...current.undo.getKeys({})].length, `${name}: the legacy table holds more records`);
+    for (const n of [8, 16]) assert.deepEqual(stateAsOf(legacy.entities, legacy.undo, n), stateAsOf(current.entities, current.undo, n), `${name}: the state as of block ${n}`);
+    // Undo the top blocks, finalize the lower half, undo one more: the same changes and rows.
+    for (const n of [top, top - 1]) {
+      const hash = blockAt(chain, n, 0).hash;
+      const changes = await temp.store.write(() => [bound.undo(ctxOf(current), n, hash, null), bound.undo(ctxOf(legacy), n, hash, null)]);
+      assert.deepEqual(changes[1], changes[0], `${name}: undo of ${n}`);
+      assert.ok(changes[0]!.length > 0 || name !== 'erc20', `${name}: undo of ${n} restores rows`);
+    }
+    await temp.store.write(() => { for (const tables of [current, legacy]) bound.finalize(ctxOf(tables), 1, top / 2); });
+    assert.deepEqual(dump(legacy).rows, dump(current).rows, `${name}: rows after finality`);
+    assert.equal(pendingInverses(legacy.undo), pendingInverses(current.undo), `${name}: pending after finality`);
+    const hash = blockAt(chain, top - 2, 0).hash;
+    const changes = await temp.store.write(() => [bound.undo(ctxOf(current), top - 2, hash, top / 2), bound.undo(ctxOf(legacy), top - 2, hash, top / 2)]);
+    assert.deepEqual(changes[1], changes[0], `${name}: undo after finality`);
+    assert.deepEqual(dump(legacy).rows, dump(current).rows, `${name}: rows after the last undo`);
+  }
 });
