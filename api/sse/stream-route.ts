@@ -27,6 +27,17 @@ import type { SseHub } from './sse-hub.js';
 
 export const STREAM_PATTERN = '/v1/processors/:processor/stream';
 
+/**
+ * The last hello sent: streams opened together (a reconnect wave) get the same bytes, so a gzip
+ * stream reuses its deflated segment instead of deflating its own.
+ */
+let lastHello: SseChunk | null = null;
+
+function helloChunk(frame: Buffer): SseChunk {
+  if (!lastHello || !lastHello.plain.equals(frame)) lastHello = new SseChunk(frame);
+  return lastHello;
+}
+
 type Accepted = ({ processor: ConfiguredProcessor; position: bigint } | { processor: ConfiguredProcessor; reset: CodedError }) & {
   acceptEncoding: string;
 };
@@ -66,7 +77,7 @@ function open(res: HttpResponse, requestId: string, context: AggregateContext, h
     res.writeHeader('content-encoding', 'gzip');
     res.writeHeader('vary', 'accept-encoding');
   }
-  const hello = new SseChunk(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
+  const hello = helloChunk(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
   const opening = encoder.start();
   res.write(opening.length > 0 ? Buffer.concat([opening, encoder.encode(hello)]) : encoder.encode(hello));
   if ('reset' in accepted) {
