@@ -16,8 +16,9 @@
  * zlib `crc32_combine_op` algebra: 32 shift/xor steps per chunk, no pass over the bytes).
  *
  * One gzip member rather than a member per chunk because browsers stop at the end of the first
- * member (Chromium ignores bytes after a gzip trailer); one member with sync-flushed blocks is what
- * every gzip decoder streams.
+ * member: Chromium 150's EventSource, sent concatenated members, dispatched the first member's event
+ * and silently dropped the rest (undici's fetch decoded all of them). One member with sync-flushed
+ * blocks is what every gzip decoder streams.
  */
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 
