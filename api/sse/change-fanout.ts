@@ -1,8 +1,8 @@
 /**
  * Fan-out of one processor's change log to its SSE connections. Connections are grouped by position
  * (the last sequence they were handed); each distinct position reads the next `batchChanges` changes
- * (completed to the end of the block they stop in: a block's burst goes out in one write) ONCE, renders them into one Buffer of stored frames, and writes that same Buffer to every
- * connection of the group, which then moves (and merges) to the new position. A full batch means more
+ * (completed to the end of the block they stop in: a block's burst goes out in one write) ONCE, renders them into one chunk of stored frames, and writes that same chunk to every
+ * connection of the group (the same Buffer to every identity stream, the same deflate segment to every gzip one, sse-encoding.ts), which then moves (and merges) to the new position. A full batch means more
  * may follow, so groups behind the head advance one batch per event-loop turn; new changes arrive
  * by `wake`. A group advances only while one of its connections is writable (a drain wakes it), so
  * it moves at the pace of its fastest reader and the others queue, up to their bound. A position
@@ -15,6 +15,7 @@
 import { sseFrame, type StoredChange } from '../../store/change-log.js';
 import { cursorBlockNumber } from '../../store/cursor.js';
 import type { SseConnection } from './sse-connection.js';
+import { SseChunk } from './sse-encoding.js';
 
 export interface FanoutSource {
   /** Changes with sequence > `after`, oldest first, at most `limit`, from a fresh read snapshot. */
@@ -137,7 +138,8 @@ export class ChangeFanout {
         continue;
       }
       const next = changes[changes.length - 1]!.sequence;
-      const frames = changes.length === 1 ? sseFrame(first) : Buffer.concat(changes.map(sseFrame));
+      // One chunk for the whole group: identity streams share its bytes, gzip streams its one deflate segment.
+      const frames = new SseChunk(changes.length === 1 ? sseFrame(first) : Buffer.concat(changes.map(sseFrame)));
       const committedAt = this.timing.written ? this.commitTimeOf(first.sequence) : null;
       const written = this.write(group, next, frames, committedAt);
       delivered += written;
@@ -178,7 +180,7 @@ export class ChangeFanout {
    * took them to `next`; answers how many did. When no group waits at `next`, the same Set is re-keyed
    * there rather than copied connection by connection (the common case: a live group moves whole).
    */
-  private write(group: Set<SseConnection>, next: bigint, frames: Buffer, committedAt: number | null): number {
+  private write(group: Set<SseConnection>, next: bigint, frames: SseChunk, committedAt: number | null): number {
     const waiting = this.groups.get(next);
     if (!waiting) this.groups.set(next, group);
     let written = 0;

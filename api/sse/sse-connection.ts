@@ -10,8 +10,13 @@
  * paused (which disarms uWS's timer and its polling) and the hub probes it about once a second:
  * resumed for one turn of the event loop, in which a socket that drained fires `onWritable`, and
  * paused again if it is still stalled.
+ *
+ * Every chunk passes through the response's encoder (sse-encoding.ts) on its way in, in stream order:
+ * identity hands back the chunk's own bytes, gzip its shared deflate segment; the queue holds what
+ * goes on the wire.
  */
 import type { HttpResponse } from 'uWebSockets.js';
+import type { SseChunk, StreamEncoder } from './sse-encoding.js';
 
 export type ConnectionEnd = 'ended' | 'slow_consumer' | 'aborted';
 
@@ -50,6 +55,7 @@ export class SseConnection {
     position: bigint,
     private readonly maxBufferedBytes: number,
     private readonly events: ConnectionEvents,
+    private readonly encoder: StreamEncoder,
   ) {
     this.position = position;
     this.positionAtBeat = position;
@@ -67,8 +73,9 @@ export class SseConnection {
   }
 
   /** Writes or queues one chunk; false when the connection is (now) closed. */
-  send(chunk: Buffer): boolean {
+  send(frames: SseChunk): boolean {
     if (this.closed) return false;
+    const chunk = this.encoder.encode(frames);
     if (this.stalledSince !== null) return this.enqueue(chunk);
     outgoing = chunk;
     this.res.cork(this.writeOutgoing);
@@ -93,10 +100,12 @@ export class SseConnection {
     });
   }
 
-  /** Ends the response after whatever is queued, optionally with one last chunk. */
-  end(last?: Buffer): void {
+  /** Ends the response after whatever is queued, optionally with one last chunk (then the encoder's end). */
+  end(last?: SseChunk): void {
     if (this.closed) return;
-    const pending = last ? [...this.queue, last] : this.queue;
+    const pending = last ? [...this.queue, this.encoder.encode(last)] : [...this.queue];
+    const finish = this.encoder.finish();
+    if (finish.length > 0) pending.push(finish);
     this.gone('ended');
     this.resume();
     this.res.cork(() => {

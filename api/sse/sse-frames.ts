@@ -6,8 +6,11 @@
 import type { ProcessorCoverage } from '../../store/coverage.js';
 import type { ProcessorDescriptor } from '../aggregate/configured-processors.js';
 import { API_VERSION } from '../aggregate/status-routes.js';
+import { SseChunk } from './sse-encoding.js';
 
 export const HEARTBEAT_FRAME = Buffer.from(':heartbeat\n\n', 'latin1');
+/** The heartbeat as a chunk: deflated once for every gzip stream there will be. */
+export const HEARTBEAT = new SseChunk(HEARTBEAT_FRAME);
 
 function eventFrame(event: string, data: unknown): Buffer {
   return Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`, 'utf8');

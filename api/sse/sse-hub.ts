@@ -16,7 +16,8 @@ import { processorDescriptor, type ConfiguredProcessor } from '../aggregate/conf
 import { changeBounds, processorTables, readCoverage } from '../aggregate/processor-reader.js';
 import { ChangeFanout } from './change-fanout.js';
 import { SseConnection, type ConnectionEnd } from './sse-connection.js';
-import { HEARTBEAT_FRAME, resetRequiredFrame, type ResetReason } from './sse-frames.js';
+import { SseChunk, type StreamEncoder } from './sse-encoding.js';
+import { HEARTBEAT, resetRequiredFrame, type ResetReason } from './sse-frames.js';
 
 /** How often stalled streams are probed (well inside uWS's ~10 s write timeout, see sse-connection.ts). */
 const STALL_PROBE_MS = 1000;
@@ -84,7 +85,7 @@ export class SseHub {
   }
 
   /** Wraps an accepted response and starts delivering changes after `position`. */
-  attach(processor: ConfiguredProcessor, res: HttpResponse, position: bigint): SseConnection {
+  attach(processor: ConfiguredProcessor, res: HttpResponse, position: bigint, encoder: StreamEncoder): SseConnection {
     // Fan-outs are per instance: a rebuild's promote makes new streams of a processor follow its replacement.
     let fanout = this.fanouts.get(processor.instance);
     if (!fanout && processor.delivery && processor.laneId !== undefined) {
@@ -103,7 +104,7 @@ export class SseHub {
         fanout.wake();
       },
       gone: (gone, how) => this.detach(gone, how),
-    });
+    }, encoder);
     this.owners.set(connection, fanout);
     this.open.inc();
     fanout.join(connection);
@@ -136,10 +137,10 @@ export class SseHub {
   }
 
   /** The terminal reset frame for `processor` now (head and coverage read at call time). */
-  resetFrame(processor: ConfiguredProcessor, reason: ResetReason): Buffer {
+  resetFrame(processor: ConfiguredProcessor, reason: ResetReason): SseChunk {
     const { store, chainId } = this.options;
     const head = changeBounds(processor, processorTables(store, processor.instance)).head;
-    return resetRequiredFrame({ chainId, processor: processorDescriptor(processor), head, coverage: readCoverage(store, chainId, processor), reason });
+    return new SseChunk(resetRequiredFrame({ chainId, processor: processorDescriptor(processor), head, coverage: readCoverage(store, chainId, processor), reason }));
   }
 
   private sourceFor(processor: ConfiguredProcessor) {
@@ -177,7 +178,7 @@ export class SseHub {
     for (const connection of this.owners.keys()) {
       if (!connection.writable) continue;
       if (connection.position !== connection.positionAtBeat) connection.positionAtBeat = connection.position;
-      else connection.send(HEARTBEAT_FRAME);
+      else connection.send(HEARTBEAT);
     }
   }
 

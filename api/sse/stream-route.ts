@@ -7,6 +7,10 @@
  * `hello` frame, then either the changes after the resume position (the `Last-Event-ID` header wins
  * over `after`, as an EventSource reconnect sends both) or, for a cursor that cannot resume here,
  * one terminal `reset_required` event and the end of the stream.
+ *
+ * Content coding (sse-encoding.ts): a request whose `Accept-Encoding` accepts gzip gets
+ * `Content-Encoding: gzip` (one gzip member, each chunk of frames a sync-flushed deflate segment that
+ * decodes on arrival); any other gets the plain frames, with exactly the headers and bytes it always had.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { errorBody } from '../errors.js';
@@ -17,12 +21,26 @@ import type { AggregateContext } from '../aggregate/aggregate-context.js';
 import { resumePosition } from '../aggregate/change-position.js';
 import { processorDescriptor, requireDelivery, type ConfiguredProcessor } from '../aggregate/configured-processors.js';
 import { changeBounds, processorTables, readCoverage } from '../aggregate/processor-reader.js';
+import { negotiateEncoding, SseChunk, streamEncoder } from './sse-encoding.js';
 import { helloFrame } from './sse-frames.js';
 import type { SseHub } from './sse-hub.js';
 
 export const STREAM_PATTERN = '/v1/processors/:processor/stream';
 
-type Accepted = { processor: ConfiguredProcessor; position: bigint } | { processor: ConfiguredProcessor; reset: CodedError };
+/**
+ * The last hello sent: streams opened together (a reconnect wave) get the same bytes, so a gzip
+ * stream reuses its deflated segment instead of deflating its own.
+ */
+let lastHello: SseChunk | null = null;
+
+function helloChunk(frame: Buffer): SseChunk {
+  if (!lastHello || !lastHello.plain.equals(frame)) lastHello = new SseChunk(frame);
+  return lastHello;
+}
+
+type Accepted = ({ processor: ConfiguredProcessor; position: bigint } | { processor: ConfiguredProcessor; reset: CodedError }) & {
+  acceptEncoding: string;
+};
 
 /** The methods the stream route answers, for the listener's 405 `Allow` on any other. */
 export const STREAM_ROUTE = { method: 'get', pattern: STREAM_PATTERN } as const;
@@ -54,13 +72,22 @@ function open(res: HttpResponse, requestId: string, context: AggregateContext, h
   // nginx (and other proxies honouring it) pass each frame on at once instead of buffering the stream.
   res.writeHeader('x-accel-buffering', 'no');
   res.writeHeader('x-request-id', requestId);
-  res.write(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
+  const encoder = streamEncoder(negotiateEncoding(accepted.acceptEncoding));
+  if (encoder.encoding === 'gzip') {
+    res.writeHeader('content-encoding', 'gzip');
+    res.writeHeader('vary', 'accept-encoding');
+  }
+  const hello = helloChunk(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
+  const opening = encoder.start();
+  res.write(opening.length > 0 ? Buffer.concat([opening, encoder.encode(hello)]) : encoder.encode(hello));
   if ('reset' in accepted) {
     const { code, message, details } = accepted.reset;
-    res.end(hub.resetFrame(accepted.processor, { code, message, details }));
+    const reset = encoder.encode(hub.resetFrame(accepted.processor, { code, message, details }));
+    const finish = encoder.finish();
+    res.end(finish.length > 0 ? Buffer.concat([reset, finish]) : reset);
     return;
   }
-  hub.attach(accepted.processor, res, accepted.position);
+  hub.attach(accepted.processor, res, accepted.position, encoder);
 }
 
 function accept(context: AggregateContext, req: HttpRequest): Accepted {
@@ -68,12 +95,14 @@ function accept(context: AggregateContext, req: HttpRequest): Accepted {
   const processor = context.processors.byId(decodeURIComponent(req.getParameter(0) ?? ''));
   requireDelivery(processor);
   const lastEventId = req.getHeader('last-event-id');
+  // uWS request headers are readable only in this turn.
+  const acceptEncoding = req.getHeader('accept-encoding');
   const token = lastEventId !== '' ? lastEventId : new URLSearchParams(req.getQuery() ?? '').get('after') ?? undefined;
   const owner = { epoch: context.store.epoch, chainId: context.chainId, instance: processor.instance };
   try {
-    return { processor, position: resumePosition(token, owner, changeBounds(processor, processorTables(context.store, processor.instance))) };
+    return { processor, acceptEncoding, position: resumePosition(token, owner, changeBounds(processor, processorTables(context.store, processor.instance))) };
   } catch (error) {
-    if (error instanceof CodedError && (error.code === 'reset_required' || error.code === 'cursor_expired')) return { processor, reset: error };
+    if (error instanceof CodedError && (error.code === 'reset_required' || error.code === 'cursor_expired')) return { processor, acceptEncoding, reset: error };
     throw error;
   }
 }

@@ -24,6 +24,8 @@ export interface SsePoolOptions {
   readonly streams: number;
   readonly durationSeconds: number;
   readonly rampTimeoutMs: number;
+  /** What the streams ask for: `gzip` sends `Accept-Encoding: gzip` (and inflates what comes back). */
+  readonly encoding: 'identity' | 'gzip';
 }
 
 export interface SseClientsResult {
@@ -44,6 +46,10 @@ export interface SseClientsResult {
   readonly clientCpuCores: number;
   /** The worst process's. */
   readonly clientLoopDelayP99Ms: number;
+  /** Streams the server answered with `Content-Encoding: gzip`. */
+  readonly gzipStreams: number;
+  /** Response body bytes on the wire in the window, all streams. */
+  readonly bodyBytes: number;
 }
 
 interface PoolMember {
@@ -81,6 +87,7 @@ function startMember(options: SsePoolOptions, streams: number, native: string | 
   const args = [
     '--url', options.url, ...(options.headUrl ? ['--head-url', options.headUrl] : []), '--server-pid', String(options.serverPid),
     '--streams', String(streams), '--duration', String(options.durationSeconds), '--ramp-timeout-ms', String(options.rampTimeoutMs),
+    '--encoding', options.encoding,
   ];
   const coalesce = process.env.BENCH_SSE_COALESCE_US;
   const child = native ? spawnNative(native, [...args, ...(coalesce ? ['--coalesce-us', coalesce] : [])]) : spawnNodeScript(loadScript('sse-clients'), args, 'pipe');
@@ -106,6 +113,8 @@ function merge(client: SseClientsResult['client'], reports: readonly SseClientsR
     serverCpuCores: sum((r) => r.serverCpuCores) / reports.length,
     clientCpuCores: sum((r) => r.clientCpuCores),
     clientLoopDelayP99Ms: Math.max(...reports.map((r) => r.clientLoopDelayP99Ms)),
+    gzipStreams: sum((r) => r.gzipStreams),
+    bodyBytes: sum((r) => r.bodyBytes),
   };
 }
 

@@ -5,12 +5,18 @@
  *
  *   sse-clients --url http://127.0.0.1:P/path --server-pid PID --streams N --duration S
  *               [--head-url http://127.0.0.1:P/head] [--connect-concurrency C] [--settle-ms MS]
- *               [--ramp-timeout-ms MS] [--coalesce-us US]
+ *               [--ramp-timeout-ms MS] [--coalesce-us US] [--encoding identity|gzip]
  *
  * It opens the streams in waves of C (with --head-url each wave first asks the change head and resumes
  * after it, so a stream starts live), reads everything they send, prints {"ready":true}, waits for a
  * line on stdin, then for S seconds records per change frame `now - emittedAt` in milliseconds, and
  * prints one JSON report line (SseClientsReport of sse-clients.ts).
+ *
+ * With `--encoding gzip` each request sends `Accept-Encoding: gzip`; a response that answers
+ * `Content-Encoding: gzip` is inflated (zlib, per stream) as its bytes arrive, and each event is timed
+ * when inflating has produced its last byte — decoding is part of what the client waits for. The
+ * report counts streams that were gzip-coded (`gzipStreams`) and the body bytes that came over the
+ * wire in the window (`bodyBytes`, chunked framing included, before inflating).
  *
  * Per byte it does only what a latency figure needs: HTTP chunked decoding, a search for the blank
  * line ending each frame, and in a change frame (one starting with `id: `) a search for the
@@ -41,12 +47,14 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define LATENCY_CEILING_MS 120000
 #define DELAY_CEILING_US 10000000
 #define TICK_US 2000
 #define READ_BUFFER 262144
 #define MAX_FRAME (4 << 20)
+#define INFLATE_BUFFER 262144
 
 typedef struct {
   char host[256];
@@ -72,6 +80,8 @@ typedef struct {
   const char *request;
   size_t request_len;
   size_t request_sent;
+  /* Non-null for a `Content-Encoding: gzip` response. */
+  z_stream *z;
 } Stream;
 
 static Stream *streams;
@@ -82,6 +92,10 @@ static int disconnects;
 static int measuring;
 static int finished;
 static uint64_t events;
+static uint64_t body_bytes;
+static int gzip_streams;
+static int want_gzip;
+static unsigned char *inflated;
 static long long first_sequence = -1;
 static long long last_sequence = -1;
 static uint32_t *latency_counts;
@@ -268,12 +282,34 @@ static void on_body(Stream *s, const char *data, size_t len) {
   }
 }
 
-/* Raw response body bytes: undo HTTP chunked transfer coding when the response uses it. */
-static int on_raw_body(Stream *s, const char *data, size_t len) {
-  if (!s->chunked) {
+/* Body bytes after transfer decoding: inflate them when the response is gzip-coded. */
+static int on_coded_body(Stream *s, const char *data, size_t len) {
+  if (!s->z) {
     on_body(s, data, len);
     return 0;
   }
+  s->z->next_in = (Bytef *)data;
+  s->z->avail_in = (uInt)len;
+  for (;;) {
+    s->z->next_out = inflated;
+    s->z->avail_out = INFLATE_BUFFER;
+    int rc = inflate(s->z, Z_SYNC_FLUSH);
+    size_t out = INFLATE_BUFFER - s->z->avail_out;
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+      fprintf(stderr, "sse-clients: inflate failed (%d): %s\n", rc, s->z->msg ? s->z->msg : "");
+      return -1;
+    }
+    on_body(s, (const char *)inflated, out);
+    if (rc == Z_STREAM_END) return 0; /* the member's trailer checked out: the server ended the stream */
+    if (s->z->avail_in == 0 && s->z->avail_out != 0) return 0;
+    if (rc == Z_BUF_ERROR && out == 0) return 0;
+  }
+}
+
+/* Raw response body bytes: undo HTTP chunked transfer coding when the response uses it. */
+static int on_raw_body(Stream *s, const char *data, size_t len) {
+  if (measuring) body_bytes += len;
+  if (!s->chunked) return on_coded_body(s, data, len);
   size_t i = 0;
   while (i < len) {
     switch (s->chunk_state) {
@@ -292,7 +328,7 @@ static int on_raw_body(Stream *s, const char *data, size_t len) {
         break;
       case CHUNK_DATA: {
         size_t take = len - i < s->chunk_left ? len - i : s->chunk_left;
-        on_body(s, data + i, take);
+        if (on_coded_body(s, data + i, take) < 0) return -1;
         i += take;
         s->chunk_left -= take;
         if (s->chunk_left == 0) s->chunk_state = CHUNK_DATA_CR;
@@ -325,6 +361,11 @@ static void close_stream(Stream *s, int was_error) {
   free(s->pending);
   s->pending = NULL;
   s->pending_len = s->pending_cap = 0;
+  if (s->z) {
+    inflateEnd(s->z);
+    free(s->z);
+    s->z = NULL;
+  }
 }
 
 /* Response head bytes; returns how many of `data` were head (the rest is body), or -1 on failure. */
@@ -337,6 +378,24 @@ static long on_head(Stream *s, const char *data, size_t len) {
   if (s->pending_len < 12 || memcmp(s->pending + 9, "200", 3) != 0) return -1;
   /* Header names are case-insensitive; uWS and node:http both send lower-case or canonical case. */
   s->chunked = memmem(s->pending, head_len, "hunked", 6) != NULL;
+  /* Header names are case-insensitive: look in a lower-cased copy of the head. */
+  char *lower = malloc(head_len + 1);
+  if (!lower) fail("malloc");
+  for (size_t i = 0; i < head_len; i += 1) lower[i] = (char)(s->pending[i] >= 'A' && s->pending[i] <= 'Z' ? s->pending[i] + 32 : s->pending[i]);
+  lower[head_len] = 0;
+  char *coding = strstr(lower, "\r\ncontent-encoding:");
+  char *line_end = coding ? strstr(coding + 2, "\r\n") : NULL;
+  int gzip = coding && line_end && memmem(coding, (size_t)(line_end - coding), "gzip", 4) != NULL;
+  free(lower);
+  if (coding) {
+    if (gzip) {
+      s->z = calloc(1, sizeof *s->z);
+      if (!s->z || inflateInit2(s->z, 16 + MAX_WBITS) != Z_OK) fail("inflateInit2");
+      gzip_streams += 1;
+    } else {
+      return -1; /* a coding this client cannot decode */
+    }
+  }
   s->pending_len = 0;
   s->state = BODY;
   established += 1;
@@ -567,6 +626,12 @@ int main(int argc, char **argv) {
   long long ramp_timeout_ms = atoll(arg(argc, argv, "--ramp-timeout-ms", "120000"));
   int server_pid = atoi(pid_text);
   coalesce_us = atol(arg(argc, argv, "--coalesce-us", "0"));
+  const char *encoding = arg(argc, argv, "--encoding", "identity");
+  if (strcmp(encoding, "gzip") != 0 && strcmp(encoding, "identity") != 0) {
+    fprintf(stderr, "sse-clients: --encoding is identity or gzip, not %s\n", encoding);
+    return 2;
+  }
+  want_gzip = strcmp(encoding, "gzip") == 0;
   Url url, head;
   if (parse_url(url_text, &url) < 0 || (head_text && parse_url(head_text, &head) < 0)) {
     fprintf(stderr, "sse-clients: only http://host:port/… URLs\n");
@@ -584,7 +649,8 @@ int main(int argc, char **argv) {
   latency_counts = calloc(LATENCY_CEILING_MS + 1, sizeof *latency_counts);
   delay_counts = calloc(DELAY_CEILING_US / 100 + 1, sizeof *delay_counts);
   char *buffer = malloc(READ_BUFFER);
-  if (!streams || !latency_counts || !delay_counts || !buffer) fail("calloc");
+  inflated = malloc(INFLATE_BUFFER);
+  if (!inflated || !streams || !latency_counts || !delay_counts || !buffer) fail("calloc");
   epfd = epoll_create1(EPOLL_CLOEXEC);
   if (epfd < 0) fail("epoll_create1");
   next_tick = mono_us() + TICK_US;
@@ -600,8 +666,9 @@ int main(int argc, char **argv) {
     if (head_text) head_cursor(&head, &head_address, cursor, sizeof cursor);
     char *request = malloc(8192);
     if (!request) fail("malloc");
-    snprintf(request, 8192, "GET %s%s%s%s HTTP/1.1\r\nHost: %s:%d\r\nAccept: text/event-stream\r\n\r\n", url.path,
-             cursor[0] ? (strchr(url.path, '?') ? "&" : "?") : "", cursor[0] ? "after=" : "", cursor, url.host, url.port);
+    snprintf(request, 8192, "GET %s%s%s%s HTTP/1.1\r\nHost: %s:%d\r\nAccept: text/event-stream\r\n%s\r\n", url.path,
+             cursor[0] ? (strchr(url.path, '?') ? "&" : "?") : "", cursor[0] ? "after=" : "", cursor, url.host, url.port,
+             want_gzip ? "Accept-Encoding: gzip\r\n" : "");
     requests[waves++] = request;
     size_t request_len = strlen(request);
     int wave = requested - started < concurrency ? requested - started : concurrency;
@@ -664,7 +731,8 @@ int main(int argc, char **argv) {
   printf("],\"sequences\":");
   if (events == 0) printf("null");
   else printf("{\"first\":%lld,\"last\":%lld}", first_sequence, last_sequence);
-  printf(",\"serverCpuCores\":%.4f,\"clientCpuCores\":%.4f,\"clientLoopDelayP99Ms\":%.1f}\n", server_cores, own_cores, delay_p99_ms);
+  printf(",\"serverCpuCores\":%.4f,\"clientCpuCores\":%.4f,\"clientLoopDelayP99Ms\":%.1f,\"gzipStreams\":%d,\"bodyBytes\":%llu}\n", server_cores, own_cores,
+         delay_p99_ms, gzip_streams, (unsigned long long)body_bytes);
   fflush(stdout);
   return 0;
 }

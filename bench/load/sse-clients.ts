@@ -6,9 +6,12 @@
  * replaying what changed while earlier waves connected. Then it prints `{"ready": true}`, waits for a
  * line on stdin, and for S seconds records, per change frame, `Date.now() − emittedAt` (the
  * processor's commit → this client) and counts events, and how many cores this process and the
- * server kept busy meanwhile. Prints one JSON line (SseClientsReport).
+ * server kept busy meanwhile. Prints one JSON line (SseClientsReport). With `--encoding gzip` it
+ * sends `Accept-Encoding: gzip` and inflates gzip-coded responses as they arrive (sync flush), timing
+ * each event once inflated.
  */
 import { get, type ClientRequest } from 'node:http';
+import { constants, createGunzip } from 'node:zlib';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startCpuMeter } from './process-cpu.js';
@@ -32,17 +35,23 @@ export interface SseClientsReport {
   readonly clientCpuCores: number;
   /** This process's event-loop delay p99 in the window: how late it read its own sockets. */
   readonly clientLoopDelayP99Ms: number;
+  /** Streams whose response was `Content-Encoding: gzip`. */
+  readonly gzipStreams: number;
+  /** Response body bytes received in the window, as they came over the wire (before inflating). */
+  readonly bodyBytes: number;
 }
 
 const { values } = parseArgs({
   options: {
     url: { type: 'string' }, 'head-url': { type: 'string' }, 'server-pid': { type: 'string' }, streams: { type: 'string', default: '50' }, duration: { type: 'string', default: '10' },
-    'connect-concurrency': { type: 'string', default: '250' }, 'settle-ms': { type: 'string', default: '1000' }, 'ramp-timeout-ms': { type: 'string', default: '120000' },
+    'connect-concurrency': { type: 'string', default: '250' }, encoding: { type: 'string', default: 'identity' }, 'settle-ms': { type: 'string', default: '1000' }, 'ramp-timeout-ms': { type: 'string', default: '120000' },
   },
 });
 if (!values.url || !values['server-pid']) throw new Error('sse-clients needs --url and --server-pid');
 const requested = Number(values.streams);
 const concurrency = Number(values['connect-concurrency']);
+if (values.encoding !== 'identity' && values.encoding !== 'gzip') throw new Error(`--encoding is identity or gzip, not ${values.encoding}`);
+const requestHeaders = { accept: 'text/event-stream', ...(values.encoding === 'gzip' ? { 'accept-encoding': 'gzip' } : {}) };
 
 const requests: ClientRequest[] = [];
 const histogram = new LatencyHistogram();
@@ -51,6 +60,8 @@ let disconnects = 0;
 let measuring = false;
 let finished = false;
 let events = 0;
+let gzipStreams = 0;
+let bodyBytes = 0;
 let firstSequence = Infinity;
 let lastSequence = -Infinity;
 
@@ -67,7 +78,7 @@ function onFrame(frame: string): void {
 /** Resolves once the stream is open (true) or has failed to open (false). */
 function openStream(url: string): Promise<boolean> {
   return new Promise((settle) => {
-    const request = get(url, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
+    const request = get(url, { agent: false, headers: requestHeaders }, (res) => {
       if (res.statusCode !== 200) {
         res.resume();
         settle(false);
@@ -77,10 +88,29 @@ function openStream(url: string): Promise<boolean> {
       settle(true);
       const splitter = new FrameSplitter();
       // The fields read are ASCII; latin1 never splits a character across chunks and decodes fastest.
-      res.setEncoding('latin1');
-      res.on('data', (text: string) => {
+      const onText = (text: string) => {
         for (const frame of splitter.push(text)) onFrame(frame);
-      });
+      };
+      const coding = res.headers['content-encoding'];
+      if (coding === 'gzip') {
+        gzipStreams += 1;
+        const gunzip = createGunzip({ flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH });
+        gunzip.setEncoding('latin1');
+        gunzip.on('data', onText);
+        gunzip.on('error', () => res.destroy());
+        res.on('data', (raw: Buffer) => {
+          if (measuring) bodyBytes += raw.length;
+          gunzip.write(raw);
+        });
+      } else if (coding === undefined || coding === 'identity') {
+        res.setEncoding('latin1');
+        res.on('data', (text: string) => {
+          if (measuring) bodyBytes += text.length;
+          onText(text);
+        });
+      } else {
+        res.destroy();
+      }
       res.on('close', () => {
         if (!finished) disconnects += 1;
       });
@@ -179,6 +209,8 @@ const report: SseClientsReport = {
   serverCpuCores: serverCpu(),
   clientCpuCores: clientCpu(),
   clientLoopDelayP99Ms: Math.max(0, loopDelay.percentile(99) / 1e6 - LOOP_DELAY_RESOLUTION_MS),
+  gzipStreams,
+  bodyBytes,
 };
 for (const request of requests) request.destroy();
 process.stdout.write(`${JSON.stringify(report)}\n`, () => process.exit(0));

@@ -5,7 +5,8 @@
  * (CI machines have what `npm ci` installs) or `BENCH_SSE_CLIENT=node` is set, `nativeSseClient`
  * answers null and the pool runs the node:http client (bench/load/sse-clients.ts) instead.
  * `BENCH_SSE_COALESCE_US` overrides the native client's pause after a loop turn that read something
- * (default 0: each stream is read as soon as epoll reports it).
+ * (default 0: each stream is read as soon as epoll reports it). The client links zlib (`-lz`) to inflate
+ * gzip-coded streams.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -35,7 +36,7 @@ function build(): { path: string | null; why: string } {
   mkdirSync(CACHE, { recursive: true });
   const partial = `${binary}.${process.pid}.tmp`;
   for (const compiler of [process.env.CC, 'cc', 'gcc', 'clang'].filter((c): c is string => Boolean(c))) {
-    const result = spawnSync(compiler, ['-O2', '-o', partial, SOURCE], { encoding: 'utf8' });
+    const result = spawnSync(compiler, ['-O2', '-o', partial, SOURCE, '-lz'], { encoding: 'utf8' });
     if (result.status === 0) {
       renameSync(partial, binary);
       return { path: binary, why: `built with ${compiler}` };

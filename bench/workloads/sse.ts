@@ -12,6 +12,12 @@
  * → the listener handling its notice, commit done → a stream being handed its frame (sampled per
  * stream), and the fan-out pass, also per delivered event (load-independent enough to compare runs
  * on a shared machine, as are the CPU µs per delivered event of server and load generator).
+ *
+ * Content coding (`CDN_BENCH_SSE_ENCODING`): `both` (default) measures, in every round, the node's
+ * streams twice — plain (no `Accept-Encoding`) and gzip (`Accept-Encoding: gzip`, inflated by the
+ * client, each event timed once decoded) — and reports the gzip figures against the plain ones of the
+ * same round, beside the plain-vs-naive ones; `identity` or `gzip` measures only that one against the
+ * naive baseline (which serves plain frames). Every run reports the body bytes per stream per block.
  */
 import { loadavg } from 'node:os';
 import { startServerProcess } from '../load/server-process.js';
@@ -50,6 +56,17 @@ function shapeFromEnv(): Shape {
 }
 
 const SHAPE = shapeFromEnv();
+
+type Encoding = 'identity' | 'gzip';
+
+function encodingsFromEnv(): readonly Encoding[] {
+  const value = process.env.CDN_BENCH_SSE_ENCODING ?? 'both';
+  if (value === 'both') return ['identity', 'gzip'];
+  if (value === 'identity' || value === 'gzip') return [value];
+  throw new Error(`CDN_BENCH_SSE_ENCODING: expected identity, gzip or both, got ${JSON.stringify(value)}`);
+}
+
+const ENCODINGS = encodingsFromEnv();
 const STREAM_PATH = `/v1/processors/${SHAPE.processor}/stream`;
 const HEAD_PATH = `/v1/processors/${SHAPE.processor}/changes/head`;
 
@@ -138,7 +155,7 @@ function counterTotal(text: string, name: string): number {
   return sum;
 }
 
-async function streamClients(target: Target, options: WorkloadOptions): Promise<SseClientsResult> {
+async function streamClients(target: Target, options: WorkloadOptions, encoding: Encoding): Promise<SseClientsResult> {
   const run = await runSseClientPool({
     url: target.baseUrl + STREAM_PATH,
     headUrl: target.resumesFromHead ? target.baseUrl + HEAD_PATH : null,
@@ -146,7 +163,9 @@ async function streamClients(target: Target, options: WorkloadOptions): Promise<
     streams: options.connections ?? 50,
     durationSeconds: options.durationSeconds,
     rampTimeoutMs: RAMP_TIMEOUT_MS,
+    encoding,
   });
+  if (encoding === 'gzip' && run.gzipStreams !== run.established) throw new Error(`${target.who}: only ${run.gzipStreams} of ${run.established} streams asking for gzip were gzip-coded`);
   if (run.events === 0) throw new Error(`${target.who}: no change reached any of ${run.established}/${run.requested} streams in ${run.windowSeconds.toFixed(1)} s`);
   return run;
 }
@@ -155,14 +174,20 @@ const changesInWindow = (run: SseClientsResult) => (run.sequences ? run.sequence
 const eventsPerSecond = (run: SseClientsResult) => run.events / run.windowSeconds;
 /** CPU µs per delivered stream event: `cores` kept busy over the window's events. */
 const microsPerEvent = (cores: number, run: SseClientsResult) => (1e6 * cores) / eventsPerSecond(run);
+/** Response body bytes (as on the wire: compressed, chunk framing included) per stream per devnet block. */
+const bytesPerStreamPerBlock = (run: SseClientsResult) => run.bodyBytes / run.established / ((run.windowSeconds * 1000) / SHAPE.blockTimeMs);
 
 /** What every stream figure is compared against, in the same run. */
 const BASELINE = 'naive node:http fan-out';
+/** What the gzip streams are compared against when both codings run. */
+const PLAIN_NODE = 'node, plain streams (same round)';
 
-function figuresOf(nodeRuns: readonly SseClientsResult[], baselineRuns: readonly SseClientsResult[]): Figure[] {
+function figuresOf(nodeRuns: readonly SseClientsResult[], baselineRuns: readonly SseClientsResult[], baseline = BASELINE, prefix = ''): Figure[] {
   const of = (name: string, unit: string, value: (run: SseClientsResult) => number, better?: Figure['better']): Figure =>
-    compared(name, unit, nodeRuns.map(value), { name: BASELINE, values: baselineRuns.map(value) }, better);
+    compared(prefix + name, unit, nodeRuns.map(value), { name: baseline, values: baselineRuns.map(value) }, better);
   return [
+    of('streams gzip-coded', 'streams', (run) => run.gzipStreams),
+    of('response body bytes per stream per block (on the wire)', 'bytes', bytesPerStreamPerBlock, 'lower'),
     of('streams established', 'streams', (run) => run.established),
     of('time to open the streams', 's', (run) => run.rampSeconds, 'lower'),
     of('disconnects', 'streams', (run) => run.disconnects, 'lower'),
@@ -221,12 +246,15 @@ const TIMING_FIGURES: ReadonlyArray<readonly [string, keyof NodeTimings, string]
 ];
 
 /** One figure per timing that every round observed (a one-second smoke round may see no commit). */
-function timingFigures(rounds: readonly NodeTimings[]): Figure[] {
+function timingFigures(rounds: readonly NodeTimings[], prefix = ''): Figure[] {
   return TIMING_FIGURES.flatMap(([name, key, unit]) => {
     const values = rounds.map((round) => round[key]);
-    return values.every(Number.isFinite) ? [{ name, unit, ...summarize(values), better: 'lower' as const }] : [];
+    return values.every(Number.isFinite) ? [{ name: prefix + name, unit, ...summarize(values), better: 'lower' as const }] : [];
   });
 }
+
+/** Figure names of the gzip streams when plain ones are measured too. */
+const GZIP_PREFIX = 'gzip streams: ';
 
 export const sseWorkload: Workload = {
   name: 'sse',
@@ -240,20 +268,26 @@ export const sseWorkload: Workload = {
       try {
         const nodeTarget: Target = { who: 'node', baseUrl: node.baseUrl, pid: node.pid, resumesFromHead: true };
         const baselineTarget: Target = { who: 'naive baseline', baseUrl: baseline.baseUrl, pid: baseline.pid, resumesFromHead: false };
-        const nodeRuns: SseClientsResult[] = [];
+        const nodeRuns = new Map<Encoding, SseClientsResult[]>(ENCODINGS.map((encoding) => [encoding, []]));
+        const timings = new Map<Encoding, NodeTimings[]>(ENCODINGS.map((encoding) => [encoding, []]));
         const baselineRuns: SseClientsResult[] = [];
-        const timings: NodeTimings[] = [];
         for (let round = 0; round < options.rounds; round += 1) {
-          const before = await readings(node);
-          nodeRuns.push(await streamClients(nodeTarget, options));
-          timings.push(timingsBetween(before, await readings(node)));
-          baselineRuns.push(await streamClients(baselineTarget, options));
+          for (const encoding of ENCODINGS) {
+            const before = await readings(node);
+            nodeRuns.get(encoding)!.push(await streamClients(nodeTarget, options, encoding));
+            timings.get(encoding)!.push(timingsBetween(before, await readings(node)));
+          }
+          baselineRuns.push(await streamClients(baselineTarget, options, 'identity'));
         }
+        const first = nodeRuns.get(ENCODINGS[0]!)!;
+        const both = ENCODINGS.length === 2;
         return [
           { name: 'machine load average (1 min) at start', unit: 'load', min: loadAtStart, median: loadAtStart, max: loadAtStart },
-          { name: `change rate (${SHAPE.processor}, one devnet block per ${SHAPE.blockTimeMs} ms)`, unit: 'changes/s', ...summarize(nodeRuns.map((run) => changesInWindow(run) / run.windowSeconds)) },
-          ...figuresOf(nodeRuns, baselineRuns),
-          ...timingFigures(timings),
+          { name: `change rate (${SHAPE.processor}, one devnet block per ${SHAPE.blockTimeMs} ms)`, unit: 'changes/s', ...summarize(first.map((run) => changesInWindow(run) / run.windowSeconds)) },
+          ...figuresOf(first, baselineRuns, BASELINE, both || ENCODINGS[0] === 'identity' ? '' : GZIP_PREFIX),
+          ...timingFigures(timings.get(ENCODINGS[0]!)!, both || ENCODINGS[0] === 'identity' ? '' : GZIP_PREFIX),
+          ...(both ? [...figuresOf(nodeRuns.get('gzip')!, first, PLAIN_NODE, GZIP_PREFIX), ...timingFigures(timings.get('gzip')!, GZIP_PREFIX)] : []),
+          { name: 'load average (1 min) at the end', unit: 'load', min: loadavg()[0]!, median: loadavg()[0]!, max: loadavg()[0]! },
         ];
       } finally {
         await baseline.stop();

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChangeFanout, MAX_BURST_CHANGES, type FanoutSource } from '../../../api/sse/change-fanout.js';
 import type { SseConnection } from '../../../api/sse/sse-connection.js';
+import type { SseChunk } from '../../../api/sse/sse-encoding.js';
 import { decodeChangeValue, encodeChangeValue, type StoredChange } from '../../../store/change-log.js';
 import { cursorBlockNumber, encodeCursor } from '../../../store/cursor.js';
 
@@ -38,8 +39,8 @@ function connection(): { connection: SseConnection; writes: bigint[][] } {
     position: 0n,
     open: true,
     writable: true,
-    send(chunk: Buffer) {
-      writes.push([...chunk.toString('latin1').matchAll(/"sequence":"(\d+)"/g)].map((m) => BigInt(m[1]!)));
+    send(chunk: SseChunk) {
+      writes.push([...chunk.plain.toString('latin1').matchAll(/"sequence":"(\d+)"/g)].map((m) => BigInt(m[1]!)));
       return true;
     },
   };

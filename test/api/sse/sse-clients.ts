@@ -1,7 +1,9 @@
 /**
- * SSE clients for tests: a raw fetch reader (exact bytes, end of stream, headers) and an
- * `eventsource` EventSource that records every event it dispatches. Both are closed after the test.
+ * SSE clients for tests: a raw fetch reader (decoded text, end of stream, headers), a node:http reader
+ * (the exact body bytes, with only the request headers given), and an `eventsource` EventSource that
+ * records every event it dispatches. All are closed after the test.
  */
+import { get as httpGet } from 'node:http';
 import type { TestContext } from 'node:test';
 import { EventSource, type EventSourceInit } from 'eventsource';
 
@@ -86,4 +88,62 @@ export function recordEventSource(t: TestContext, url: string, init?: EventSourc
 /** The change events (not hello) with their envelope sequences. */
 export function changeSequences(events: readonly ReceivedEvent[]): string[] {
   return events.filter((e) => e.type !== 'hello').map((e) => (JSON.parse(e.data) as { sequence: string }).sequence);
+}
+
+/**
+ * A fetch for `EventSourceInit.fetch` that records each response's `Content-Encoding` (null when the
+ * response was not coded): the eventsource package's fetch (undici) asks for and decodes gzip itself.
+ */
+export function encodingRecorder(): { fetch: typeof fetch; encodings: Array<string | null> } {
+  const encodings: Array<string | null> = [];
+  return {
+    encodings,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      encodings.push(response.headers.get('content-encoding'));
+      return response;
+    },
+  };
+}
+
+export interface RawBytesStream {
+  readonly status: number;
+  readonly headers: import('node:http').IncomingHttpHeaders;
+  /** Every body byte so far, exactly as it came (no content decoding). */
+  bytes(): Buffer;
+  /** Waits until `predicate(bytes)` holds or the server ends the response; throws after `timeoutMs`. */
+  readUntil(predicate: (bytes: Buffer) => boolean, timeoutMs?: number): Promise<{ bytes: Buffer; ended: boolean }>;
+}
+
+/** A stream read with node:http: it sends only the headers given (no Accept-Encoding unless asked) and decodes nothing. */
+export function openNodeHttpStream(t: TestContext, url: string, headers: Record<string, string> = {}): Promise<RawBytesStream> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { agent: false, headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      let ended = false;
+      let wake: (() => void) | null = null;
+      res.on('data', (chunk: Buffer) => { chunks.push(chunk); wake?.(); });
+      res.on('end', () => { ended = true; wake?.(); });
+      res.on('error', () => { ended = true; wake?.(); });
+      const bytes = () => Buffer.concat(chunks);
+      resolve({
+        status: res.statusCode!,
+        headers: res.headers,
+        bytes,
+        async readUntil(predicate, timeoutMs = 60_000) {
+          const deadline = Date.now() + timeoutMs;
+          while (!ended && !predicate(bytes())) {
+            if (Date.now() > deadline) throw new Error(`stream did not reach the expected state in ${timeoutMs} ms; got ${bytes().length} bytes`);
+            await new Promise<void>((woken) => {
+              const timer = setTimeout(() => { wake = null; woken(); }, Math.max(1, deadline - Date.now()));
+              wake = () => { clearTimeout(timer); wake = null; woken(); };
+            });
+          }
+          return { bytes: bytes(), ended };
+        },
+      });
+    });
+    request.on('error', reject);
+    t.after(() => request.destroy());
+  });
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { encodeCursor } from '../../../store/cursor.js';
 import { BLOBS, getJson, startListener, type ErrorShape } from '../aggregate/listener-fixture.js';
 import { appendChanges, blobsBlock, CHAIN_ID, pruneChanges, seedBlocks, type WrittenChange } from '../aggregate/store-fixture.js';
-import { changeSequences, openRawStream, recordEventSource } from './sse-clients.js';
+import { changeSequences, encodingRecorder, openRawStream, recordEventSource } from './sse-clients.js';
 import { startTcpProxy } from './tcp-proxy.js';
 
 const STREAM = '/v1/processors/blobs/stream';
@@ -93,7 +93,8 @@ test('a notice carries its commit time: the listener times commit → notice and
 test('a dropped connection reconnects with Last-Event-ID and resumes with no gap and no repeat', async (t) => {
   const { node, written } = await withLog(t, 4);
   const proxy = await startTcpProxy(t, node.port);
-  const client = recordEventSource(t, `http://127.0.0.1:${proxy.port}${STREAM}?after=${written[0]!.cursor}`);
+  const recorder = encodingRecorder();
+  const client = recordEventSource(t, `http://127.0.0.1:${proxy.port}${STREAM}?after=${written[0]!.cursor}`, { fetch: recorder.fetch });
   await client.waitFor((events) => changeSequences(events).length === 3);
   proxy.cut();
   const more = await appendChanges(node.temp.store, BLOBS.instance, 4n, 3);
@@ -103,6 +104,7 @@ test('a dropped connection reconnects with Last-Event-ID and resumes with no gap
   assert.deepEqual(client.events.filter((e) => e.type === 'hello').length, 2, 'every connection opens with hello');
   assert.deepEqual(changeSequences(client.events), ['2', '3', '4', '5', '6', '7'], 'Last-Event-ID wins over the original after= on reconnect');
   assert.equal(client.events.at(-1)!.lastEventId, more[2]!.cursor);
+  assert.deepEqual(recorder.encodings, ['gzip', 'gzip'], 'both connections were gzip-coded (the client asks for it)');
 });
 
 test('a cursor of another store epoch gets hello, one reset_required event without id carrying coverage, then the stream ends', async (t) => {
