@@ -60,6 +60,14 @@ export function createRootMetrics(system: ActorSystem, isReady: () => boolean, s
     collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.heapUsedBytes); },
   });
   new Gauge({
+    name: 'chain_node_actor_heap_total_bytes', help: 'V8 heap committed by the actor worker (total_heap_size)', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.heapTotalBytes); },
+  });
+  new Gauge({
+    name: 'chain_node_actor_external_memory_bytes', help: 'V8 external memory of the actor worker (ArrayBuffer backing stores and other native memory V8 was told of)', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.externalBytes); },
+  });
+  new Gauge({
     name: 'chain_node_actor_up', help: '1 while the actor worker runs', labelNames: perActor, registers: [registry],
     collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.running ? 1 : 0); },
   });
