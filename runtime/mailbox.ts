@@ -3,7 +3,8 @@
  * reserve a slot (credit) without a round trip and wait on Atomics when the mailbox is full.
  *
  * Int32 cells: depth (reserved, not yet handled), capacity, state (open/closed), waiting senders,
- * heap used, heap committed and V8 external memory in KiB (written by the owning worker). BigInt64 cells: messages handled, messages received.
+ * heap used, heap committed and V8 external memory in KiB (written by the owning worker). BigInt64 cells: messages
+ * handled, messages received.
  */
 const DEPTH = 0;
 const CAPACITY = 1;
