@@ -3,13 +3,16 @@
  * reserve a slot (credit) without a round trip and wait on Atomics when the mailbox is full.
  *
  * Int32 cells: depth (reserved, not yet handled), capacity, state (open/closed), waiting senders,
- * heap used in KiB (written by the owning worker). BigInt64 cells: messages handled, messages received.
+ * heap used, heap committed and V8 external memory in KiB (written by the owning worker). BigInt64 cells: messages
+ * handled, messages received.
  */
 const DEPTH = 0;
 const CAPACITY = 1;
 const STATE = 2;
 const WAITERS = 3;
 const HEAP_KIB = 4;
+const HEAP_TOTAL_KIB = 5;
+const EXTERNAL_KIB = 6;
 const HANDLED = 0;
 const RECEIVED = 1;
 const INT_CELLS = 8;
@@ -43,6 +46,8 @@ export class MailboxControl {
   get handled(): bigint { return Atomics.load(this.bigs, HANDLED); }
   get received(): bigint { return Atomics.load(this.bigs, RECEIVED); }
   get heapUsedBytes(): number { return Atomics.load(this.ints, HEAP_KIB) * 1024; }
+  get heapTotalBytes(): number { return Atomics.load(this.ints, HEAP_TOTAL_KIB) * 1024; }
+  get externalBytes(): number { return Atomics.load(this.ints, EXTERNAL_KIB) * 1024; }
 
   /** Takes one slot if the mailbox has room; never blocks. */
   tryReserve(): boolean {
@@ -83,6 +88,12 @@ export class MailboxControl {
 
   setHeapUsed(bytes: number): void {
     Atomics.store(this.ints, HEAP_KIB, Math.min(0x7fffffff, Math.round(bytes / 1024)));
+  }
+
+  /** The worker's V8 heap committed (total_heap_size) and its external memory (ArrayBuffer backing stores, etc.). */
+  setHeapTotals(totalBytes: number, externalBytes: number): void {
+    Atomics.store(this.ints, HEAP_TOTAL_KIB, Math.min(0x7fffffff, Math.round(totalBytes / 1024)));
+    Atomics.store(this.ints, EXTERNAL_KIB, Math.min(0x7fffffff, Math.round(externalBytes / 1024)));
   }
 
   /** Marks the mailbox dead (its owner exited); every waiting sender wakes and sees it. */

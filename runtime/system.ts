@@ -75,6 +75,8 @@ export interface ActorStats {
   readonly mailboxCapacity: number;
   readonly handled: bigint;
   readonly heapUsedBytes: number;
+  readonly heapTotalBytes: number;
+  readonly externalBytes: number;
   readonly running: boolean;
   readonly oomKills: number;
 }
@@ -159,7 +161,7 @@ export class ActorSystem extends EventEmitter {
       const control = new MailboxControl(slot.mailbox);
       return {
         name: slot.spec.name, lane: slot.supervisor.lane, mailboxDepth: control.depth, mailboxCapacity: control.capacity,
-        handled: control.handled, heapUsedBytes: control.heapUsedBytes, running: slot.current !== null, oomKills: slot.oomKills,
+        handled: control.handled, heapUsedBytes: control.heapUsedBytes, heapTotalBytes: control.heapTotalBytes, externalBytes: control.externalBytes, running: slot.current !== null, oomKills: slot.oomKills,
       };
     });
   }

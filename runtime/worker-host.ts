@@ -172,8 +172,10 @@ process.on('unhandledRejection', (error) => crash(error));
 function watchMemory(): void {
   const budget = boot.memoryMb * 1024 * 1024;
   const check = () => {
-    const used = getHeapStatistics().used_heap_size;
+    const heap = getHeapStatistics();
+    const used = heap.used_heap_size;
     mailbox.setHeapUsed(used);
+    mailbox.setHeapTotals(heap.total_heap_size, heap.external_memory);
     if (used > budget * 0.9) crash(new Error(`out of memory: heap ${Math.round(used / 1048576)} MB reached 90% of its budget of ${boot.memoryMb} MB`), true);
   };
   check();

@@ -26,6 +26,7 @@ import { buildLanes, replacementLane, processorLane, STOP_ORDER, type Replacemen
 import { listRebuilds } from '../../store/rebuilds.js';
 import { createRootMetrics } from './metrics.js';
 import { installHttpGuard } from '../../api/http-guard.js';
+import { startMapRelease, type MapRelease } from '../../store/map-release.js';
 import { resolveChainSpec } from './chain-spec.js';
 import { laneTroubles } from './lane-troubles.js';
 import { finalityArgs } from '../finality/config.js';
@@ -84,7 +85,8 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     return { ready: lanes.every((lane) => !lane.required || lane.state === 'ready'), lanes };
   };
   const fallbackBlockIntervalSeconds = config.sources.live.kind === 'devnet' ? config.devnet.block_time_ms / 1000 : 12;
-  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes, budgets: { pendingDeltaBytes: config.budgets.pending_deltas.max_bytes, outboxBytes: config.budgets.outbox.max_bytes } });
+  const mapRelease: { current: MapRelease | null } = { current: null };
+  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes, budgets: { pendingDeltaBytes: config.budgets.pending_deltas.max_bytes, outboxBytes: config.budgets.outbox.max_bytes } }, () => mapRelease.current?.stats() ?? null);
   const processorIds = config.processors.map((p) => p.id);
   let pushedTroubles = '';
   const pushTroubles = (force = false) => {
@@ -129,12 +131,15 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     .map((r): ReplacementInstance => ({ processor: r.processor, instance: r.instance, fromBlock: r.fromBlock, source: r.source }));
   for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom, seeds, replacements), ...(options.extraLanes ?? [])]) system.startLane(lane);
 
+  const stopMapRelease = startStoreMapRelease(dataDir, mapRelease, log);
+
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => { resolveStopped = resolve; });
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log.info('stopping');
+      stopMapRelease();
       await system.stop(STOP_ORDER);
       await pool.destroy();
       await store.close();
@@ -155,6 +160,17 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     void stop();
   });
   return { system, stopped, stop, fatal: () => fatal };
+}
+
+/**
+ * Starts giving back the store map's residency (store/map-release.ts) on the main thread, which holds the store open
+ * until after the returned stop runs. Says once why not when the addon is missing.
+ */
+function startStoreMapRelease(dataDir: string, holder: { current: MapRelease | null }, log: Logger): () => void {
+  const job = startMapRelease({ dataDir, onError: (error) => log.warn('store map release failed; stopped', { reason: error.message }) });
+  if (job.inactive !== null) log.info('store map release is not active: the store pages the node reads stay resident in its RSS', { reason: job.inactive });
+  holder.current = job;
+  return () => job.stop();
 }
 
 /**

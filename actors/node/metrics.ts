@@ -8,6 +8,7 @@ import type { ActorSystem } from '../../runtime/system.js';
 import type { LaneState } from '../../runtime/supervisor.js';
 import { registerStoreMetrics, type StoreMetricsSource } from './store-metrics.js';
 import { httpGuardStats } from '../../api/http-guard.js';
+import type { MapReleaseStats } from '../../store/map-release.js';
 
 const LANE_STATES: readonly LaneState[] = ['starting', 'ready', 'degraded', 'restarting', 'failed', 'stopped'];
 
@@ -15,7 +16,7 @@ export interface RootMetrics {
   text(): Promise<string>;
 }
 
-export function createRootMetrics(system: ActorSystem, isReady: () => boolean, store?: StoreMetricsSource): RootMetrics {
+export function createRootMetrics(system: ActorSystem, isReady: () => boolean, store?: StoreMetricsSource, mapRelease?: () => MapReleaseStats | null): RootMetrics {
   const registry = new Registry();
   if (store) registerStoreMetrics(registry, store);
   collectDefaultMetrics({ register: registry });
@@ -26,6 +27,21 @@ export function createRootMetrics(system: ActorSystem, isReady: () => boolean, s
     name: 'chain_node_http_refused_requests_total', help: 'Requests the HTTP guard answered itself because the web server cannot parse them (400/405/431/505), by listener and reason', labelNames: ['listener', 'reason'], registers: [registry],
     collect() { this.reset(); for (const row of httpGuardStats()) this.inc({ listener: row.listener, reason: row.reason }, row.count); },
   });
+  if (mapRelease) {
+    // store/map-release.ts: the store's memory-map residency the node gives back (absent while it is not active).
+    new Counter({
+      name: 'chain_node_store_map_releases_total', help: 'Times the node gave back its residency of the store\'s memory map (madvise MADV_DONTNEED; the pages stay in the page cache)', registers: [registry],
+      collect() { const s = mapRelease(); this.reset(); if (s) this.inc(s.releases); },
+    });
+    new Counter({
+      name: 'chain_node_store_map_released_bytes_total', help: 'File-backed resident bytes of the process given back by those releases (RssFile before minus after)', registers: [registry],
+      collect() { const s = mapRelease(); this.reset(); if (s) this.inc(s.releasedBytes); },
+    });
+    new Counter({
+      name: 'chain_node_malloc_trimmed_bytes_total', help: 'Anonymous resident bytes glibc malloc_trim gave back at those releases (RssAnon before minus after)', registers: [registry],
+      collect() { const s = mapRelease(); this.reset(); if (s) this.inc(s.trimmedBytes); },
+    });
+  }
   const perActor = ['actor', 'lane'] as const;
   new Gauge({
     name: 'chain_node_actor_mailbox_depth', help: 'Messages in the actor mailbox (reserved and not yet handled)', labelNames: perActor, registers: [registry],
@@ -42,6 +58,14 @@ export function createRootMetrics(system: ActorSystem, isReady: () => boolean, s
   new Gauge({
     name: 'chain_node_actor_heap_used_bytes', help: 'V8 heap used by the actor worker', labelNames: perActor, registers: [registry],
     collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.heapUsedBytes); },
+  });
+  new Gauge({
+    name: 'chain_node_actor_heap_total_bytes', help: 'V8 heap committed by the actor worker (total_heap_size)', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.heapTotalBytes); },
+  });
+  new Gauge({
+    name: 'chain_node_actor_external_memory_bytes', help: 'V8 external memory of the actor worker (ArrayBuffer backing stores and other native memory V8 was told of)', labelNames: perActor, registers: [registry],
+    collect() { this.reset(); for (const a of system.actorStats()) this.set({ actor: a.name, lane: a.lane }, a.externalBytes); },
   });
   new Gauge({
     name: 'chain_node_actor_up', help: '1 while the actor worker runs', labelNames: perActor, registers: [registry],

@@ -36,3 +36,22 @@ test('promtool check metrics finds nothing to report in /metrics of a running no
     removeDir(node.dir);
   }
 });
+
+test('a running node gives back its residency of the store map on schedule, and /metrics counts it beside each worker\'s heap', async () => {
+  const node = await startNodeProcess({ toml: '' });
+  try {
+    // The release runs every 10 s on the main thread (store/map-release.ts).
+    let text = '';
+    await waitUntil(node, async () => {
+      text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+      return Number(/^chain_node_store_map_releases_total (\d+)$/m.exec(text)?.[1] ?? 0) >= 1;
+    }, 60_000);
+    assert.match(text, /^chain_node_store_map_released_bytes_total \d+(\.\d+)?(e\+\d+)?$/m);
+    assert.match(text, /^chain_node_malloc_trimmed_bytes_total \d+(\.\d+)?(e\+\d+)?$/m);
+    assert.ok(Number(/^chain_node_actor_heap_total_bytes\{actor="chain",lane="chain"\} (\d+)$/m.exec(text)?.[1]) > 0, 'the chain worker reports its committed heap');
+    assert.match(text, /^chain_node_actor_external_memory_bytes\{actor="chain",lane="chain"\} \d+$/m);
+  } finally {
+    assert.equal(await node.stop('SIGTERM'), 0);
+    removeDir(node.dir);
+  }
+});
