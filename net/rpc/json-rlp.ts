@@ -267,15 +267,16 @@ function writeLegacySignature(w: BackWriter, t: Json): void {
   }
   if (small >= 0 && small < 35) throw new JsonRlpReject('v');
   if (has(t, 'chainId')) {
-    const value = BigInt(v as string);
-    const chainId = (value - 35n) / 2n;
-    if (BigInt(smallOrBig(t.chainId, 'chainId')) !== chainId) throw new JsonRlpReject('chainId');
+    // EIP-155: v = chainId × 2 + 35 + parity; numbers while they are exact, bigints beyond.
+    const agrees = small >= 0 ? smallQuantity(t.chainId, 'chainId') === Math.floor((small - 35) / 2) : bigQuantity(t.chainId, 'chainId') === (BigInt(v as string) - 35n) / 2n;
+    if (!agrees) throw new JsonRlpReject('chainId');
   }
   w.quantityItem(v, UNBOUNDED, 'v');
 }
 
-function smallOrBig(value: unknown, field: string): bigint {
-  smallQuantity(value, field); // validates
+/** A quantity of any width as a bigint (validated as `smallQuantity` does). */
+function bigQuantity(value: unknown, field: string): bigint {
+  smallQuantity(value, field);
   return BigInt(value as string);
 }
 

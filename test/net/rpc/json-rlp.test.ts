@@ -13,7 +13,12 @@ import { decodeHeader, encodeHeader } from '../../../net/eth/header.js';
 import { keccak256 } from '../../../net/eth/keccak.js';
 import { encodeEth69Receipts } from '../../../net/eth/receipt.js';
 import { materialFromJson, verifiedMaterialFromJson } from '../../../net/rpc/convert.js';
-import { BackWriter, JsonRlpReject, writeBlockMaterial } from '../../../net/rpc/json-rlp.js';
+import { BackWriter, JsonRlpReject, writeBlockMaterial, writeReceipt, writeTransaction } from '../../../net/rpc/json-rlp.js';
+import { receiptFromJson } from '../../../net/rpc/receipt-json.js';
+import { receiptToEth69 } from '../../../net/eth/receipt.js';
+import { transactionFromJson } from '../../../net/rpc/transaction-json.js';
+import { transactionToBodyItem } from '../../../net/eth/transaction-encode.js';
+import { encodeRlp } from '../../../net/eth/rlp.js';
 import { FIXTURES } from '../../support/paths.js';
 import { mainnetBlocks } from '../eth/fixtures.js';
 import { readIoCases } from '../../rpc/conformance/io-cases.js';
@@ -208,6 +213,45 @@ describe('the direct JSON → RLP writer (net/rpc/json-rlp.ts) against the objec
         assert.equal((error as Error).message, expected.message, name);
         return true;
       });
+    }
+  });
+
+  it('writes legacy signatures of every shape (pre-EIP-155 v, EIP-155 with and without chainId, a chainId above 2^53) as the object path encodes them', () => {
+    const legacy = (mainnetJson().at(-1)!.block.transactions as Json[]).find((tx) => tx.type === '0x0')!;
+    const hugeChainId = (1n << 60n) + 7n;
+    const shapes: Json[] = [
+      { ...legacy, v: '0x1b', chainId: undefined },
+      { ...legacy, v: '0x1c', chainId: '0x1' },
+      { ...legacy, v: '0x25', chainId: undefined },
+      { ...legacy, v: '0x26', chainId: '0x1' },
+      { ...legacy, v: `0x${(hugeChainId * 2n + 36n).toString(16)}`, chainId: `0x${hugeChainId.toString(16)}` },
+      { ...legacy, v: `0x${(hugeChainId * 2n + 35n).toString(16)}`, chainId: undefined },
+    ];
+    for (const tx of shapes) {
+      const w = new BackWriter(64);
+      writeTransaction(w, tx);
+      assert.equal(hex(w.take()), hex(encodeRlp(transactionToBodyItem(transactionFromJson(tx)))), String(tx.v));
+    }
+    for (const tx of [{ ...legacy, v: '0x1d' }, { ...legacy, v: `0x${(hugeChainId * 2n + 35n).toString(16)}`, chainId: '0x1' }, { ...legacy, v: '0x25', chainId: `0x${hugeChainId.toString(16)}` }]) {
+      assert.throws(() => transactionFromJson(tx));
+      assert.throws(() => writeTransaction(new BackWriter(64), tx), JsonRlpReject);
+    }
+  });
+
+  it('writes receipts of every outcome (pre-Byzantium root, success, reverted, legacy without type) as the object path encodes them', () => {
+    const receipts = mainnetJson().at(-1)!.receipts!;
+    const logged = receipts.find((r) => (r.logs as Json[]).length > 1)!;
+    const root = `0x${'ab'.repeat(32)}`;
+    const shapes: Json[] = [
+      { ...logged, status: undefined, root },
+      { ...logged, status: '0x1' },
+      { ...logged, status: '0x0', logs: [] },
+      { ...logged, type: undefined, status: '0x01', cumulativeGasUsed: '0x0' },
+    ];
+    for (const receipt of shapes) {
+      const w = new BackWriter(64);
+      writeReceipt(w, receipt);
+      assert.equal(hex(w.take()), hex(encodeRlp(receiptToEth69(receiptFromJson(receipt, 0, false)))));
     }
   });
 
