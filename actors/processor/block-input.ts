@@ -1,11 +1,10 @@
 /** Reads one block's recorded material and decodes it for a processor kind. */
 import { decodeBlockBody } from '../../net/eth/block.js';
 import { decodeHeader } from '../../net/eth/header.js';
-import { hexToBytes, type Hex } from '../../net/eth/hex.js';
+import { bytesToHex, hexToBytes, type Hex } from '../../net/eth/hex.js';
 import { decodeEth69Receipts, receiptFromEth69, type Receipt } from '../../net/eth/receipt.js';
 import { decodeRlp } from '../../net/eth/rlp.js';
 import { rlpChildren, rlpFields, rlpUint, rlpWhole, type RlpSpan } from '../../net/eth/rlp-walk.js';
-import { bytesToHex as hexOf } from '../../net/eth/hex.js';
 import type { Log } from '../../net/eth/log.js';
 import { RlpDecodeError } from '../../net/eth/errors.js';
 import { TRANSACTION_TYPE_BYTE, type TransactionType } from '../../net/eth/transaction-types.js';
@@ -40,7 +39,7 @@ function spanEquals(bytes: Uint8Array, span: RlpSpan, value: Uint8Array): boolea
 }
 
 function spanHex(bytes: Uint8Array, span: RlpSpan): Hex {
-  return hexOf(bytes.subarray(span.payload, span.end));
+  return bytesToHex(bytes.subarray(span.payload, span.end));
 }
 
 /**
