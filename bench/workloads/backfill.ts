@@ -6,7 +6,8 @@
  * from the history source (fetch in JSON-RPC batches, convert, verify every block, record, apply or reduce, commit)
  * while the follower's live lane runs. Reports: blocks/s of each instance's backfill job (its range over the time from
  * its start to its end), the whole backfill's wall time, the follower's CPU per backfilled block (all its threads,
- * so load-independent), its RSS at the end and its peak. Beside it in the same run (not in --smoke): Ponder 0.16
+ * so load-independent) with and without its live following (the rate measured once the backfills ended, times their
+ * wall time), its RSS at the end and its peak. Beside it in the same run (not in --smoke): Ponder 0.16
  * backfilling the same tokens' Transfer logs over the same range from the same upstream, blocks/s.
  */
 import { createHash } from 'node:crypto';
@@ -162,11 +163,21 @@ interface Round {
   readonly wallSeconds: number;
   readonly blocks: number;
   readonly cpuMsPerBlock: number;
+  /** `cpuMsPerBlock` less what the follower spends at its live-only rate over the backfill's wall time. */
+  readonly backfillCpuMsPerBlock: number;
+  /** The follower's CPU per second of wall time once the backfills ended (following the upstream only), ms/s. */
+  readonly liveCpuMsPerSecond: number;
   readonly rssMiB: number;
   readonly peakMiB: number;
   readonly anonMiB: number;
   readonly fileMiB: number;
 }
+
+/**
+ * Seconds of live-only following sampled after the backfills (CDN_BENCH_BACKFILL_LIVE_SAMPLE_S, default 30): at a
+ * block a second and CPU time counted in 10 ms ticks, enough for a rate within a few percent.
+ */
+const LIVE_SAMPLE_SECONDS = Number(process.env.CDN_BENCH_BACKFILL_LIVE_SAMPLE_S ?? 30);
 
 /** One fresh follower: starts, backfills both instances, and reports. */
 async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Promise<Round> {
@@ -194,9 +205,18 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
       return (job.toBlock - job.fromBlock + 1) / ((Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000);
     };
     const blocks = jobs[0]!.toBlock - jobs[0]!.fromBlock + 1;
+    const memory = memoryOf(follower.pid);
+    // The live lane's share: the upstream makes a block a second throughout and the follower follows it (live source,
+    // chain, finality, and both instances applying each new block), so the CPU above includes that for as long as
+    // the backfills took. Its rate is measured once the backfills ended, when following is all the follower does.
+    const liveStarted = performance.now();
+    const cpuAtLive = cpuSeconds(follower.pid);
+    await new Promise((resolve) => setTimeout(resolve, LIVE_SAMPLE_SECONDS * 1000));
+    const liveCoresUsed = (cpuSeconds(follower.pid) - cpuAtLive) / ((performance.now() - liveStarted) / 1000);
     return {
       blobsBlocksPerSecond: rate('cb-blobs'), erc20BlocksPerSecond: rate('cb-erc20'), wallSeconds, blocks,
-      cpuMsPerBlock: (cpuUsed * 1000) / blocks, ...memoryOf(follower.pid),
+      cpuMsPerBlock: (cpuUsed * 1000) / blocks, backfillCpuMsPerBlock: ((cpuUsed - liveCoresUsed * wallSeconds) * 1000) / blocks,
+      liveCpuMsPerSecond: liveCoresUsed * 1000, ...memory,
     };
   } finally {
     await follower.stop();
@@ -258,6 +278,8 @@ export const backfillWorkload: Workload = {
       beside(`cold backfill, blobs instance (verified blocks, block-local), ${chain}`, 'blocks/s', (r) => r.blobsBlocksPerSecond, 'higher'),
       beside('both backfills, wall time from the follower\'s readiness', 's', (r) => r.wallSeconds, 'lower'),
       beside('follower CPU per backfilled block (all threads, both instances)', 'ms/block', (r) => r.cpuMsPerBlock, 'lower'),
+      beside('follower CPU per backfilled block, live following excluded (all threads less the live-only rate × wall time)', 'ms/block', (r) => r.backfillCpuMsPerBlock, 'lower'),
+      beside('follower CPU while only following live, after the backfills (a block a second)', 'ms/s', (r) => r.liveCpuMsPerSecond, 'lower'),
       beside('follower RSS after the backfills', 'MiB', (r) => r.rssMiB, 'lower'),
       beside('follower peak RSS', 'MiB', (r) => r.peakMiB, 'lower'),
       beside('follower RSS after, anonymous (heaps, buffers)', 'MiB', (r) => r.anonMiB, 'lower'),

@@ -11,8 +11,9 @@
  * Also, on the mainnet fixtures rendered as an upstream answers them (`eth_getBlockByNumber(n, true)` and
  * `eth_getBlockReceipts(n)`, by the node's own JSON-RPC renderers): CPU per block of turning the parsed JSON into
  * verified material (what an `rpc` history source does per block), the history lane's path before the CPU pool took
- * it (`materialFromJson`: decode, verify the objects, encode) beside the pool's (`verifiedMaterialFromJson`: decode,
- * encode, verify the bytes), alternated round by round.
+ * it (`materialFromJson`: decode, verify the objects, encode), the pool's before the direct writer (decode into
+ * objects, encode, verify the bytes) and the pool's now (`verifiedMaterialFromJson`: the JSON written straight into
+ * RLP, verify the bytes), alternated round by round.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -31,7 +32,10 @@ import { renderBlock } from '../../api/rpc/render-block.js';
 import { blockReceipts } from '../../api/rpc/render-receipt.js';
 import { MAINNET_SCHEDULE } from '../../net/eth/fork-schedule.js';
 import { keccak256 } from '../../net/eth/keccak.js';
-import { materialFromJson, verifiedMaterialFromJson } from '../../net/rpc/convert.js';
+import { headerFromJson, materialFromJson, receiptFromJson, transactionFromJson, verifiedMaterialFromJson, withdrawalFromJson } from '../../net/rpc/convert.js';
+import { encodeBlockBody } from '../../net/eth/block.js';
+import { encodeHeader } from '../../net/eth/header.js';
+import { encodeEth69Receipts } from '../../net/eth/receipt.js';
 
 const FALLBACK = 'wasm';
 const DEVNET_BLOCKS = 256;
@@ -108,6 +112,18 @@ async function conversionCpuPerBlock(blocks: readonly JsonBlock[], repeats: numb
 }
 
 const LANE_PATH = 'history lane before: materialFromJson (verify objects, then encode)';
+const OBJECTS_PATH = 'CPU pool path before: JSON → objects → encode, then verify the bytes';
+
+/** The pool's conversion before the direct writer: the JSON decoded into objects, encoded, and the bytes verified. */
+function objectsThenBytes(block: unknown, receipts: readonly unknown[]): void {
+  const json = block as { hash: string; transactions: unknown[]; withdrawals?: unknown[] };
+  const header = headerFromJson(block);
+  const transactions = json.transactions.map((tx, i) => transactionFromJson(tx, i));
+  const withdrawals = json.withdrawals?.map(withdrawalFromJson);
+  const body = encodeBlockBody({ transactions, uncles: [], ...(withdrawals === undefined ? {} : { withdrawals }) });
+  const encodedReceipts = encodeEth69Receipts(receipts.map((receipt, i) => receiptFromJson(receipt, i, false)));
+  verifyBlockMaterialBytes({ header: encodeHeader(header), body, receipts: encodedReceipts, expectedHash: json.hash.toLowerCase() as `0x${string}` });
+}
 
 export const verifyWorkload: Workload = {
   name: 'verify',
@@ -127,11 +143,14 @@ export const verifyWorkload: Workload = {
     const answers = fixtures.length > 0 ? jsonAnswers(fixtures) : [];
     const lane: number[] = [];
     const pool: number[] = [];
+    const objects: number[] = [];
     for (let round = 0; round < options.rounds && answers.length > 0; round++) {
       const repeats = options.smoke ? 1 : 20;
       const laneFirst = round % 2 === 0;
       if (laneFirst) lane.push(await conversionCpuPerBlock(answers, repeats, (b) => materialFromJson(b.block, b.receipts)));
+      if (laneFirst) objects.push(await conversionCpuPerBlock(answers, repeats, (b) => objectsThenBytes(b.block, b.receipts)));
       pool.push(await conversionCpuPerBlock(answers, repeats, (b) => verifiedMaterialFromJson(b.block, b.receipts)));
+      if (!laneFirst) objects.push(await conversionCpuPerBlock(answers, repeats, (b) => objectsThenBytes(b.block, b.receipts)));
       if (!laneFirst) lane.push(await conversionCpuPerBlock(answers, repeats, (b) => materialFromJson(b.block, b.receipts)));
     }
     try {
@@ -149,7 +168,9 @@ export const verifyWorkload: Workload = {
     }
     const figures: Figure[] = [];
     if (answers.length > 0) {
-      figures.push(compared('JSON-RPC answers of the mainnet fixtures → verified material: CPU pool path, verifiedMaterialFromJson (encode, then verify the bytes)', 'CPU ms/block', pool, { name: LANE_PATH, values: lane }, 'lower'));
+      const name = 'JSON-RPC answers of the mainnet fixtures → verified material: CPU pool path, verifiedMaterialFromJson (JSON written straight into RLP, then the bytes verified)';
+      figures.push(compared(name, 'CPU ms/block', pool, { name: OBJECTS_PATH, values: objects }, 'lower'));
+      figures.push(compared(`${name}, against the lane's path`, 'CPU ms/block', pool, { name: LANE_PATH, values: lane }, 'lower'));
     }
     for (const [set] of sets) {
       const fallback = perRound.get(`${set}\u0000${FALLBACK}`)!;

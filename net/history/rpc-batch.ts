@@ -3,9 +3,9 @@
  * `eth_getBlockReceipts(n)` for consecutive blocks) → its blocks' verified material, packed in one buffer. Pure: it
  * runs on the node's CPU pool (actors/tasks.ts), so parsing, converting and verifying a batch (hash, roots, bloom,
  * gas) leave the history lane's thread, and the pool's threads work on several batches at once. Each block is
- * encoded as the chain tables store it and those bytes are verified against its header (`verifiedMaterialFromJson`:
- * the checks of the lane's own `convert`, in the same order, on the stored bytes). What crosses back is one byte
- * buffer and a few numbers per block, not an object graph.
+ * written straight from the JSON as the chain tables store it (net/rpc/json-rlp.ts) and those bytes are verified
+ * against its header (`verifyBlockMaterialBytes`: the checks of the lane's own `convert`, in the same order, on the
+ * stored bytes). What crosses back is one byte buffer and a few numbers per block, not an object graph.
  *
  * Only a batch that is wholly well-formed and verified is answered; anything else (an error object, a malformed
  * answer, a block that fails verification) answers null, and the history lane resolves the same text on its own
@@ -14,8 +14,10 @@
 import { bytesToHex, type Hash } from '../eth/hex.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import type { HistoryBlock } from './history-block.js';
-import { verifiedMaterialFromJson } from '../rpc/convert.js';
+import { verifyBlockMaterialBytes } from '../eth/verify-material.js';
+import { writeMaterial } from '../rpc/convert.js';
 import { JsonFields } from '../rpc/json-fields.js';
+import { BackWriter, materialViews, type MaterialMarks } from '../rpc/json-rlp.js';
 
 export interface RpcBatchInput {
   readonly text: string;
@@ -63,37 +65,31 @@ export async function convertRpcBatch(input: RpcBatchInput): Promise<PackedBatch
     if (entry === undefined || (entry.error !== undefined && entry.error !== null) || !('result' in entry)) return null;
     answers.push(entry.result);
   }
-  const blocks: HistoryBlock[] = [];
+  // The blocks are written back to front into one buffer (net/rpc/json-rlp.ts), the last block first, so the
+  // buffer reads front to back in block order; each is verified as soon as it is written.
+  const writer = new BackWriter(Math.ceil(input.text.length / 2));
+  const written: { number: number; hash: Hash; parentHash: Hash; marks: MaterialMarks }[] = [];
   try {
-    for (let i = 0; i <= input.to - input.from; i += 1) {
+    for (let i = input.to - input.from; i >= 0; i -= 1) {
       const number = input.from + i;
       const block = answers[2 * i];
       const receipts = answers[2 * i + 1];
       if (block === null || typeof block !== 'object' || !Array.isArray(receipts) || new JsonFields(block, 'block').number('number') !== number) return null;
-      const { material, hash, parentHash } = verifiedMaterialFromJson(block, receipts);
-      blocks.push({ number, hash, parentHash, material });
+      const marks = writeMaterial(writer, block, receipts);
+      const views = materialViews(writer, marks);
+      const verified = verifyBlockMaterialBytes({ header: views.header, body: views.body, receipts: views.receipts, expectedHash: bytesToHex(views.hash) });
+      written.push({ number, hash: verified.hash, parentHash: verified.header.parentHash, marks });
     }
   } catch {
     return null;
   }
-  return pack(blocks);
-}
-
-function pack(blocks: readonly HistoryBlock[]): PackedBatch {
-  let total = 0;
-  for (const { material } of blocks) total += material.hash.length + material.header.length + material.body.length + (material.receipts?.length ?? 0);
-  // Its own ArrayBuffer (not a slice of a shared pool), so it can be moved across threads.
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  const put = (part: Uint8Array) => {
-    bytes.set(part, at);
-    return (at += part.length);
-  };
-  const packed = blocks.map(({ number, hash, parentHash, material }): PackedBlock => {
-    const ends: [number, number, number, number] = [put(material.hash), put(material.header), put(material.body), material.receipts === null ? -1 : put(material.receipts)];
-    return { number, hash, parentHash, ends };
+  const bytes = writer.take();
+  const total = bytes.length;
+  const blocks = written.reverse().map(({ number, hash, parentHash, marks: { marks, receipts } }): PackedBlock => {
+    const [, hashEnd, headerEnd, bodyEnd, end] = marks;
+    return { number, hash, parentHash, ends: [total - hashEnd, total - headerEnd, total - bodyEnd, receipts ? total - end : -1] };
   });
-  return { bytes, blocks: packed };
+  return { bytes, blocks };
 }
 
 /** A packed batch back to history blocks: material as views of the one buffer. */

@@ -8,7 +8,7 @@
 import { encodeBlockBody } from '../eth/block.js';
 import { BlockVerificationError } from '../eth/errors.js';
 import { encodeHeader, type BlockHeader } from '../eth/header.js';
-import { hexToBytes, type Hash } from '../eth/hex.js';
+import { bytesToHex, hexToBytes, type Hash } from '../eth/hex.js';
 import { encodeEth69Receipts, type Receipt } from '../eth/receipt.js';
 import type { Transaction } from '../eth/transaction-types.js';
 import { transactionsRoot } from '../eth/trie-root.js';
@@ -19,6 +19,7 @@ import type { BlockMaterial } from '../../store/chain-material.js';
 import { PooledBlobRootError, UpstreamFormatError } from './errors.js';
 import { headerFromJson } from './header-json.js';
 import { JsonFields } from './json-fields.js';
+import { BackWriter, JsonRlpReject, materialViews, writeBlockMaterial, type MaterialMarks } from './json-rlp.js';
 import { pooledTransactionsRoot } from './pooled-blob-root.js';
 import { receiptFromJson } from './receipt-json.js';
 import { transactionFromJson } from './transaction-json.js';
@@ -56,17 +57,36 @@ export async function materialFromJson(block: unknown, receipts: readonly unknow
 }
 
 /**
- * The same conversion, verified the other way round: the JSON is encoded as the chain tables store it first, and
- * those bytes are verified against the header by `verifyBlockMaterialBytes` — the same checks in the same order
- * with the same errors as `verifyBlock` (net/eth/verify-material.ts), on the bytes that will be stored, with
- * hashing batched and each receipt's bloom computed once, from its logs' raw bytes. No pooled-form blob root
- * fallback here: such a block fails, and `materialFromJson` is the path that may accept it.
+ * The same conversion, verified the other way round: the JSON is written straight into the bytes the chain tables
+ * store (net/rpc/json-rlp.ts: hex fields decoded into their RLP slots, no objects in between, byte-identical to
+ * decoding and encoding), and those bytes are verified against the header by `verifyBlockMaterialBytes` — the same
+ * checks in the same order with the same errors as `verifyBlock` (net/eth/verify-material.ts), with hashing
+ * batched and each receipt's bloom computed once, from its logs' raw bytes. Malformed JSON throws the object path's
+ * error (`UpstreamFormatError`, `InvalidFieldError`). No pooled-form blob root fallback here: such a block fails,
+ * and `materialFromJson` is the path that may accept it.
+ *
+ * `writer` (optional) is where the bytes go, back to front; the material's parts are views of it.
  */
-export function verifiedMaterialFromJson(block: unknown, receipts: readonly unknown[] | null): { material: BlockMaterial; hash: Hash; parentHash: Hash } {
-  const { hash, header, transactions, withdrawals, receipts: decodedReceipts } = blockFromJson(block, receipts, false);
-  const material = encodeMaterial(hash, header, transactions, withdrawals, decodedReceipts);
-  const verified = verifyBlockMaterialBytes({ header: material.header, body: material.body, receipts: material.receipts, expectedHash: hash });
-  return { material, hash: verified.hash, parentHash: verified.header.parentHash };
+export function verifiedMaterialFromJson(block: unknown, receipts: readonly unknown[] | null, writer?: BackWriter): { material: BlockMaterial; hash: Hash; parentHash: Hash } {
+  const w = writer ?? new BackWriter(64 * 1024);
+  const views = materialViews(w, writeMaterial(w, block, receipts));
+  const verified = verifyBlockMaterialBytes({ header: views.header, body: views.body, receipts: views.receipts, expectedHash: bytesToHex(views.hash) });
+  return { material: { number: verified.header.number, ...views }, hash: verified.hash, parentHash: verified.header.parentHash };
+}
+
+/**
+ * `writeBlockMaterial`, with the object path's error for JSON it refuses: the object path runs on the same JSON and
+ * throws what it always has. (That it would accept what the writer refused is a bug, reported as such.)
+ */
+export function writeMaterial(w: BackWriter, block: unknown, receipts: readonly unknown[] | null): MaterialMarks {
+  try {
+    return writeBlockMaterial(w, block, receipts);
+  } catch (error) {
+    if (!(error instanceof JsonRlpReject)) throw error;
+    const { hash, header, transactions, withdrawals, receipts: decoded } = blockFromJson(block, receipts, false);
+    encodeMaterial(hash, header, transactions, withdrawals, decoded);
+    throw new Error(`the direct JSON → RLP writer refused field ${error.field} of a block the object path accepts (${hash}); this is a bug in net/rpc/json-rlp.ts`);
+  }
 }
 
 /** The block's JSON decoded (receipts' blooms from their logs when `blooms`; the eth/69 form has none to encode). */

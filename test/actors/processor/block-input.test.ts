@@ -6,7 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { receiptGasUsed } from '../../../actors/processor/block-input.js';
+import { receiptGasUsed, receiptsOfInterest } from '../../../actors/processor/block-input.js';
+import type { BlockInput } from '../../../actors/processor/kind.js';
+import { erc20Options } from '../../../actors/processors/erc20/options.js';
+import { TRANSFER_TOPIC, transferDeltas } from '../../../actors/processors/erc20/transfers.js';
+import type { LogInterest } from '../../../net/p2p/log-interest.js';
+import type { Receipt } from '../../../net/eth/receipt.js';
 import { bodyTransactionEncodings, transactionHashesOfBody } from '../../../net/eth/body-transaction-hashes.js';
 import { hashTransaction } from '../../../net/eth/transaction-encode.js';
 import { transformBlock, transformTransactions } from '../../../actors/processors/blobs/index.js';
@@ -73,7 +78,51 @@ describe('partial block material for kinds that read part of it', () => {
     assert.ok(blobRows > 10, `compared ${blobRows} blob transaction rows`);
   });
 
+  it('receipts of a log interest carry exactly the matching logs, the full receipt\'s other fields and bloom; erc20\'s deltas are unchanged', () => {
+    // The tokens with the most Transfer logs in the fixtures, so the interest matches some logs and skips others.
+    const counts = new Map<string, number>();
+    for (const block of mainnet) {
+      for (const receipt of decodeEth69Receipts(block.receipts)) {
+        for (const log of receipt.logs) if (log.topics[0] === TRANSFER_TOPIC) counts.set(log.address, (counts.get(log.address) ?? 0) + 1);
+      }
+    }
+    const tokens = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([address]) => address as `0x${string}`);
+    const interests: LogInterest[] = [
+      { addresses: tokens, topics: [TRANSFER_TOPIC] },
+      { addresses: [], topics: [TRANSFER_TOPIC] },
+      { addresses: tokens.map((t) => t.toUpperCase().replace('0X', '0x') as `0x${string}`), topics: [] },
+    ];
+    const matches = (interest: LogInterest, log: Receipt['logs'][number]) =>
+      (interest.addresses.length === 0 || interest.addresses.some((a) => a.toLowerCase() === log.address))
+      && (interest.topics.length === 0 || log.topics.some((topic) => interest.topics.includes(topic)));
+    let kept = 0;
+    let skipped = 0;
+    for (const block of [...mainnet, ...devnet.blocks]) {
+      const full = decodeEth69Receipts(block.receipts);
+      for (const interest of interests) {
+        const partial = receiptsOfInterest(block.receipts, interest);
+        assert.equal(partial.length, full.length, block.name);
+        partial.forEach((receipt, i) => {
+          const whole = full[i]!;
+          const logs = whole.logs.filter((log) => matches(interest, log));
+          kept += logs.length;
+          skipped += whole.logs.length - logs.length;
+          assert.deepEqual({ ...receipt, logs: receipt.logs }, { ...whole, logs }, `${block.name} receipt ${i}`);
+          assert.equal(receipt.logsBloom, whole.logsBloom);
+        });
+      }
+      const header = decodeHeader(block.header);
+      const input = (receipts: Receipt[]): BlockInput => ({ number: header.number, hash: '0x', header, transactions: [], receipts, sizeBytes: 0, parentTimestamp: null });
+      for (const options of [erc20Options({ tokens }), erc20Options({ tokens: '*' })]) {
+        const interest: LogInterest = { addresses: options.tokens === null ? [] : [...options.tokens.keys()] as `0x${string}`[], topics: [TRANSFER_TOPIC] };
+        assert.deepEqual(transferDeltas(input(receiptsOfInterest(block.receipts, interest)), options), transferDeltas(input(full), options), block.name);
+      }
+    }
+    assert.ok(kept > 100 && skipped > 1000, `kept ${kept} logs, skipped ${skipped}`);
+  });
+
   it('refuses malformed material', () => {
+    assert.throws(() => receiptsOfInterest(Uint8Array.of(0xc2, 0xc1, 0x80), { addresses: [], topics: [] }), RlpDecodeError);
     assert.throws(() => bodyTransactionEncodings(Uint8Array.of(0xc1, 0xc0)), RlpDecodeError);
     assert.throws(() => receiptGasUsed(Uint8Array.of(0xc2, 0xc1, 0x80)), RlpDecodeError);
   });
