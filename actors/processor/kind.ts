@@ -107,7 +107,8 @@ export interface BoundKind {
   /**
    * The logs this instance reads from receipts: a block whose header bloom matches none of them holds nothing it
    * reads, so a source may skip that block's receipts (the p2p lane's bloom check) and the kind gets it with no
-   * receipts. Null: it reads every block's receipts (or none).
+   * receipts; its receipts carry only the logs the interest matches (`receiptsOfInterest`). Null: it reads every
+   * block's receipts, with every log (or none).
    */
   readonly logInterest: LogInterest | null;
 }

@@ -52,7 +52,9 @@ interface KindIdentity<O> {
   /**
    * For a kind that reads only some logs from receipts: the contract addresses and topics it reads for these
    * options (BoundKind.logInterest). Blocks whose bloom matches neither reach it without receipts when a source
-   * skipped them. Absent or null: it needs every block's receipts.
+   * skipped them. With an interest, each receipt's `logs` holds only the logs it matches (type, status, gas and
+   * bloom are whole), so a kind must not read a log's position in that list as its index in the block.
+   * Absent or null: it needs every block's receipts, with every log.
    */
   readonly logInterest?: (options: O) => LogInterest | null;
   /** Label of the `map` output's shape (artifacts, spec §2.9); default `<name>.deltas@<version>`. */
