@@ -17,10 +17,11 @@
  *   (backfill subscriptions, subscriptions.ts; they run after the jobs, one at a time)
  *   `rebuild.create` {processor, idempotencyKey, source?} → {created, rebuild};  `rebuild.list` {processor} → {data};
  *   `rebuild.get` / `rebuild.rollback` {processor, id} → rebuild;  `rebuild.promote` {processor, id, acceptDifferences?} → rebuild
+ *   `rebuild.cancel` {processor, id} → rebuild;  `rebuild.delete` {processor, id} → what it freed
  *   (processor rebuilds, rebuilds.ts: a replacement instance cold-backfilled beside the serving one)
  * Accepts (sent, from the rpc lane): `rpc.fill`, `rpc.locate` (on-demand JSON-RPC history, on-demand.ts), answered
  *   later by a `history.filled` message to the sender.
- * Asks `node`: `rebuild.lane` (starts a replacement's lane); `outbox`: `consumers.move` (promote, rollback).
+ * Asks `node`: `rebuild.lane` (starts a replacement's lane), `rebuild.stop` (stops and removes it); `outbox`: `consumers.move` (promote, rollback).
  * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped};
  *   `history.publish` {subscription, stream, originKind, blocks} → {published, filled, streamHead, publishedThrough}.
  */
@@ -48,7 +49,7 @@ import {
 } from './subscriptions.js';
 import { listSubscriptions } from '../../store/backfill-subscriptions.js';
 import {
-  advanceRebuilds, createProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
+  advanceRebuilds, cancelProcessorRebuild, createProcessorRebuild, deleteProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
   type CreateRebuildRequest,
 } from './rebuilds.js';
 import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
@@ -168,6 +169,8 @@ export default defineActor<State, HistoryArgs>({
       case 'rebuild.get': return rebuildView(state, existingRebuild(state.store, String(message.processor), String(message.id)));
       case 'rebuild.promote': return promoteRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id), message.acceptDifferences === true);
       case 'rebuild.rollback': return rollbackRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
+      case 'rebuild.cancel': return cancelProcessorRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
+      case 'rebuild.delete': return deleteProcessorRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },
@@ -347,6 +350,11 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   const id = initial.id;
   const processor = state.processors.get(initial.processor);
   const source = state.sources.get(initial.source);
+  if (initial.cancelRequested) {
+    // Cancelled with its processor (a rebuild's replacement, rebuilds.ts), which is no longer in `processors`.
+    await finish(state, id, { state: 'cancelled' });
+    return;
+  }
   if (!processor || !source) {
     await finish(state, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or history source '${initial.source}' is no longer configured`, at: new Date().toISOString() } });
     return;
@@ -415,6 +423,12 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
         await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: ascending ? current.anchor ?? null : { number: lowest.number, hash: lowest.hash } }));
       } catch (error) {
         if (state.stopping) return;
+        if (readJob(state.store, id)?.cancelRequested) {
+          // Cancelled while its chunk was in flight (a cancelled rebuild's lane stops under it): not a failure.
+          await finish(state, id, { state: 'cancelled' });
+          ctx.log.info('materialization job cancelled', { job: id, reason: (error as Error).message });
+          return;
+        }
         const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
         const message = error instanceof HistoryBlockError ? error.message : `chunk ${chunk.from}-${chunk.to}: ${(error as Error).message}`;
         await finish(state, id, { state: 'failed', blocksDone: progressOf(), lastError: { blockNumber, message, at: new Date().toISOString() } });

@@ -19,6 +19,7 @@ import { getCanonicalHash, getHeaderBytes } from '../../store/chain-material.js'
 import { readProgress } from '../../store/coverage.js';
 import type { Store } from '../../store/env.js';
 import { isStreamInstance } from '../../store/backfill-subscriptions.js';
+import { rebuildOfInstance } from '../../store/rebuilds.js';
 import { readTotals } from '../../store/artifacts.js';
 
 /** Blocks over which the expected block interval is averaged. */
@@ -35,6 +36,14 @@ export interface StoreMetricsSource {
   readonly artifactMaxBytes?: number;
   /** `[budgets.pending_deltas] max_bytes` and `[budgets.outbox] max_bytes` (absent: no budget gauges). */
   readonly budgets?: { readonly pendingDeltaBytes: number; readonly outboxBytes: number };
+}
+
+/**
+ * Instances that follow the chain: not backfill-subscription streams (store/backfill-subscriptions.ts: change logs,
+ * not processors), not the replacement of a cancelled rebuild (its lane is stopped): never a stale head.
+ */
+function followedInstances(store: Store): string[] {
+  return store.processorInstances().filter((name) => !isStreamInstance(name) && rebuildOfInstance(store, name)?.state !== 'cancelled');
 }
 
 /** Bytes LMDB holds for one table: its branch, leaf and overflow pages. */
@@ -185,8 +194,7 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
     name: 'chain_node_processor_head_block', help: 'Highest block a processor instance covers', labelNames: ['processor'], registers,
     collect() {
       this.reset();
-      // Backfill-subscription streams (store/backfill-subscriptions.ts) are change logs, not processors: never a stale head.
-      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
+      for (const instance of followedInstances(store)) {
         const { head } = processorHead(store, instance);
         if (head !== null) this.set({ processor: instance }, head);
       }
@@ -196,8 +204,7 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
     name: 'chain_node_processor_head_age_seconds', help: 'Seconds since a processor instance last applied a journal move (as seen by scrapes; counts from the first scrape)', labelNames: ['processor'], registers,
     collect() {
       this.reset();
-      // Backfill-subscription streams (store/backfill-subscriptions.ts) are change logs, not processors: never a stale head.
-      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
+      for (const instance of followedInstances(store)) {
         const { head, journalSequence } = processorHead(store, instance);
         this.set({ processor: instance }, unmoved.age(`processor:${instance}`, `${journalSequence}:${head}`));
       }
