@@ -47,7 +47,7 @@ import {
   cancelBackfillSubscription, createBackfillSubscription, deleteBackfillSubscription, existingSubscription, nextSubscription, runSubscription, subscriptionView,
   type CreateSubscriptionRequest,
 } from './subscriptions.js';
-import { listSubscriptions } from '../../store/backfill-subscriptions.js';
+import { dropOrphanStreams, listSubscriptions } from '../../store/backfill-subscriptions.js';
 import {
   advanceRebuilds, cancelProcessorRebuild, createProcessorRebuild, deleteProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
   type CreateRebuildRequest,
@@ -114,8 +114,11 @@ export interface JobView extends HistoryWorkView {
 const APPLY_TIMEOUT_MS = 120_000;
 
 export default defineActor<State, HistoryArgs>({
-  init(ctx) {
+  async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
+    // Streams of subscriptions deleted before their tables were dropped (older stores) free their table slots.
+    const orphans = await dropOrphanStreams(store);
+    if (orphans.length > 0) ctx.log.info('dropped the tables of backfill-subscription streams no subscription names', { streams: orphans.length });
     const shutdown = new AbortController();
     // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
     const convertBatch = (input: RpcBatchInput) => ctx.runTask<PackedBatch | null>('convertRpcBatch', input);
