@@ -85,7 +85,8 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     return { ready: lanes.every((lane) => !lane.required || lane.state === 'ready'), lanes };
   };
   const fallbackBlockIntervalSeconds = config.sources.live.kind === 'devnet' ? config.devnet.block_time_ms / 1000 : 12;
-  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes, budgets: { pendingDeltaBytes: config.budgets.pending_deltas.max_bytes, outboxBytes: config.budgets.outbox.max_bytes } });
+  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes, budgets: { pendingDeltaBytes: config.budgets.pending_deltas.max_bytes, outboxBytes: config.budgets.outbox.max_bytes },
+    unfollowed: config.processors.filter((p) => p.artifacts.replay_from !== undefined).map((p) => p.instance ?? p.id) });
   const processorIds = config.processors.map((p) => p.id);
   let pushedTroubles = '';
   const pushTroubles = (force = false) => {
