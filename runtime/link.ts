@@ -67,6 +67,11 @@ export class Link {
     this.outbox = [];
   }
 
+  /** True after `fail` until the next `bind`. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
   /** The receiver cannot come back (its lane failed or the system stops): waiting sends fail. */
   fail(reason: string): void {
     this.unbind();

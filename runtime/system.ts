@@ -111,6 +111,8 @@ export class ActorSystem extends EventEmitter {
     this.lanes.set(spec.lane, supervisor);
     for (const child of spec.children) {
       if (this.slots.has(child.name)) throw new Error(`actor name '${child.name}' is used twice`);
+      // A name that belonged to a removed lane (stopLane): the root's failed link to it is not this actor's.
+      if (this.rootLinks.get(child.name)?.failed) this.rootLinks.delete(child.name);
       this.slots.set(child.name, {
         spec: child, supervisor, mailbox: createMailboxBuffer(child.mailboxCapacity), current: null,
         linkedFrom: new Set(), waitingConnects: [], restartTimer: null, oomKills: 0,
@@ -216,6 +218,31 @@ export class ActorSystem extends EventEmitter {
     for (const lane of named) await this.stopLanes([lane]);
     await this.stopLanes(rest);
     for (const link of this.rootLinks.values()) link.fail('system stopped');
+  }
+
+  /**
+   * Stops one lane while the system runs and removes it: each child gets `stop` (it finishes its open work within its
+   * shutdown budget, then is terminated), messages still in its mailbox are dropped with the mailbox, asks waiting
+   * on it fail with ActorExitedError, and afterwards its name is unknown (links to it are refused as for any
+   * missing actor; a new lane may take the name). Resolves false when no such lane runs.
+   */
+  async stopLane(lane: string): Promise<boolean> {
+    const supervisor = this.lanes.get(lane);
+    if (!supervisor) return false;
+    await this.stopLanes([lane]);
+    for (const child of supervisor.spec.children) {
+      const slot = this.slots.get(child.name);
+      if (!slot) continue;
+      this.failWaiting(slot, `lane '${lane}' was stopped`);
+      new MailboxControl(slot.mailbox).close();
+      this.lastMetrics.delete(slot);
+      this.slots.delete(child.name);
+      this.rootLinks.get(child.name)?.fail(`lane '${lane}' was stopped`);
+      this.rootLinks.delete(child.name);
+    }
+    this.lanes.delete(lane);
+    this.emit('lane-removed', lane);
+    return true;
   }
 
   /** Crashes one actor on purpose (fault drills): it dies as on an uncaught error and its supervisor takes over. */

@@ -20,8 +20,9 @@
  */
 import { readProgress, writeProgress, INITIAL_PROGRESS } from './coverage.js';
 import { consumerKey, readConsumer, type ConsumerRecord } from './consumers.js';
-import type { Store } from './env.js';
+import type { ProcessorTables, Store } from './env.js';
 import type { HistoryWork } from './history-jobs.js';
+import { dropInstanceTables } from './drop-instance.js';
 
 export type SubscriptionMode = 'fill_missing' | 'recompute';
 
@@ -134,8 +135,19 @@ export class SubscriptionConflict extends Error {
  * stream's initial progress. The stream's tables must already be open (`store.processor(stream)`): LMDB opens named
  * tables outside write transactions. Throws SubscriptionConflict when the consumer id is taken on the processor.
  */
-export function createSubscription(store: Store, record: BackfillSubscription, runs: readonly OwnedRun[], consumer: ConsumerRecord): Promise<void> {
+export async function createSubscription(store: Store, record: BackfillSubscription, runs: readonly OwnedRun[], consumer: ConsumerRecord): Promise<void> {
   const streamTables = store.processor(record.stream);
+  try {
+    await writeSubscription(store, record, runs, consumer, streamTables);
+  } catch (error) {
+    // Nothing names the new stream: its tables, opened above, go again.
+    await store.write(() => dropInstanceTables(store, record.stream));
+    store.forgetProcessor(record.stream);
+    throw error;
+  }
+}
+
+function writeSubscription(store: Store, record: BackfillSubscription, runs: readonly OwnedRun[], consumer: ConsumerRecord, streamTables: ProcessorTables): Promise<void> {
   return store.write(() => {
     if (readConsumer(store.consumers, record.instance, record.consumer) || store.jobs.get(bindingKey(record.instance, record.consumer)) !== undefined) {
       throw new SubscriptionConflict(`consumer '${record.consumer}' already exists on processor '${record.processor}'`);
@@ -166,18 +178,38 @@ export function updateSubscription(store: Store, id: string, change: (record: Ba
 
 /**
  * Deletes a (terminal) subscription with everything it created, in one write transaction: the record, its key, its
- * owned runs, the consumer binding and record, and the stream's changes and progress (its empty tables stay).
+ * owned runs, the consumer binding and record, and the stream's tables — dropped, not emptied, so their slots in the
+ * environment's table limit are free again (store/drop-instance.ts): creating and deleting subscriptions has no
+ * lifetime limit. Returns the stream's dropped table names.
  */
-export function deleteSubscription(store: Store, record: BackfillSubscription): Promise<void> {
-  const streamTables = store.processor(record.stream);
-  return store.write(() => {
+export async function deleteSubscription(store: Store, record: BackfillSubscription): Promise<string[]> {
+  store.processor(record.stream);
+  const dropped = await store.write(() => {
     store.jobs.remove(recordKey(record.id));
     if (subscriptionIdForKey(store, record.idempotencyKey) === record.id) store.jobs.remove(idempotencyKey(record.idempotencyKey));
     for (const key of [...store.jobs.getKeys({ start: gapPrefix(record.id), end: `${gapPrefix(record.id)};` })]) store.jobs.remove(key);
     const binding = subscriptionBinding(store, record.instance, record.consumer);
     if (binding?.subscription === record.id) store.jobs.remove(bindingKey(record.instance, record.consumer));
     store.consumers.remove(consumerKey(record.stream, record.consumer));
-    for (const key of [...streamTables.changes.getKeys({})]) streamTables.changes.remove(key);
-    for (const key of [...streamTables.state.getKeys({})]) streamTables.state.remove(key);
+    return dropInstanceTables(store, record.stream).tables;
   });
+  store.forgetProcessor(record.stream);
+  return dropped;
+}
+
+/**
+ * Drops the tables of streams no subscription names (left by a store that emptied a deleted subscription's stream
+ * instead of dropping it, or by a crash between a table's creation and its subscription's). Run by the history lane
+ * at its start, before any subscription is created. Returns the streams dropped.
+ */
+export async function dropOrphanStreams(store: Store): Promise<string[]> {
+  const named = new Set(listSubscriptions(store).map((record) => record.stream));
+  const orphans = store.processorInstances().filter((instance) => isStreamInstance(instance) && !named.has(instance));
+  if (orphans.length === 0) return [];
+  for (const stream of orphans) store.processor(stream);
+  await store.write(() => {
+    for (const stream of orphans) dropInstanceTables(store, stream);
+  });
+  for (const stream of orphans) store.forgetProcessor(stream);
+  return orphans;
 }

@@ -92,6 +92,8 @@ export interface Store {
   processor(instance: string): ProcessorTables;
   /** Instances that have tables in this store. */
   processorInstances(): string[];
+  /** Forgets this thread's handles of an instance whose tables were dropped (store/rebuilds.ts dropInstanceTables). */
+  forgetProcessor(instance: string): void;
   /** Every table present on disk. */
   tableNames(): string[];
   /**
@@ -193,6 +195,9 @@ function buildStore(
         processors.set(instance, tables);
       }
       return tables;
+    },
+    forgetProcessor(instance) {
+      processors.delete(instance);
     },
     processorInstances() {
       const instances = new Set<string>();

@@ -87,10 +87,18 @@ export function putJob(store: Store, job: MaterializationJob): Promise<void> {
 
 /** Deletes a job and frees its idempotency key (the retry boundary of a terminal job). */
 export function deleteJob(store: Store, job: MaterializationJob): Promise<void> {
-  return store.write(() => {
-    store.jobs.remove(jobKey(job.id));
-    if (jobIdForKey(store, job.idempotencyKey) === job.id) store.jobs.remove(idempotencyKey(job.idempotencyKey));
-  });
+  return store.write(() => removeJobRecord(store, job));
+}
+
+/** Writes the job's record, inside the caller's write transaction. */
+export function putJobRecord(store: Store, job: MaterializationJob): void {
+  store.jobs.put(jobKey(job.id), job);
+}
+
+/** Removes the job's record and its idempotency key, inside the caller's write transaction. */
+export function removeJobRecord(store: Store, job: MaterializationJob): void {
+  store.jobs.remove(jobKey(job.id));
+  if (jobIdForKey(store, job.idempotencyKey) === job.id) store.jobs.remove(idempotencyKey(job.idempotencyKey));
 }
 
 /** Reads the job and writes `change(job)` in one write transaction (writers racing on one record never lose a field). */

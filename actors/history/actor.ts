@@ -17,10 +17,11 @@
  *   (backfill subscriptions, subscriptions.ts; they run after the jobs, one at a time)
  *   `rebuild.create` {processor, idempotencyKey, source?} → {created, rebuild};  `rebuild.list` {processor} → {data};
  *   `rebuild.get` / `rebuild.rollback` {processor, id} → rebuild;  `rebuild.promote` {processor, id, acceptDifferences?} → rebuild
+ *   `rebuild.cancel` {processor, id} → rebuild;  `rebuild.delete` {processor, id} → what it freed
  *   (processor rebuilds, rebuilds.ts: a replacement instance cold-backfilled beside the serving one)
  * Accepts (sent, from the rpc lane): `rpc.fill`, `rpc.locate` (on-demand JSON-RPC history, on-demand.ts), answered
  *   later by a `history.filled` message to the sender.
- * Asks `node`: `rebuild.lane` (starts a replacement's lane); `outbox`: `consumers.move` (promote, rollback).
+ * Asks `node`: `rebuild.lane` (starts a replacement's lane), `rebuild.stop` (stops and removes it); `outbox`: `consumers.move` (promote, rollback).
  * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped};
  *   `history.publish` {subscription, stream, originKind, blocks} → {published, filled, streamHead, publishedThrough}.
  */
@@ -46,9 +47,9 @@ import {
   cancelBackfillSubscription, createBackfillSubscription, deleteBackfillSubscription, existingSubscription, nextSubscription, runSubscription, subscriptionView,
   type CreateSubscriptionRequest,
 } from './subscriptions.js';
-import { listSubscriptions } from '../../store/backfill-subscriptions.js';
+import { dropOrphanStreams, listSubscriptions } from '../../store/backfill-subscriptions.js';
 import {
-  advanceRebuilds, createProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
+  advanceRebuilds, cancelProcessorRebuild, createProcessorRebuild, deleteProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
   type CreateRebuildRequest,
 } from './rebuilds.js';
 import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
@@ -113,8 +114,11 @@ export interface JobView extends HistoryWorkView {
 const APPLY_TIMEOUT_MS = 120_000;
 
 export default defineActor<State, HistoryArgs>({
-  init(ctx) {
+  async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
+    // Streams of subscriptions deleted before their tables were dropped (older stores) free their table slots.
+    const orphans = await dropOrphanStreams(store);
+    if (orphans.length > 0) ctx.log.info('dropped the tables of backfill-subscription streams no subscription names', { streams: orphans.length });
     const shutdown = new AbortController();
     // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
     const convertBatch = (input: RpcBatchInput) => ctx.runTask<PackedBatch | null>('convertRpcBatch', input);
@@ -168,6 +172,8 @@ export default defineActor<State, HistoryArgs>({
       case 'rebuild.get': return rebuildView(state, existingRebuild(state.store, String(message.processor), String(message.id)));
       case 'rebuild.promote': return promoteRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id), message.acceptDifferences === true);
       case 'rebuild.rollback': return rollbackRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
+      case 'rebuild.cancel': return cancelProcessorRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
+      case 'rebuild.delete': return deleteProcessorRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
       default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
     }
   },
@@ -347,6 +353,11 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   const id = initial.id;
   const processor = state.processors.get(initial.processor);
   const source = state.sources.get(initial.source);
+  if (initial.cancelRequested) {
+    // Cancelled with its processor (a rebuild's replacement, rebuilds.ts), which is no longer in `processors`.
+    await finish(state, id, { state: 'cancelled' });
+    return;
+  }
   if (!processor || !source) {
     await finish(state, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or history source '${initial.source}' is no longer configured`, at: new Date().toISOString() } });
     return;
@@ -415,6 +426,12 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
         await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: ascending ? current.anchor ?? null : { number: lowest.number, hash: lowest.hash } }));
       } catch (error) {
         if (state.stopping) return;
+        if (readJob(state.store, id)?.cancelRequested) {
+          // Cancelled while its chunk was in flight (a cancelled rebuild's lane stops under it): not a failure.
+          await finish(state, id, { state: 'cancelled' });
+          ctx.log.info('materialization job cancelled', { job: id, reason: (error as Error).message });
+          return;
+        }
         const blockNumber = error instanceof HistoryBlockError ? error.blockNumber : null;
         const message = error instanceof HistoryBlockError ? error.message : `chunk ${chunk.from}-${chunk.to}: ${(error as Error).message}`;
         await finish(state, id, { state: 'failed', blocksDone: progressOf(), lastError: { blockNumber, message, at: new Date().toISOString() } });

@@ -14,6 +14,12 @@
  * 4. Rollback: selects the previous instance again the same way; neither instance is ever deleted or mutated by it,
  *    and both keep following the chain.
  *
+ * 5. Cancel: a rebuild whose replacement serves nothing (not the serving instance, not the rollback target of a
+ *    promoted rebuild) becomes `cancelled`: its cold-backfill job is cancelled with it, and the root stops its lane
+ *    (runtime stopLane: the open commit finishes, queued messages are dropped); it is never started again.
+ * 6. Delete: a cancelled rebuild is removed with its replacement's tables (dropped), consumer records and job, in
+ *    one transaction (store/rebuilds.ts deleteRebuild); its instance name is retired, never given again.
+ *
  * Records survive restarts (store/rebuilds.ts); the replacement's progress is its coverage, so a restart resumes the
  * backfill from its committed chunks. Rebuild states advance on the cold-backfill scan of the history lane.
  */
@@ -23,8 +29,10 @@ import { readProgress, readRanges } from '../../store/coverage.js';
 import type { Store } from '../../store/env.js';
 import { readJob } from '../../store/history-jobs.js';
 import {
-  ACTIVE_REBUILD_STATES, createRebuild, listRebuilds, readRebuild, rebuildIdForKey, rebuildOfInstance, servingInstance, updateRebuild, type RebuildRecord,
+  ACTIVE_REBUILD_STATES, cancelRebuildRecord, createRebuild, deleteRebuild, listRebuilds, readRebuild, rebuildIdForKey, rebuildOfInstance, retiredInstances,
+  servingInstance, updateRebuild, type RebuildDeletion, type RebuildRecord,
 } from '../../store/rebuilds.js';
+import { TERMINAL_JOB_STATES } from '../../store/history-jobs.js';
 import { coldJobId } from './cold-backfill.js';
 import { missingCount } from './job-ranges.js';
 import { compareInstances } from './rebuild-compare.js';
@@ -50,9 +58,10 @@ function replacementEntry(base: HistoryProcessorArgs, record: RebuildRecord): Hi
   return { id: record.instance, instance: record.instance, historyMode: 'live_only', historyControl: 'node_owned', ordering: base.ordering, startBlock: record.fromBlock };
 }
 
-/** At start: every recorded replacement of a configured processor joins the processors this lane backfills. */
+/** At start: every recorded replacement of a configured processor, unless cancelled, joins the processors this lane backfills. */
 export function registerReplacements(state: RebuildLaneState): void {
   for (const record of listRebuilds(state.store)) {
+    if (record.state === 'cancelled') continue;
     const base = state.processors.get(record.processor);
     if (base) state.processors.set(record.instance, replacementEntry(base, record));
   }
@@ -98,13 +107,13 @@ export async function createProcessorRebuild(ctx: Ctx, state: RebuildLaneState, 
   if (fromBlock === null) {
     throw new CodedError('conflict', `processor '${processor.id}' has no start_block and its serving instance has applied no block yet: there is no range to rebuild`, { processor: processor.id });
   }
-  const taken = new Set([...state.store.processorInstances(), ...listRebuilds(state.store).map((r) => r.instance)]);
+  const taken = new Set([...state.store.processorInstances(), ...listRebuilds(state.store).map((r) => r.instance), ...retiredInstances(state.store)]);
   let n = listRebuilds(state.store).filter((r) => r.processor === processor.id).length + 1;
   while (taken.has(`${processor.instance}~r${n}`) || state.processors.has(`${processor.instance}~r${n}`)) n += 1;
   const record: RebuildRecord = {
     id: `rb-${processor.id}-${n}`, processor: processor.id, previousInstance: serving, instance: `${processor.instance}~r${n}`, source, fromBlock,
     idempotencyKey: request.idempotencyKey, requestDigest: digest, state: 'backfilling', createdAt: new Date().toISOString(),
-    caughtUpAt: null, promotedAt: null, rolledBackAt: null, comparison: null, lastError: null, movedConsumers: [],
+    caughtUpAt: null, promotedAt: null, rolledBackAt: null, cancelledAt: null, comparison: null, lastError: null, movedConsumers: [],
   };
   await createRebuild(state.store, record);
   state.processors.set(record.instance, replacementEntry(processor, record));
@@ -141,7 +150,7 @@ export async function promoteRebuild(ctx: Ctx, state: RebuildLaneState, processo
   if (record.state === 'backfilling' || record.state === 'comparing') {
     throw new CodedError('processor_rebuilding', `rebuild '${id}' is ${record.state}: instance '${record.instance}' cannot serve before it has caught up and been compared`, { rebuild: id, instance: record.instance, state: record.state });
   }
-  if (record.state === 'failed') throw new CodedError('conflict', `rebuild '${id}' failed; it cannot be promoted (see lastError)`, { rebuild: id, state: record.state });
+  if (record.state === 'failed' || record.state === 'cancelled') throw new CodedError('conflict', `rebuild '${id}' is ${record.state}; it cannot be promoted${record.state === 'failed' ? ' (see lastError)' : ''}`, { rebuild: id, state: record.state });
   if (record.comparison && !record.comparison.equal && !acceptDifferences) {
     throw new CodedError('conflict', `the outputs of '${record.instance}' differ from '${record.previousInstance}' from block ${record.comparison.firstDifference?.blockNumber ?? '?'} (${record.comparison.firstDifference?.reason ?? ''}); promote with acceptDifferences = true to serve them anyway`, {
       rebuild: id, comparison: record.comparison,
@@ -168,6 +177,54 @@ export async function rollbackRebuild(ctx: Ctx, state: RebuildLaneState, process
   const next = await updateRebuild(state.store, id, (r) => ({ ...r, state: 'rolled_back', rolledBackAt: new Date().toISOString(), movedConsumers: moved }));
   ctx.log.info('rebuild rolled back', { rebuild: id, processor: processorId, instance: record.previousInstance, consumersMoved: moved.length });
   return rebuildView(state, next ?? record);
+}
+
+/**
+ * Cancels a rebuild: `backfilling`, `comparing`, `ready`, `failed` or `rolled_back` → `cancelled` (terminal), with its
+ * cold-backfill job, then stops the replacement's lane. Refused (409) while the replacement serves the processor or
+ * is the instance a promoted rebuild would roll back to (spec §9.5: the old instance stays for rollback). Cancelling a
+ * cancelled rebuild answers it again (and makes sure its lane is stopped: a crash may have come in between).
+ */
+export async function cancelProcessorRebuild(ctx: Ctx, state: RebuildLaneState, processorId: string, id: string): Promise<RebuildView> {
+  const processor = configured(state, processorId);
+  const record = existingRebuild(state.store, processorId, id);
+  if (record.state !== 'cancelled') {
+    const serving = currentServing(state.store, processor);
+    if (serving === record.instance) {
+      throw new CodedError('conflict', `rebuild '${id}' is ${record.state} and its instance '${record.instance}' serves processor '${processorId}'; roll it back before cancelling it`, { rebuild: id, state: record.state, servingInstance: serving });
+    }
+    const dependent = listRebuilds(state.store).find((r) => r.id !== id && r.previousInstance === record.instance && r.instance === serving);
+    if (dependent) {
+      throw new CodedError('conflict', `instance '${record.instance}' is what promoted rebuild '${dependent.id}' rolls back to; it stays while '${dependent.instance}' serves`, { rebuild: id, rollbackOf: dependent.id });
+    }
+  }
+  const next = (await cancelRebuildRecord(state.store, id, coldJobId(record.instance))) ?? record;
+  state.processors.delete(record.instance);
+  const { stopped } = await ctx.ask<{ stopped: boolean }>('node', { type: 'rebuild.stop', instance: record.instance }, 120_000);
+  if (record.state !== 'cancelled') ctx.log.info('rebuild cancelled', { rebuild: id, processor: processorId, instance: record.instance, previousState: record.state, laneStopped: stopped });
+  return rebuildView(state, next);
+}
+
+/**
+ * Deletes a cancelled rebuild: drops its replacement's tables and removes its records (store/rebuilds.ts deleteRebuild)
+ * and says what was freed. Only a cancelled one (409 otherwise, as for jobs: cancel it first), and only once its
+ * backfill job has stopped; the serving and previous instances are never deleted.
+ */
+export async function deleteProcessorRebuild(ctx: Ctx, state: RebuildLaneState, processorId: string, id: string): Promise<RebuildDeletion> {
+  configured(state, processorId);
+  const record = existingRebuild(state.store, processorId, id);
+  if (record.state !== 'cancelled') {
+    throw new CodedError('conflict', `rebuild '${id}' is ${record.state}; only a cancelled rebuild can be deleted (cancel it first)`, { rebuild: id, state: record.state });
+  }
+  const job = readJob(state.store, coldJobId(record.instance));
+  if (job && !TERMINAL_JOB_STATES.has(job.state)) {
+    throw new CodedError('conflict', `rebuild '${id}' is cancelled but its backfill job '${job.id}' is still finishing its chunk in flight; delete it once the job is cancelled`, { rebuild: id, job: job.id, jobState: job.state });
+  }
+  // Its lane is stopped by the cancel; asked again in case a crash came between the cancel and its stop.
+  await ctx.ask('node', { type: 'rebuild.stop', instance: record.instance }, 120_000);
+  const deletion = await deleteRebuild(state.store, record, coldJobId(record.instance));
+  ctx.log.info('rebuild deleted', { rebuild: id, processor: processorId, instance: record.instance, tables: deletion.tables.length, entries: deletion.entries, consumers: deletion.consumers.length });
+  return deletion;
 }
 
 /**
@@ -236,6 +293,7 @@ export interface RebuildView {
   readonly caughtUpAt: string | null;
   readonly promotedAt: string | null;
   readonly rolledBackAt: string | null;
+  readonly cancelledAt: string | null;
   readonly progress: {
     readonly instanceState: string;
     /** The finalized block the replacement's backfill runs to (null until its lane has planned it). */
@@ -262,7 +320,7 @@ export function rebuildView(state: RebuildLaneState, record: RebuildRecord): Reb
     id: record.id, processor: record.processor, state: record.state, instance: record.instance, previousInstance: record.previousInstance,
     servingInstance: servingInstance(store, record.processor) ?? base?.instance ?? record.previousInstance,
     source: record.source, fromBlock: record.fromBlock, idempotencyKey: record.idempotencyKey, createdAt: record.createdAt,
-    caughtUpAt: record.caughtUpAt, promotedAt: record.promotedAt, rolledBackAt: record.rolledBackAt,
+    caughtUpAt: record.caughtUpAt, promotedAt: record.promotedAt, rolledBackAt: record.rolledBackAt, cancelledAt: record.cancelledAt ?? null,
     progress: {
       instanceState: progress?.state ?? 'starting', targetBlock: backfill?.targetBlock ?? null, blocksDone, blocksTotal,
       job: readJob(store, coldJobId(record.instance)) ? coldJobId(record.instance) : null,

@@ -154,11 +154,11 @@ export async function createBackfillSubscription(
   if (listSubscriptions(lane.store).length >= MAX_SUBSCRIPTIONS) {
     throw new CodedError('query_too_expensive', `${MAX_SUBSCRIPTIONS} backfill subscriptions exist, the most this node keeps; delete terminal ones first`, { limit: MAX_SUBSCRIPTIONS });
   }
-  // Each stream is a set of named LMDB tables that stays (empty) after its subscription is deleted: refuse, naming
-  // why, before the environment's table limit would fail a write.
+  // Each stream is a set of named LMDB tables until its subscription is deleted (then they are dropped): refuse,
+  // naming why, before the environment's table limit would fail a write.
   const tablesLeft = MAX_TABLES - TABLE_HEADROOM - lane.store.tableNames().length;
   if (tablesLeft < PROCESSOR_TABLE_KINDS.length) {
-    throw new CodedError('query_too_expensive', `the store has ${lane.store.tableNames().length} tables of the ${MAX_TABLES} its environment allows (each backfill subscription's stream takes ${PROCESSOR_TABLE_KINDS.length}, kept after it is deleted); no more subscriptions can be created in this store`, { tables: lane.store.tableNames().length, limit: MAX_TABLES });
+    throw new CodedError('query_too_expensive', `the store has ${lane.store.tableNames().length} tables of the ${MAX_TABLES} its environment allows (each backfill subscription's stream takes ${PROCESSOR_TABLE_KINDS.length} until it is deleted); delete terminal subscriptions first`, { tables: lane.store.tableNames().length, limit: MAX_TABLES });
   }
   const now = new Date();
   const id = `bs-${now.getTime().toString(16).padStart(12, '0')}-${randomBytes(4).toString('hex')}`;

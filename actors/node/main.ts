@@ -6,7 +6,8 @@
  * Accepts (from lanes): ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
  * `listening {listener, address, port}`, ask `rebuild.lane` {processor, instance, fromBlock, source} → {started}
  * (from `history`: starts a rebuild's replacement lane, actors/history/rebuilds.ts; at start, every replacement
- * recorded in the store gets its lane with the configured ones).
+ * recorded in the store and not cancelled gets its lane with the configured ones), ask `rebuild.stop` {instance} →
+ * {stopped} (from `history`, when a rebuild is cancelled: stops the replacement's lane and removes it).
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -86,7 +87,8 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   };
   const fallbackBlockIntervalSeconds = config.sources.live.kind === 'devnet' ? config.devnet.block_time_ms / 1000 : 12;
   const mapRelease: { current: MapRelease | null } = { current: null };
-  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes, budgets: { pendingDeltaBytes: config.budgets.pending_deltas.max_bytes, outboxBytes: config.budgets.outbox.max_bytes } }, () => mapRelease.current?.stats() ?? null);
+  const metrics = createRootMetrics(system, () => readiness().ready, { store, dataDir, fallbackBlockIntervalSeconds, artifactMaxBytes: config.budgets.artifacts.max_bytes, budgets: { pendingDeltaBytes: config.budgets.pending_deltas.max_bytes, outboxBytes: config.budgets.outbox.max_bytes },
+    unfollowed: config.processors.filter((p) => p.artifacts.replay_from !== undefined).map((p) => p.instance ?? p.id) }, () => mapRelease.current?.stats() ?? null);
   const processorIds = config.processors.map((p) => p.id);
   let pushedTroubles = '';
   const pushTroubles = (force = false) => {
@@ -99,7 +101,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
       system.send(listener, { type: 'lanes', troubles }).catch((error: Error) => log.debug('lane troubles not delivered', { listener, reason: error.message }));
     }
   };
-  for (const event of ['status', 'restarting', 'escalated']) system.on(event, () => pushTroubles());
+  for (const event of ['status', 'restarting', 'escalated', 'lane-removed']) system.on(event, () => pushTroubles());
   system.handleRoot((message, from) => {
     switch (message.type) {
       case 'readiness':
@@ -112,6 +114,13 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
         system.startLane(replacementLane(config, dataDir, spec, custom, replacement));
         log.info('rebuild replacement lane started', { processor: replacement.processor, instance: replacement.instance, fromBlock: replacement.fromBlock });
         return { started: true };
+      }
+      case 'rebuild.stop': {
+        const instance = String(message.instance);
+        return system.stopLane(processorLane(instance)).then((stopped) => {
+          if (stopped) log.info('rebuild replacement lane stopped', { instance });
+          return { stopped };
+        });
       }
       case 'listening':
         log.info('listening', { listener: message.listener, address: message.address, port: message.port, actor: from });
@@ -126,8 +135,9 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   for (const [id, described] of custom) {
     if (described.error) log.error('custom processor kind does not load; its lane will fail', { processor: id, module: described.module, reason: described.error });
   }
-  // Rebuilds' replacement instances run beside the configured ones (a processor no longer configured keeps its records only).
-  const replacements = listRebuilds(store).filter((r) => config.processors.some((p) => p.id === r.processor))
+  // Rebuilds' replacement instances run beside the configured ones (a processor no longer configured keeps its records
+  // only; a cancelled rebuild's lane is never started again).
+  const replacements = listRebuilds(store).filter((r) => r.state !== 'cancelled' && config.processors.some((p) => p.id === r.processor))
     .map((r): ReplacementInstance => ({ processor: r.processor, instance: r.instance, fromBlock: r.fromBlock, source: r.source }));
   for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom, seeds, replacements), ...(options.extraLanes ?? [])]) system.startLane(lane);
 

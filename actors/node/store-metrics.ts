@@ -19,6 +19,7 @@ import { getCanonicalHash, getHeaderBytes } from '../../store/chain-material.js'
 import { readProgress } from '../../store/coverage.js';
 import type { Store } from '../../store/env.js';
 import { isStreamInstance } from '../../store/backfill-subscriptions.js';
+import { rebuildOfInstance } from '../../store/rebuilds.js';
 import { readTotals } from '../../store/artifacts.js';
 
 /** Blocks over which the expected block interval is averaged. */
@@ -35,6 +36,17 @@ export interface StoreMetricsSource {
   readonly artifactMaxBytes?: number;
   /** `[budgets.pending_deltas] max_bytes` and `[budgets.outbox] max_bytes` (absent: no budget gauges). */
   readonly budgets?: { readonly pendingDeltaBytes: number; readonly outboxBytes: number };
+  /** Instances that follow no chain (replay targets, `[processors.artifacts] replay_from`): no head gauges. */
+  readonly unfollowed?: readonly string[];
+}
+
+/**
+ * Instances that follow the chain: not backfill-subscription streams (store/backfill-subscriptions.ts: change logs,
+ * not processors), not the replacement of a cancelled rebuild (its lane is stopped), not a replay target (its
+ * blocks come only from replays): never a stale head.
+ */
+function followedInstances(store: Store, unfollowed: ReadonlySet<string>): string[] {
+  return store.processorInstances().filter((name) => !isStreamInstance(name) && !unfollowed.has(name) && rebuildOfInstance(store, name)?.state !== 'cancelled');
 }
 
 /** Bytes LMDB holds for one table: its branch, leaf and overflow pages. */
@@ -103,6 +115,7 @@ function processorHead(store: Store, instance: string): { head: number | null; j
 
 export function registerStoreMetrics(registry: Registry, source: StoreMetricsSource): void {
   const { store, dataDir } = source;
+  const unfollowed = new Set(source.unfollowed ?? []);
   const now = source.now ?? (() => Date.now() / 1000);
   const unmoved = new Unmoved(now);
   const finalizedBlock = finalizedTracker(store);
@@ -185,8 +198,7 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
     name: 'chain_node_processor_head_block', help: 'Highest block a processor instance covers', labelNames: ['processor'], registers,
     collect() {
       this.reset();
-      // Backfill-subscription streams (store/backfill-subscriptions.ts) are change logs, not processors: never a stale head.
-      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
+      for (const instance of followedInstances(store, unfollowed)) {
         const { head } = processorHead(store, instance);
         if (head !== null) this.set({ processor: instance }, head);
       }
@@ -196,8 +208,7 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
     name: 'chain_node_processor_head_age_seconds', help: 'Seconds since a processor instance last applied a journal move (as seen by scrapes; counts from the first scrape)', labelNames: ['processor'], registers,
     collect() {
       this.reset();
-      // Backfill-subscription streams (store/backfill-subscriptions.ts) are change logs, not processors: never a stale head.
-      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
+      for (const instance of followedInstances(store, unfollowed)) {
         const { head, journalSequence } = processorHead(store, instance);
         this.set({ processor: instance }, unmoved.age(`processor:${instance}`, `${journalSequence}:${head}`));
       }

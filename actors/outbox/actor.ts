@@ -46,7 +46,8 @@ export default defineActor<State, OutboxArgs>({
     const writes = new Counter({ name: 'chain_node_outbox_consumer_calls_total', help: 'Consumer record operations handled by the outbox, by operation', labelNames: ['operation'], registers: [ctx.metrics] });
     const pruned = new Counter({ name: 'chain_node_change_log_pruned_total', help: 'Changes removed from the change log by its retention window', labelNames: ['instance'], registers: [ctx.metrics] });
     const prune = () => {
-      const replacements = listRebuilds(store).flatMap((record) => {
+      // A cancelled replacement's log no longer grows, and its tables go when the rebuild is deleted.
+      const replacements = listRebuilds(store).filter((record) => record.state !== 'cancelled').flatMap((record) => {
         const window = ctx.args.retention.find((r) => r.processor === record.processor);
         return window ? [{ instance: record.instance, retainChanges: window.retainChanges }] : [];
       });

@@ -17,6 +17,9 @@
  *   GET    /admin/v1/processors/{processor}/rebuilds[/{id}]  list / one (state, instance, progress: blocks done/total, comparison; lastError)
  *   POST   /admin/v1/processors/{processor}/rebuilds/{id}/promote   {acceptDifferences?} (body optional): the replacement serves, consumers move
  *   POST   /admin/v1/processors/{processor}/rebuilds/{id}/rollback  (no body): the previous instance serves again, consumers move back
+ *   POST   /admin/v1/processors/{processor}/rebuilds/{id}/cancel    (no body): the rebuild is `cancelled` and its replacement's lane stopped;
+ *                                                        the same again for a cancelled one; 409 while its replacement serves (or is a rollback target)
+ *   DELETE /admin/v1/processors/{processor}/rebuilds/{id}           200 what was freed (tables dropped, consumers, job); only a cancelled one (409 otherwise)
  *   POST   /admin/v1/sources/{source}/probe              what the history source can serve, measured
  *
  * Bodies are validated here; everything else is the `history` lane's (asked over its mailbox), so a slow or busy
@@ -186,6 +189,9 @@ function rebuildRoutes(call: (message: { type: string } & Record<string, unknown
       },
     },
     { method: 'post', pattern: `${base}/:id/rollback`, open: false, handler: async (request) => ({ body: await call({ type: 'rebuild.rollback', ...rebuildParams(request) }, 60_000) }) },
+    // Stopping the replacement's lane waits for its open commit (at most its shutdown budget).
+    { method: 'post', pattern: `${base}/:id/cancel`, open: false, handler: async (request) => ({ body: await call({ type: 'rebuild.cancel', ...rebuildParams(request) }, 150_000) }) },
+    { method: 'delete', pattern: `${base}/:id`, open: false, handler: async (request) => ({ body: await call({ type: 'rebuild.delete', ...rebuildParams(request) }, 150_000) }) },
   ];
 }
 

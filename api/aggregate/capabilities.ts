@@ -18,6 +18,10 @@ export interface QueryExtensionMount {
   readonly aliasPath?: string;
 }
 
+function isSoleClaimant(claimants: readonly { id: string }[], processor: { id: string }): boolean {
+  return claimants.length === 1 && claimants[0]!.id === processor.id;
+}
+
 /** Every typed query extension of every configured processor, with its canonical and alias paths. */
 export function queryExtensionMounts(processors: ProcessorRegistry): QueryExtensionMount[] {
   return processors.all.flatMap((processor) =>
@@ -25,7 +29,7 @@ export function queryExtensionMounts(processors: ProcessorRegistry): QueryExtens
       processor,
       name,
       basePath: `/v1/processors/${processor.id}/query/${name}`,
-      ...(processors.claimants(name).length === 1 ? { aliasPath: `/v1/q/${name}` } : {}),
+      ...(isSoleClaimant(processors.claimants(name), processor) ? { aliasPath: `/v1/q/${name}` } : {}),
     })),
   );
 }

@@ -74,7 +74,12 @@ export interface ProcessorRegistry {
    */
   byId(id: string): ConfiguredProcessor;
   find(id: string): ConfiguredProcessor | undefined;
-  /** The processors whose kind installs the query extension `name`. */
+  /**
+   * The processors that claim the short alias `/v1/q/<name>` of query extension `name` (spec §4.4: installed when
+   * exactly one claims it): those whose kind installs it, except replay targets (`[processors.artifacts]
+   * replay_from`). A replay target follows no chain — its state is only what was replayed into it — so it keeps its
+   * extension at its base path and never takes, or takes away, the alias of the processor it replays.
+   */
   claimants(name: string): ConfiguredProcessor[];
 }
 
@@ -109,7 +114,7 @@ export function createProcessorRegistry(processors: readonly ConfiguredProcessor
       return processor;
     },
     find,
-    claimants: (name) => processors.filter((p) => kindInfo(p).queryExtensions.includes(name)),
+    claimants: (name) => processors.filter((p) => kindInfo(p).queryExtensions.includes(name) && !p.artifacts?.replayFrom),
   };
 }
 

@@ -343,6 +343,13 @@ test('every route answers, on success and on error, only what the OpenAPI docume
   await send({ method: 'POST', path: `${rebuildPath}/promote`, body: { acceptDifferences: false }, expect: 200 });
   await send({ method: 'POST', path: `${rebuildPath}/rollback`, expect: 200 });
   await send({ path: '/admin/v1/processors/amm/rebuilds/rb-amm-9', expect: 404 });
+  // Cancel and delete: a delete before the cancel 409; the cancel (twice), the delete's account of what it freed, then 404.
+  await send({ method: 'DELETE', path: rebuildPath, expect: 409 });
+  await send({ method: 'POST', path: `${rebuildPath}/cancel`, expect: 200 });
+  await send({ method: 'POST', path: `${rebuildPath}/cancel`, expect: 200 });
+  await send({ method: 'DELETE', path: rebuildPath, expect: 200 });
+  await send({ method: 'DELETE', path: rebuildPath, expect: 404 });
+  await send({ method: 'POST', path: '/admin/v1/processors/amm/rebuilds/rb-amm-9/cancel', expect: 404 });
 
   // Artifacts (erc20 and gas retain every finalized block's; gas-replay is gas's replay target; blobs keeps none).
   const artifacts = '/v1/processors/erc20/artifacts';

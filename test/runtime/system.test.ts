@@ -151,3 +151,24 @@ test('backoff grows exponentially, is capped and jittered within bounds', () => 
   assert.equal(backoffDelay(2, policy, () => 0), 100);
   assert.equal(backoffDelay(2, policy, () => 1), 300);
 });
+
+test('stopLane stops a running lane and removes it: its queued messages are dropped, asks to it fail, its name is unknown, others keep running', async (t) => {
+  const system = track(t, newSystem());
+  system.startLane(lane('keep', [child('keep', 'counter')]));
+  system.startLane(lane('gone', [child('gone', 'counter', { mailboxCapacity: 1024 })]));
+  await system.ask('gone', { type: 'slow', ms: 50 });
+  // Messages queued behind a slow handler: the stop drops what the actor has not taken yet.
+  for (let seq = 0; seq < 200; seq += 1) await system.send('gone', { type: 'item', sender: 'root', seq });
+  const pending = system.ask('gone', { type: 'count' }, 30_000);
+  assert.equal(await system.stopLane('gone'), true);
+  await assert.rejects(pending, 'an ask still queued fails when its lane is stopped');
+  assert.equal(system.laneStatuses().some((l) => l.lane === 'gone'), false, 'the lane is no longer listed');
+  assert.equal(system.actorStats().some((a) => a.name === 'gone'), false, 'its actor is no longer listed');
+  await assert.rejects(system.ask('gone', { type: 'count' }, 5000), 'an ask to the removed actor is refused');
+  assert.equal(await system.stopLane('gone'), false, 'stopping it again reports no such lane');
+  assert.equal(await system.ask('keep', { type: 'echo', value: 'alive' }), 'alive', 'the other lane keeps running');
+  // The name can be taken again by a new lane, which starts fresh.
+  system.startLane(lane('gone', [child('gone', 'counter')]));
+  assert.deepEqual(await system.ask('gone', { type: 'count' }), { total: 0, outOfOrder: 0, senders: {} });
+  await system.stop();
+});

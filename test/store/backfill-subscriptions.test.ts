@@ -2,13 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore, type Store } from '../../store/env.js';
 import {
-  createSubscription, deleteSubscription, listBindings, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance,
+  createSubscription, deleteSubscription, dropOrphanStreams, listBindings, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance,
   streamProgress, subscriptionBinding, subscriptionIdForKey, SubscriptionConflict, SUBSCRIPTION_ID, updateSubscription, type BackfillSubscription,
 } from '../../store/backfill-subscriptions.js';
 import { consumerKey, readConsumer, type ConsumerRecord } from '../../store/consumers.js';
 import { readProgress, writeProgress } from '../../store/coverage.js';
 import { u64Key } from '../../store/keys.js';
-import { assertProcessorInstanceId } from '../../store/tables.js';
+import { assertProcessorInstanceId, PROCESSOR_TABLE_KINDS } from '../../store/tables.js';
+import { MAX_TABLES } from '../../store/environment.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 const ID = 'bs-0000018f0000-0a0b0c0d';
@@ -113,13 +114,52 @@ test('updateSubscription changes the record in one transaction; deleteSubscripti
     writeProgress(stream.state, { ...readProgress(stream.state), changeSequence: 1n, reduceCursor: { number: 3, hash: `0x${'00'.repeat(32)}` } });
   });
   assert.deepEqual(streamProgress(store, sub.stream), { publishedThrough: 3, head: 1n });
-  await deleteSubscription(store, readSubscription(store, ID)!);
+  const dropped = await deleteSubscription(store, readSubscription(store, ID)!);
+  assert.deepEqual(dropped.sort(), PROCESSOR_TABLE_KINDS.map((kind) => `p.${sub.stream}.${kind}`).sort());
   assert.equal(readSubscription(store, ID), undefined);
   assert.equal(subscriptionIdForKey(store, sub.idempotencyKey), undefined);
   assert.equal(subscriptionBinding(store, 'app', 'c1'), undefined);
   assert.equal(readConsumer(store.consumers, sub.stream, 'c1'), undefined);
   assert.deepEqual(ownedRunsAfter(store, ID, -1, 10), []);
-  assert.equal(stream.changes.get(u64Key(1n)), undefined);
-  assert.deepEqual(streamProgress(store, sub.stream), { publishedThrough: null, head: 0n });
+  assert.equal(store.processorInstances().includes(sub.stream), false, 'the stream\'s tables are dropped with its changes and progress');
+  assert.equal(store.tableNames().some((name) => name.startsWith(`p.${sub.stream}.`)), false);
+  assert.deepEqual(listSubscriptions(store), []);
+});
+
+test('a creation refused for a taken consumer id leaves no stream tables; streams no subscription names are dropped', async (t) => {
+  const store = open(t);
+  const baseline = store.tableNames().length;
+  const first = record(ID);
+  await createSubscription(store, first, [], consumer(first.stream));
+  const second = record('bs-0000018f0001-0a0b0c0d', { idempotencyKey: 'other' });
+  await assert.rejects(createSubscription(store, second, [], consumer(second.stream)), SubscriptionConflict);
+  assert.equal(store.processorInstances().includes(second.stream), false, 'the refused stream\'s tables are gone');
+  // A stream left by an older store (its subscription deleted, its tables emptied but kept).
+  store.processor('bs~0000018f0002-0a0b0c0d');
+  assert.deepEqual(await dropOrphanStreams(store), ['bs~0000018f0002-0a0b0c0d']);
+  assert.equal(store.tableNames().length, baseline + PROCESSOR_TABLE_KINDS.length, 'only the named stream keeps its tables');
+  assert.deepEqual(await dropOrphanStreams(store), []);
+});
+
+test('subscriptions created and deleted far beyond the environment\'s table limit: each delete drops its stream\'s tables, so the table count stays flat', async (t) => {
+  const store = open(t);
+  const baseline = store.tableNames().length;
+  // Twice as many streams as the environment has table slots in all.
+  const rounds = 2 * Math.ceil(MAX_TABLES / PROCESSOR_TABLE_KINDS.length);
+  for (let i = 0; i < rounds; i += 1) {
+    const id = `bs-${i.toString(16).padStart(12, '0')}-0a0b0c0d`;
+    const sub = record(id, { consumer: `c${i}`, idempotencyKey: `loop-${i}` });
+    try {
+      await createSubscription(store, sub, [{ from: 0, to: 3 }], consumer(sub.stream, `c${i}`));
+    } catch (error) {
+      assert.fail(`subscription ${i + 1} of ${rounds} could not be created: ${(error as Error).message}`);
+    }
+    const stream = store.processor(sub.stream);
+    await store.write(() => stream.changes.put(u64Key(1n), Buffer.from('change')));
+    assert.equal(store.tableNames().length, baseline + PROCESSOR_TABLE_KINDS.length);
+    await deleteSubscription(store, { ...readSubscription(store, id)!, state: 'completed' });
+    assert.equal(store.tableNames().length, baseline, `after deleting subscription ${i + 1}, its stream's tables are gone`);
+    assert.equal(store.processorInstances().includes(sub.stream), false);
+  }
   assert.deepEqual(listSubscriptions(store), []);
 });

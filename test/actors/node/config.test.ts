@@ -42,11 +42,15 @@ test('config.example.toml is valid and lists every key of the schema with its de
     assert.deepEqual(example.sources.history.map((source) => [source.id, source.kind]), [['devnet', 'devnet']]);
     // Out of the box the example also runs the token and pool kinds over the devnet's contracts.
     assert.deepEqual(exampleProcessors[0], defaultProcessors[0], 'the default blobs instance, as it is');
-    assert.deepEqual(exampleProcessors.map((p) => p.kind), ['blobs', 'erc20', 'amm']);
+    // … and erc20-replay, erc20's replay target, so artifact replay works out of the box (it claims no /v1/q alias).
+    assert.deepEqual(exampleProcessors.map((p) => [p.id, p.kind]), [['blobs', 'blobs'], ['erc20', 'erc20'], ['erc20-replay', 'erc20'], ['amm', 'amm']]);
     const common = ({ id: _id, kind: _kind, tokens: _tokens, pools: _pools, artifacts: _artifacts, ...keys }: (typeof exampleProcessors)[number]) => keys;
     for (const processor of exampleProcessors.slice(1)) assert.deepEqual(common(processor), common(defaultProcessors[0]!), `${processor.id} shows the per-processor defaults`);
-    // Out of the box erc20 keeps its artifacts (a window); the others show the default (none).
-    assert.deepEqual(exampleProcessors.map((p) => p.artifacts), [defaultProcessors[0]!.artifacts, { retention: 'window', window_blocks: 10_000 }, defaultProcessors[0]!.artifacts]);
+    // Out of the box erc20 keeps its artifacts (a window) and erc20-replay takes them; the others show the default (none).
+    assert.deepEqual(exampleProcessors.map((p) => p.artifacts), [
+      defaultProcessors[0]!.artifacts, { retention: 'window', window_blocks: 10_000 }, { ...defaultProcessors[0]!.artifacts, replay_from: 'erc20' }, defaultProcessors[0]!.artifacts,
+    ]);
+    assert.deepEqual(exampleProcessors[2]!.tokens, exampleProcessors[1]!.tokens, 'the replay target has erc20\'s options');
     assert.deepEqual(defaultProcessors[0]!.artifacts, { retention: 'none', window_blocks: 10_000 });
   });
   const raw = parseToml(readFileSync(join(PROJECT_ROOT, 'config.example.toml'), 'utf8')) as Record<string, unknown>;

@@ -13,6 +13,11 @@ import { getHeaderBytes } from '../../../store/chain-material.js';
 import { devnetStore, type DevnetStore } from '../../api/rpc/devnet-store.js';
 import type { ProcessorTables } from '../../../store/env.js';
 import { CodedError } from '../../../runtime/errors.js';
+import type { ArtifactPolicy } from '../../../actors/processor/artifacts.js';
+import { readBlockInput } from '../../../actors/processor/block-input.js';
+import { claimsOf, decodeArtifact, INSTANCE_OWNER, readTotals } from '../../../store/artifacts.js';
+import { u64Key } from '../../../store/keys.js';
+import { encodeDeltas } from '../../../actors/processors/sdk/delta-codec.js';
 import { closeTempStore, createTempStore } from '../../api/aggregate/store-fixture.js';
 import { defaultDevnetChain } from '../processors/blobs/support.js';
 
@@ -142,4 +147,41 @@ test('a restore refuses a checkpoint that does not match its digest, and one who
   await d.store.write(() => d.store.chain.receipts.remove(Buffer.from(next.hash)));
   await assert.rejects(restoreCheckpoint(live, newest!.checkpoint), (error: Error) => error instanceof CodedError && error.code === 'conflict' && /no longer retained|not recorded/.test(error.message));
   assert.deepEqual(rowsOf(live.tables), before);
+});
+
+test('a restore leaves the artifact records exactly as processing left them: every re-reduced block keeps its retained or pending artifact, equal to its map output, with its owners, totals and window', async (t) => {
+  const d = await journalled(t);
+  const policy: ArtifactPolicy = { retention: 'window', windowBlocks: 12, maxBytes: 1e9, maxPendingBlocks: 1000, peers: [] };
+  const live = { ...commitContext(d, 'erc20@live', { everyBlocks: 4, retained: 2 }), artifacts: { policy, peers: [] } };
+  await processJournal(live);
+  const rawArtifacts = () => [...live.tables.artifacts.getRange({})].map(({ key, value }) => [Buffer.from(key).toString('hex'), Buffer.from(value).toString('hex')]);
+  const before = rawArtifacts();
+  const totals = readTotals(live.tables.artifacts);
+  const [checkpoint] = listCheckpoints(live.tables.checkpoints);
+  const progress = readProgress(live.tables.state);
+  const cursor = progress.reduceCursor!;
+  assert.ok(cursor.number > progress.finalizedNumber! && progress.finalizedNumber! >= checkpoint!.blockNumber, 'unfinalized blocks after the checkpoint');
+  assert.ok(totals.windowPrunedThrough >= 0, 'the window has dropped the instance\'s oldest claims');
+
+  await d.store.write(() => {
+    for (const key of [...live.tables.entities.getKeys({ limit: 3 })]) live.tables.entities.remove(key);
+    for (const key of [...live.tables.undo.getKeys({})]) live.tables.undo.remove(key);
+  });
+  const restored = await restoreCheckpoint(live, checkpoint!.checkpoint);
+  assert.equal(restored.replayed?.blocks, cursor.number - checkpoint!.blockNumber);
+  assert.deepEqual(rawArtifacts(), before, 'records, claims, pending candidates and totals are byte for byte what processing left');
+
+  // What the restore re-reduced is what the artifacts hold: each block's recorded map output is the block's map output.
+  const split = live.kind.artifacts!;
+  let hash = cursor.hash;
+  for (let n = cursor.number; n > checkpoint!.blockNumber; n -= 1) {
+    const input = readBlockInput(d.store, n, hash, live.needs, live.kind.logInterest);
+    const finalized = n <= progress.finalizedNumber!;
+    const bytes = live.tables.artifacts.getBinary(Buffer.concat([u64Key(BigInt(n)), Buffer.from([finalized ? 0x00 : 0x02])]));
+    assert.ok(bytes, `block ${n} (${finalized ? 'finalized' : 'included'}) keeps its artifact`);
+    assert.equal(decodeArtifact(n, bytes!).hash, hash, `block ${n}: the artifact is of the branch the state was re-reduced on`);
+    assert.ok(decodeArtifact(n, bytes!).payload.equals(encodeDeltas(split.map(live.kindContext, input))), `block ${n}: the recorded payload is its map output`);
+    if (finalized) assert.deepEqual(claimsOf(live.tables.artifacts, n), [INSTANCE_OWNER], `block ${n}: owned by the instance (inside the window)`);
+    hash = input.header.parentHash;
+  }
 });

@@ -115,3 +115,15 @@ test('with two blobs instances no alias is listed or served, and each canonical 
   assert.equal((await fetch(`${node.base}/v1/processors/blobs/query/blobs/blocks`)).status, 200);
   assert.equal((await getJson<ErrorShape>(node.base, '/v1/processors/blobs-archive/query/blobs/blocks')).body.error.code, 'output_not_retained');
 });
+
+test('a replay target claims no alias: with the blobs instance and its replay target, /v1/q/blobs is the live instance\'s and the target keeps its base path', async (t) => {
+  const replayTarget: typeof BLOBS = { ...SECOND, id: 'blobs-replay', instance: 'blobs-replay@1', artifacts: { retention: 'none', windowBlocks: 0, replayFrom: 'blobs', maxBytes: 0, maxPendingBlocks: 0 } };
+  const node = await startListener(t, seedCovered, { processors: [BLOBS, replayTarget] });
+  const { body } = await getJson<{ queryExtensions: Array<Record<string, string>> }>(node.base, '/v1/capabilities');
+  assert.deepEqual(body.queryExtensions, [
+    { processor: 'blobs@1', id: 'blobs', basePath: '/v1/processors/blobs/query/blobs', aliasPath: '/v1/q/blobs' },
+    { processor: 'blobs-replay@1', id: 'blobs', basePath: '/v1/processors/blobs-replay/query/blobs' },
+  ]);
+  const [alias, canonical] = await Promise.all(['/v1/q/blobs/blocks', '/v1/processors/blobs/query/blobs/blocks'].map(async (path) => (await fetch(`${node.base}${path}`)).text()));
+  assert.equal(alias, canonical, 'the alias serves the live instance');
+});
