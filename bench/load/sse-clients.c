@@ -13,7 +13,8 @@
  * prints one JSON report line (SseClientsReport of sse-clients.ts).
  *
  * With `--encoding gzip` each request sends `Accept-Encoding: gzip`; a response that answers
- * `Content-Encoding: gzip` is inflated (zlib, per stream) as its bytes arrive, and each event is timed
+ * `Content-Encoding: gzip` is inflated (per stream: ISA-L's igzip where it was built with HAVE_ISAL, about
+ * 2-3x zlib's speed, else zlib) as its bytes arrive, and each event is timed
  * when inflating has produced its last byte — decoding is part of what the client waits for. The
  * report counts streams that were gzip-coded (`gzipStreams`) and the body bytes that came over the
  * wire in the window (`bodyBytes`, chunked framing included, before inflating).
@@ -47,7 +48,13 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+typedef struct inflate_state Inflater;
+#else
 #include <zlib.h>
+typedef z_stream Inflater;
+#endif
 
 #define LATENCY_CEILING_MS 120000
 #define DELAY_CEILING_US 10000000
@@ -81,7 +88,7 @@ typedef struct {
   size_t request_len;
   size_t request_sent;
   /* Non-null for a `Content-Encoding: gzip` response. */
-  z_stream *z;
+  Inflater *z;
 } Stream;
 
 static Stream *streams;
@@ -288,6 +295,24 @@ static int on_coded_body(Stream *s, const char *data, size_t len) {
     on_body(s, data, len);
     return 0;
   }
+#ifdef HAVE_ISAL
+  s->z->next_in = (uint8_t *)data;
+  s->z->avail_in = (uint32_t)len;
+  for (;;) {
+    s->z->next_out = inflated;
+    s->z->avail_out = INFLATE_BUFFER;
+    int rc = isal_inflate(s->z);
+    size_t out = INFLATE_BUFFER - s->z->avail_out;
+    if (rc < 0) {
+      fprintf(stderr, "sse-clients: isal_inflate failed (%d)\n", rc);
+      return -1;
+    }
+    on_body(s, (const char *)inflated, out);
+    /* The member's trailer checked out (ISAL_GZIP verifies CRC and length): the server ended the stream. */
+    if (s->z->block_state == ISAL_BLOCK_FINISH) return 0;
+    if (s->z->avail_in == 0 && s->z->avail_out != 0) return 0;
+  }
+#else
   s->z->next_in = (Bytef *)data;
   s->z->avail_in = (uInt)len;
   for (;;) {
@@ -304,6 +329,7 @@ static int on_coded_body(Stream *s, const char *data, size_t len) {
     if (s->z->avail_in == 0 && s->z->avail_out != 0) return 0;
     if (rc == Z_BUF_ERROR && out == 0) return 0;
   }
+#endif
 }
 
 /* Raw response body bytes: undo HTTP chunked transfer coding when the response uses it. */
@@ -362,7 +388,9 @@ static void close_stream(Stream *s, int was_error) {
   s->pending = NULL;
   s->pending_len = s->pending_cap = 0;
   if (s->z) {
+#ifndef HAVE_ISAL
     inflateEnd(s->z);
+#endif
     free(s->z);
     s->z = NULL;
   }
@@ -390,7 +418,13 @@ static long on_head(Stream *s, const char *data, size_t len) {
   if (coding) {
     if (gzip) {
       s->z = calloc(1, sizeof *s->z);
+#ifdef HAVE_ISAL
+      if (!s->z) fail("calloc");
+      isal_inflate_init(s->z);
+      s->z->crc_flag = ISAL_GZIP;
+#else
       if (!s->z || inflateInit2(s->z, 16 + MAX_WBITS) != Z_OK) fail("inflateInit2");
+#endif
       gzip_streams += 1;
     } else {
       return -1; /* a coding this client cannot decode */
