@@ -2,12 +2,11 @@
 import { decodeBlockBody } from '../../net/eth/block.js';
 import { decodeHeader } from '../../net/eth/header.js';
 import { bytesToHex, hexToBytes, type Hex } from '../../net/eth/hex.js';
-import { decodeEth69Receipts, receiptFromEth69, type Receipt } from '../../net/eth/receipt.js';
+import { decodeEth69Receipts, receiptFromEth69, typeFromByte, type Receipt } from '../../net/eth/receipt.js';
 import { decodeRlp } from '../../net/eth/rlp.js';
 import { rlpChildren, rlpFields, rlpUint, rlpWhole, type RlpSpan } from '../../net/eth/rlp-walk.js';
 import type { Log } from '../../net/eth/log.js';
 import { RlpDecodeError } from '../../net/eth/errors.js';
-import { TRANSACTION_TYPE_BYTE, type TransactionType } from '../../net/eth/transaction-types.js';
 import { bodyTransactionEncodings } from '../../net/eth/body-transaction-hashes.js';
 import type { Transaction } from '../../net/eth/transaction-types.js';
 import { transformTransactions } from '../processors/blobs/transform-transactions.js';
@@ -25,12 +24,6 @@ export function receiptGasUsed(receipts: Uint8Array): Array<Pick<Receipt, 'cumul
     return { cumulativeGasUsed: rlpUint(receipts, fields[2]!, 'eth/69 receipt', 'cumulativeGasUsed', 8) };
   });
 }
-
-const TYPE_BY_BYTE: readonly (TransactionType | undefined)[] = (() => {
-  const types: (TransactionType | undefined)[] = [];
-  for (const [name, byte] of Object.entries(TRANSACTION_TYPE_BYTE)) types[byte] = name as TransactionType;
-  return types;
-})();
 
 function spanEquals(bytes: Uint8Array, span: RlpSpan, value: Uint8Array): boolean {
   if (span.end - span.payload !== value.length) return false;
@@ -55,9 +48,7 @@ export function receiptsOfInterest(receipts: Uint8Array, interest: LogInterest):
   const topics = interest.topics.map((topic) => hexToBytes(topic));
   return rlpChildren(receipts, rlpWhole(receipts, 'eth/69 receipt list'), 'eth/69 receipt list').map((item): Receipt => {
     const fields = rlpFields(receipts, item, subject, [4]);
-    const typeByte = Number(rlpUint(receipts, fields[0]!, subject, 'type', 1));
-    const type = TYPE_BY_BYTE[typeByte];
-    if (type === undefined) throw new RlpDecodeError(subject, `field type: unknown transaction type ${typeByte}`);
+    const type = typeFromByte(Number(rlpUint(receipts, fields[0]!, subject, 'type', 1)));
     const outcome = fields[1]!;
     const postState = !outcome.list && outcome.end - outcome.payload === 32 ? spanHex(receipts, outcome) : undefined;
     const status = postState !== undefined ? 1n : rlpUint(receipts, outcome, subject, 'status', 1);

@@ -29,7 +29,8 @@ const TYPE_BY_BYTE = new Map<number, TransactionType>(
   Object.entries(TRANSACTION_TYPE_BYTE).map(([name, byte]) => [byte, name as TransactionType]),
 );
 
-function typeFromByte(byte: number): TransactionType {
+/** The transaction type of a receipt's type byte; an unknown one is refused. */
+export function typeFromByte(byte: number): TransactionType {
   const type = TYPE_BY_BYTE.get(byte);
   if (type === undefined) throw new UnsupportedTransactionTypeError(byte);
   return type;
