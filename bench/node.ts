@@ -7,7 +7,7 @@
  * `stop` ends the process (SIGTERM, then SIGKILL) and removes the directory.
  */
 import { createSocket } from 'node:dgram';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, statSync, unlinkSync, writeSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,6 +156,63 @@ async function launch(dir: string, removeDir: () => void, sets: readonly string[
 const PORT_RANGE = { first: 20_000, last: 32_767 };
 const handedOut = new Set<number>();
 
+/**
+ * The test runner runs test files in parallel processes, each picking ports: a port is also claimed
+ * across processes by a file created exclusively under the temp directory, naming the claiming pid.
+ * A claim whose pid is gone is stale and taken over; this process's claims are removed when it exits.
+ */
+const CLAIMS_DIR = join(tmpdir(), 'chain-node-test-ports');
+const claimed: string[] = [];
+
+function claim(port: number): boolean {
+  mkdirSync(CLAIMS_DIR, { recursive: true });
+  const file = join(CLAIMS_DIR, String(port));
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      if (claimed.length === 0) process.once('exit', releaseClaims);
+      claimed.push(file);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (claimHolderAlive(file)) return false;
+      try { unlinkSync(file); } catch { /* another process took it over first */ }
+    }
+  }
+  return false;
+}
+
+function claimHolderAlive(file: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+  // A claim being written has no pid yet: held, unless it was left empty long ago by a process that died.
+  if (!Number.isSafeInteger(pid) || pid <= 0) {
+    try {
+      return Date.now() - statSync(file).mtimeMs < 10_000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function releaseClaims(): void {
+  for (const file of claimed) {
+    try { unlinkSync(file); } catch { /* already gone */ }
+  }
+}
+
 function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -177,10 +234,9 @@ async function pickPort(protocol: string, free: (port: number) => Promise<boolea
   for (let i = 0; i < span; i += 1) {
     const port = PORT_RANGE.first + ((start + i) % span);
     if (handedOut.has(port)) continue;
-    if (await free(port)) {
-      handedOut.add(port);
-      return port;
-    }
+    if (!claim(port)) continue;
+    handedOut.add(port);
+    if (await free(port)) return port;
   }
   throw new Error(`no free ${protocol}port between ${PORT_RANGE.first} and ${PORT_RANGE.last}`);
 }
