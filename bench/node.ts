@@ -157,11 +157,14 @@ const PORT_RANGE = { first: 20_000, last: 32_767 };
 const handedOut = new Set<number>();
 
 /**
- * The test runner runs test files in parallel processes, each picking ports: a port is also claimed
- * across processes by a file created exclusively under the temp directory, naming the claiming pid.
- * A claim whose pid is gone is stale and taken over; this process's claims are removed when it exits.
+ * The test runner runs test files in parallel processes, each picking ports (and the bench smoke
+ * test runs the bench in a child): a port is also claimed across processes by a file created
+ * exclusively in one directory for the whole machine, naming the claiming pid. A claim whose pid is
+ * gone is stale and taken over; this process's claims are removed when it exits. The directory is
+ * /tmp's, not TMPDIR's: a process given its own TMPDIR (the bench under its smoke test) still sees
+ * every other process's claims.
  */
-const CLAIMS_DIR = join(tmpdir(), 'chain-node-test-ports');
+const CLAIMS_DIR = join('/tmp', `chain-node-port-claims-${process.getuid?.() ?? 0}`);
 const claimed: string[] = [];
 
 function claim(port: number): boolean {
