@@ -34,13 +34,17 @@ const CHAIN_ID = 1337;
  *            blocks a second);
  *   empty    cheap blocks without transactions, built by the devnet upstream (about 11 blocks/s on a loaded machine);
  *   synthetic the same cheap blocks rendered on the fly by bench/load/synthetic-rpc-server.ts (its own process): no
- *            build, so 100k and 1M-block ranges for memory across range lengths; 100,000 blocks by default.
+ *            build, so 100k and 1M-block ranges for memory across range lengths; 100,000 blocks by default;
+ *   replay   the ingest bench's mainnet-shaped chain with every fork at genesis (a chain file in bench/cache/, made once: 1,024 blocks of ~200
+ *            transactions and 6 blob transactions), every answer rendered once at start and served from memory by
+ *            bench/load/replay-rpc-server.ts, with the head fixed at the last block: the upstream costs almost no CPU
+ *            and the follower's live lane is idle, so blocks/s is the follower's own backfill rate.
  * `CDN_BENCH_BACKFILL_BLOCKS` overrides the length. The upstream's data directory is built once per chain and length
  * and kept under bench/cache/, then copied for each run, so reruns (an A/B pair) start at once on the same chain.
  * `CDN_BENCH_BACKFILL_BASELINE`: another build's `dist/cli.js`; each round then also backfills a follower of that
  * build from the same upstream (first on odd rounds, second on even ones), reported beside this build's figures.
  */
-type ChainKind = 'devnet' | 'mainnet' | 'empty' | 'synthetic';
+type ChainKind = 'devnet' | 'mainnet' | 'empty' | 'synthetic' | 'replay';
 
 interface Shape {
   readonly kind: ChainKind;
@@ -67,6 +71,7 @@ const CHAINS: Record<ChainKind, Shape> = {
   },
   empty: { kind: 'empty', blocks: 10_000, sets: ['devnet.transactions_per_block=0', 'devnet.blob_transactions_per_block=0'], buildBlockTimeMs: 1 },
   synthetic: { kind: 'synthetic', blocks: 100_000, sets: [], buildBlockTimeMs: 1 },
+  replay: { kind: 'replay', blocks: 1_024, sets: [], buildBlockTimeMs: 1, historyBatch: { blocks: 4, timeoutMs: 60_000 } },
 };
 const SMOKE: Shape = { kind: 'devnet', blocks: 40, sets: ['devnet.transactions_per_block=12'], buildBlockTimeMs: 5 };
 
@@ -101,7 +106,13 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<Upstream> {
   if (shape.kind === 'synthetic') {
     // Chains its block hashes at start (a few seconds per 100k blocks on a loaded machine) before it listens.
     const server = await startServerProcess('synthetic-rpc-server', ['--blocks', String(shape.blocks)], 600_000);
-    return { rpcUrl: server.baseUrl, stop: () => server.stop() };
+    return { rpcUrl: server.baseUrl, pid: server.pid, stop: () => server.stop() };
+  }
+  if (shape.kind === 'replay') {
+    // Renders every answer at start (sender recovery included: tens of seconds), after generating the chain file
+    // when bench/cache/ lacks it (minutes).
+    const server = await startServerProcess('replay-rpc-server', ['--chain', smoke ? 'smoke' : 'mainnet', '--blocks', String(shape.blocks)], 3_600_000);
+    return { rpcUrl: server.baseUrl, pid: server.pid, stop: () => server.stop() };
   }
   const cache = upstreamCache(shape);
   const serving = [...upstreamSets(shape, 1000), ...(shape.serveSets ?? [])];
@@ -123,8 +134,8 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<Upstream> {
   });
 }
 
-/** What a follower needs of its upstream: the devnet node, or the synthetic server. */
-type Upstream = Pick<BenchNode, 'rpcUrl' | 'stop'>;
+/** What a follower needs of its upstream: the devnet node, or the synthetic or replay server. */
+type Upstream = Pick<BenchNode, 'rpcUrl' | 'pid' | 'stop'>;
 
 function followerToml(upstream: string, shape: Shape): string {
   const batch = shape.historyBatch ? [`batch_blocks = ${shape.historyBatch.blocks}`, `request_timeout_ms = ${shape.historyBatch.timeoutMs}`] : [];
@@ -167,6 +178,8 @@ interface Round {
   readonly backfillCpuMsPerBlock: number;
   /** The follower's CPU per second of wall time once the backfills ended (following the upstream only), ms/s. */
   readonly liveCpuMsPerSecond: number;
+  /** The upstream's CPU over the backfills, per backfilled block (it serves and, but for `replay`, makes a block a second). */
+  readonly upstreamCpuMsPerBlock: number;
   readonly rssMiB: number;
   readonly peakMiB: number;
   readonly anonMiB: number;
@@ -190,6 +203,7 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
   });
   try {
     const cpuAtStart = cpuSeconds(follower.pid);
+    const upstreamCpuAtStart = cpuSeconds(upstream.pid);
     const started = performance.now();
     let jobs: JobView[] = [];
     await follower.waitFor('both cold backfills ended', async () => {
@@ -200,6 +214,7 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
     if (failed) throw new Error(`cold backfill ${failed.id} failed: ${failed.lastError?.message}`);
     const wallSeconds = (performance.now() - started) / 1000;
     const cpuUsed = cpuSeconds(follower.pid) - cpuAtStart;
+    const upstreamCpuUsed = cpuSeconds(upstream.pid) - upstreamCpuAtStart;
     const rate = (id: string) => {
       const job = jobs.find((j) => j.id === id)!;
       return (job.toBlock - job.fromBlock + 1) / ((Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000);
@@ -216,7 +231,7 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
     return {
       blobsBlocksPerSecond: rate('cb-blobs'), erc20BlocksPerSecond: rate('cb-erc20'), wallSeconds, blocks,
       cpuMsPerBlock: (cpuUsed * 1000) / blocks, backfillCpuMsPerBlock: ((cpuUsed - liveCoresUsed * wallSeconds) * 1000) / blocks,
-      liveCpuMsPerSecond: liveCoresUsed * 1000, ...memory,
+      liveCpuMsPerSecond: liveCoresUsed * 1000, upstreamCpuMsPerBlock: (upstreamCpuUsed * 1000) / blocks, ...memory,
     };
   } finally {
     await follower.stop();
@@ -241,7 +256,7 @@ async function ponderRound(upstream: Upstream, endBlock: number): Promise<number
 
 export const backfillWorkload: Workload = {
   name: 'backfill',
-  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream (CDN_BENCH_BACKFILL_CHAIN=devnet|mainnet|empty|synthetic, CDN_BENCH_BACKFILL_BLOCKS, CDN_BENCH_BACKFILL_BASELINE=another build\'s dist/cli.js)',
+  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream (CDN_BENCH_BACKFILL_CHAIN=devnet|mainnet|empty|synthetic|replay, CDN_BENCH_BACKFILL_BLOCKS, CDN_BENCH_BACKFILL_BASELINE=another build\'s dist/cli.js)',
   async run(options: WorkloadOptions): Promise<Figure[]> {
     const shape = options.smoke ? SMOKE : chosenShape();
     const baselineCli = options.smoke ? undefined : process.env.CDN_BENCH_BACKFILL_BASELINE;
@@ -280,6 +295,7 @@ export const backfillWorkload: Workload = {
       beside('follower CPU per backfilled block (all threads, both instances)', 'ms/block', (r) => r.cpuMsPerBlock, 'lower'),
       beside('follower CPU per backfilled block, live following excluded (all threads less the live-only rate × wall time)', 'ms/block', (r) => r.backfillCpuMsPerBlock, 'lower'),
       beside('follower CPU while only following live, after the backfills (a block a second)', 'ms/s', (r) => r.liveCpuMsPerSecond, 'lower'),
+      beside(`upstream CPU per backfilled block (${shape.kind === 'replay' ? 'serving answers rendered at start' : 'serving, and making a block a second'})`, 'ms/block', (r) => r.upstreamCpuMsPerBlock, 'lower'),
       beside('follower RSS after the backfills', 'MiB', (r) => r.rssMiB, 'lower'),
       beside('follower peak RSS', 'MiB', (r) => r.peakMiB, 'lower'),
       beside('follower RSS after, anonymous (heaps, buffers)', 'MiB', (r) => r.anonMiB, 'lower'),
