@@ -11,7 +11,8 @@
  * starts `advance` blocks below block N (default: the whole chain), moves a block a second up to N and stays there,
  * and finalized = head − lag. A follower needs those first moves: its cold backfill splits history from live at the
  * first finalized block it has recorded (actors/processor/cold-backfill.ts). Then nothing new arrives, so the
- * follower's live lane is idle and its CPU is the backfill's. Methods: `eth_chainId`, `net_version`, `eth_syncing`, `eth_config`,
+ * follower's live lane is idle and its CPU is the backfill's. The bench method `bench_rewindHead` starts those moves
+ * again, for the next fresh follower. Methods: `eth_chainId`, `net_version`, `eth_syncing`, `eth_config`,
  * `eth_blockNumber`, `eth_getBlockByNumber` (numbers and tags), `eth_getBlockByHash`, `eth_getBlockReceipts` (number
  * or hash), `eth_getLogs` (block range or hash, address and topic filters, for Ponder), batches; any other method
  * answers -32601. Prints `{"port": P, …}` once listening.
@@ -201,6 +202,9 @@ function result(method: unknown, params: unknown[]): Buffer | string {
       return number === null ? 'null' : served[number]!.receipts;
     }
     case 'eth_getLogs': return logsOf(params[0]);
+    case 'bench_rewindHead':
+      listening = performance.now();
+      return quantity(head());
     default: throw new RpcFailure(-32601, `the method ${String(method)} does not exist/is not available`);
   }
 }

@@ -112,7 +112,9 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<Upstream> {
     // Renders every answer at start (sender recovery included: tens of seconds), after generating the chain file
     // when bench/cache/ lacks it (minutes).
     const server = await startServerProcess('replay-rpc-server', ['--chain', smoke ? 'smoke' : 'mainnet', '--blocks', String(shape.blocks)], 3_600_000);
-    return { rpcUrl: server.baseUrl, pid: server.pid, stop: () => server.stop() };
+    // Each fresh follower needs the head's first moves (see the server): they start again before each one.
+    const rewind = async () => { await rpc<string>({ rpcUrl: server.baseUrl }, 'bench_rewindHead', []); };
+    return { rpcUrl: server.baseUrl, pid: server.pid, stop: () => server.stop(), rewind };
   }
   const cache = upstreamCache(shape);
   const serving = [...upstreamSets(shape, 1000), ...(shape.serveSets ?? [])];
@@ -135,7 +137,7 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<Upstream> {
 }
 
 /** What a follower needs of its upstream: the devnet node, or the synthetic or replay server. */
-type Upstream = Pick<BenchNode, 'rpcUrl' | 'pid' | 'stop'>;
+type Upstream = Pick<BenchNode, 'rpcUrl' | 'pid' | 'stop'> & { readonly rewind?: () => Promise<void> };
 
 function followerToml(upstream: string, shape: Shape): string {
   const batch = shape.historyBatch ? [`batch_blocks = ${shape.historyBatch.blocks}`, `request_timeout_ms = ${shape.historyBatch.timeoutMs}`] : [];
@@ -197,6 +199,7 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
   // CDN_BENCH_BACKFILL_CPU_PROF=<dir>: this build's follower runs with --cpu-prof (a profile per thread, written at its
   // exit into <dir>).
   const profileDir = cli === undefined ? process.env.CDN_BENCH_BACKFILL_CPU_PROF : undefined;
+  await upstream.rewind?.();
   const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], {
     toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
     ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
