@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decodeBlockBody } from '../../../net/eth/block.js';
+import { decodeHeader } from '../../../net/eth/header.js';
 import { bytesToHex, type Hash } from '../../../net/eth/hex.js';
+import { keccak256 } from '../../../net/eth/keccak.js';
+import { decodeEth69Receipts } from '../../../net/eth/receipt.js';
 import { createRpcClient, type RpcClient } from '../../../net/rpc/client.js';
-import type { ConvertedBlock } from '../../../net/rpc/convert.js';
 import { ReorgTooDeepError, UpstreamError } from '../../../net/rpc/errors.js';
-import { fetchFinalized, follow, type BlockRef, type FollowResult } from '../../../net/rpc/follow.js';
+import { fetchFinalized, follow, type BlockRef, type FollowedBlock, type FollowResult } from '../../../net/rpc/follow.js';
 import { subscribeNewHeads } from '../../../net/rpc/new-heads.js';
 import { startAnvil, type Anvil } from '../../support/anvil.js';
 import { freePort } from '../../support/ports.js';
@@ -13,8 +16,20 @@ import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 const SENDER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const RECIPIENT = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 
-const hashOf = (block: ConvertedBlock): Hash => bytesToHex(block.material.hash);
-const numbers = (result: FollowResult): number[] => result.branch.map((block) => block.header.number);
+/** The block's hash, checked against its stored hash and header bytes (and its number and parent against the header). */
+const hashOf = (block: FollowedBlock): Hash => {
+  assert.equal(bytesToHex(block.material.hash), block.hash);
+  assert.equal(bytesToHex(keccak256(block.material.header)), block.hash);
+  const header = decodeHeader(block.material.header);
+  assert.equal(header.number, block.number);
+  assert.equal(block.material.number, block.number);
+  assert.equal(header.parentHash, block.parentHash);
+  return block.hash;
+};
+const numbers = (result: FollowResult): number[] => result.branch.map((block) => block.number);
+/** The stored body's transactions and the stored receipts, decoded. */
+const transactionsOf = (block: FollowedBlock) => decodeBlockBody(block.material.body).transactions;
+const receiptsOf = (block: FollowedBlock) => decodeEth69Receipts(block.material.receipts!);
 
 describe('follow() walks an anvil chain by parent hash, across reorganisations', () => {
   let anvil: Anvil;
@@ -25,7 +40,7 @@ describe('follow() walks an anvil chain by parent hash, across reorganisations',
 
   const step = async (options: { maxReorgDepth?: number; maxBlocks?: number } = {}): Promise<FollowResult> => {
     const result = await follow({ client, localHead, maxReorgDepth: options.maxReorgDepth ?? 8, maxBlocks: options.maxBlocks, isKnown: (hash) => recorded.has(hash) });
-    for (const block of result.branch) recorded.set(hashOf(block), block.header.number);
+    for (const block of result.branch) recorded.set(hashOf(block), block.number);
     localHead = result.head;
     return result;
   };
@@ -60,10 +75,10 @@ describe('follow() walks an anvil chain by parent hash, across reorganisations',
     const head = await transferAndMine(3);
     const result = await step();
     assert.deepEqual(numbers(result), [previous.number + 1, previous.number + 2, head]);
-    assert.equal(result.branch[0]!.header.parentHash, previous.hash);
-    for (let i = 1; i < result.branch.length; i += 1) assert.equal(result.branch[i]!.header.parentHash, hashOf(result.branch[i - 1]!));
-    assert.equal(result.branch[0]!.transactions.length, 3, 'the transfers are in the first new block');
-    assert.equal(result.branch[0]!.receipts!.length, 3);
+    assert.equal(result.branch[0]!.parentHash, previous.hash);
+    for (let i = 1; i < result.branch.length; i += 1) assert.equal(result.branch[i]!.parentHash, hashOf(result.branch[i - 1]!));
+    assert.equal(transactionsOf(result.branch[0]!).length, 3, 'the transfers are in the first new block');
+    assert.equal(receiptsOf(result.branch[0]!).length, 3);
     assert.equal(result.reorged, false);
   });
 
@@ -77,14 +92,14 @@ describe('follow() walks an anvil chain by parent hash, across reorganisations',
 
   it('after anvil_reorg the replacement branch starts right after the common ancestor', async () => {
     const head = await transferAndMine(4);
-    assert.equal((await step()).branch[0]!.transactions.length, 3, 'the first block of the doomed branch has transactions');
+    assert.equal(transactionsOf((await step()).branch[0]!).length, 3, 'the first block of the doomed branch has transactions');
     const ancestor = await hashAt(head - 4);
     const replaced = await Promise.all([head - 3, head - 2, head - 1, head].map(hashAt));
     await anvil.rpc('anvil_reorg', [4, []]);
     const result = await step();
     assert.deepEqual(numbers(result), [head - 3, head - 2, head - 1, head]);
-    assert.equal(result.branch[0]!.header.parentHash, ancestor, 'attached to the common ancestor');
-    for (const [i, block] of result.branch.entries()) assert.notEqual(hashOf(block), replaced[i], `block ${block.header.number} was replaced`);
+    assert.equal(result.branch[0]!.parentHash, ancestor, 'attached to the common ancestor');
+    for (const [i, block] of result.branch.entries()) assert.notEqual(hashOf(block), replaced[i], `block ${block.number} was replaced`);
     assert.equal(result.head.hash, await hashAt(head));
     assert.equal(result.reorged, true);
   });
