@@ -3,10 +3,23 @@
  * by their export. Inputs and outputs are structured-clone values.
  */
 import { verifyBlockMaterialBytes } from '../net/eth/verify-material.js';
+import { convertRpcBatch as convertBatchBytes, type RpcBatchInput, type RpcBatchOutcome } from '../net/history/rpc-batch.js';
+import { movable } from '../runtime/pool.js';
 import type { Hash } from '../net/eth/hex.js';
 
-/** An rpc history source's batch answer → verified, packed material (net/history/rpc-batch.ts). */
-export { convertRpcBatch } from '../net/history/rpc-batch.js';
+/**
+ * An rpc history source's batch answer → verified, packed material (net/history/rpc-batch.ts). The answer's bytes
+ * came transferred; the packed bytes go back transferred, or the answer's own bytes when the batch is refused.
+ */
+export async function convertRpcBatch(input: RpcBatchInput): Promise<RpcBatchOutcome> {
+  const packed = await convertBatchBytes(input);
+  if (packed === null) return movable({ refused: input.bytes }, transferable(input.bytes));
+  return movable({ packed }, transferable(packed.bytes));
+}
+
+function transferable(bytes: Uint8Array): ArrayBuffer[] {
+  return bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+}
 
 export interface BlockMaterialInput {
   readonly header: Uint8Array;

@@ -16,8 +16,11 @@ export interface ActorContext<Args = unknown> {
   send(to: string, message: Message): Promise<void>;
   /** Sends and waits for the receiver's handler result. */
   ask<Reply = unknown>(to: string, message: Message, timeoutMs?: number): Promise<Reply>;
-  /** Runs a named CPU task on the node's piscina pool. */
-  runTask<Result = unknown>(task: string, input: unknown): Promise<Result>;
+  /**
+   * Runs a named CPU task on the node's piscina pool. `transfer`: buffers of `input` handed over instead of copied
+   * (they are detached here once sent); buffers in the result come back the same way.
+   */
+  runTask<Result = unknown>(task: string, input: unknown, transfer?: readonly ArrayBuffer[]): Promise<Result>;
   ready(): void;
   degraded(reason: string): void;
 }

@@ -5,7 +5,8 @@ import { Piscina } from 'piscina';
  * of blocks). Tasks are named functions exported by one task module; the pool size is a budget.
  */
 export interface TaskPool {
-  run<Result = unknown>(task: string, input: unknown): Promise<Result>;
+  /** `transfer`: buffers of `input` handed to the pool thread instead of copied. */
+  run<Result = unknown>(task: string, input: unknown, transfer?: readonly ArrayBuffer[]): Promise<Result>;
   readonly threads: number;
   destroy(): Promise<void>;
 }
@@ -27,7 +28,19 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   });
   return {
     threads: options.threads,
-    run: (task, input) => piscina.run(input, { name: task }),
+    run: (task, input, transfer) => piscina.run(input, { name: task, ...(transfer && transfer.length > 0 ? { transferList: transfer as ArrayBuffer[] } : {}) }),
     destroy: () => piscina.destroy(),
   };
+}
+
+/**
+ * A task's result whose `buffers` go back to the caller's thread transferred, not copied (piscina's movable
+ * protocol); the task module returns `movable(result, [bytes.buffer])`. The buffers must not be used after.
+ */
+export function movable<Value>(value: Value, buffers: readonly ArrayBuffer[]): Value {
+  const transferable = {
+    get [Piscina.transferableSymbol]() { return buffers; },
+    get [Piscina.valueSymbol]() { return value; },
+  };
+  return Piscina.move(transferable as never) as unknown as Value;
 }

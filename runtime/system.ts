@@ -415,8 +415,10 @@ export class ActorSystem extends EventEmitter {
   private async runTask(slot: Slot, id: number, name: string, input: unknown): Promise<void> {
     try {
       if (!this.options.pool) throw new Error('no task pool is configured');
-      const value = await this.options.pool.run(name, input);
-      this.post(slot, { t: 'task-done', id, ok: true, value });
+      // The root only relays a task: the input it received (copied or transferred) and the result it gets back are
+      // its own and unused after, so their buffers move on instead of being copied again.
+      const value = await this.options.pool.run(name, input, ownedBuffers(input));
+      this.post(slot, { t: 'task-done', id, ok: true, value }, ownedBuffers(value));
     } catch (error) {
       this.post(slot, { t: 'task-done', id, ok: false, value: toRemoteError(error) });
     }
@@ -478,4 +480,18 @@ export class ActorSystem extends EventEmitter {
     const slot = this.slots.get(name);
     if (slot) this.post(slot, message, transfer);
   }
+}
+
+/**
+ * The ArrayBuffers a relayed task value holds (typed arrays' buffers and bare ArrayBuffers), a few levels deep: the
+ * root owns them once it received the value, so they can be transferred onward. Shared memory is never transferred.
+ */
+function ownedBuffers(value: unknown, depth = 0, found = new Set<ArrayBuffer>()): ArrayBuffer[] {
+  if (value instanceof ArrayBuffer) found.add(value);
+  else if (ArrayBuffer.isView(value)) {
+    if (value.buffer instanceof ArrayBuffer) found.add(value.buffer);
+  } else if (depth < 3 && typeof value === 'object' && value !== null) {
+    for (const item of Array.isArray(value) ? value : Object.values(value)) ownedBuffers(item, depth + 1, found);
+  }
+  return [...found];
 }

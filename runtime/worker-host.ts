@@ -47,8 +47,8 @@ let state: unknown;
 let handling = false;
 let stopping = false;
 
-function post(message: FromWorker): void {
-  control.postMessage(message);
+function post(message: FromWorker, transfer: readonly ArrayBuffer[] = []): void {
+  control.postMessage(message, transfer as ArrayBuffer[]);
 }
 
 function requestConnect(to: string): void {
@@ -106,11 +106,11 @@ function ask<Reply>(to: string, message: Message, timeoutMs = DEFAULT_ASK_TIMEOU
   });
 }
 
-function runTask<Result>(task: string, input: unknown): Promise<Result> {
+function runTask<Result>(task: string, input: unknown, transfer: readonly ArrayBuffer[] = []): Promise<Result> {
   const id = nextId++;
   return new Promise<Result>((resolve, reject) => {
     pendingTasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
-    post({ t: 'task', id, name: task, input });
+    post({ t: 'task', id, name: task, input }, transfer);
   });
 }
 

@@ -37,7 +37,7 @@ import {
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import type { Hash } from '../../net/eth/hex.js';
-import type { PackedBatch, RpcBatchInput } from '../../net/history/rpc-batch.js';
+import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
@@ -121,7 +121,8 @@ export default defineActor<State, HistoryArgs>({
     if (orphans.length > 0) ctx.log.info('dropped the tables of backfill-subscription streams no subscription names', { streams: orphans.length });
     const shutdown = new AbortController();
     // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
-    const convertBatch = (input: RpcBatchInput) => ctx.runTask<PackedBatch | null>('convertRpcBatch', input);
+    // The answer's bytes are transferred to the pool, not copied (the history source no longer reads them).
+    const convertBatch = (input: RpcBatchInput) => ctx.runTask<RpcBatchOutcome>('convertRpcBatch', input, input.bytes.buffer instanceof ArrayBuffer ? [input.bytes.buffer] : []);
     const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch)]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,

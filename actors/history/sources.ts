@@ -11,7 +11,7 @@ import { bytesToHex, type Hash } from '../../net/eth/hex.js';
 import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
 import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
 import { createRpcHistory, type RpcHistory } from '../../net/history/rpc-history.js';
-import type { PackedBatch, RpcBatchInput } from '../../net/history/rpc-batch.js';
+import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { CodedError } from '../../runtime/errors.js';
 import { JsonFields } from '../../net/rpc/json-fields.js';
 
@@ -62,12 +62,12 @@ export interface HistorySource {
  * `convertRpcBatch`); absent, on the calling thread.
  */
 export function createHistorySource(
-  args: HistorySourceArgs, store: Store, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<PackedBatch | null>,
+  args: HistorySourceArgs, store: Store, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>,
 ): HistorySource {
   return args.kind === 'rpc' ? rpcSource(args, signal, convertBatch) : devnetSource(args, store);
 }
 
-function rpcSource(args: HistorySourceArgs, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<PackedBatch | null>): HistorySource {
+function rpcSource(args: HistorySourceArgs, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>): HistorySource {
   const history: RpcHistory = createRpcHistory({
     url: args.url, concurrency: args.concurrency, batchBlocks: args.batchBlocks, timeoutMs: args.requestTimeoutMs, maxRetries: args.maxRetries,
     backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs, pooledBlobRoots: args.pooledBlobRoots, signal,

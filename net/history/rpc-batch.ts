@@ -1,5 +1,5 @@
 /**
- * One history batch's JSON-RPC answer (the raw body text of `eth_getBlockByNumber(n, true)` and
+ * One history batch's JSON-RPC answer (the raw body bytes of `eth_getBlockByNumber(n, true)` and
  * `eth_getBlockReceipts(n)` for consecutive blocks) → its blocks' verified material, packed in one buffer. Pure: it
  * runs on the node's CPU pool (actors/tasks.ts), so parsing, converting and verifying a batch (hash, roots, bloom,
  * gas) leave the history lane's thread, and the pool's threads work on several batches at once. Each block is
@@ -15,12 +15,14 @@ import { bytesToHex, type Hash } from '../eth/hex.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import type { HistoryBlock } from './history-block.js';
 import { verifyBlockMaterialBytes } from '../eth/verify-material.js';
+import { jsonText } from '../rpc/client.js';
 import { writeMaterial } from '../rpc/convert.js';
 import { JsonFields } from '../rpc/json-fields.js';
 import { BackWriter, materialViews, type MaterialMarks } from '../rpc/json-rlp.js';
 
 export interface RpcBatchInput {
-  readonly text: string;
+  /** The answer's body, as received (the history lane transfers it here, so it is not copied). */
+  readonly bytes: Uint8Array;
   /** Request ids in call order: block, receipts, block, receipts, … */
   readonly ids: readonly number[];
   readonly from: number;
@@ -42,6 +44,12 @@ export interface PackedBatch {
   readonly blocks: readonly PackedBlock[];
 }
 
+/**
+ * What the pool's task answers the history lane (actors/tasks.ts): the packed batch, or, when `convertRpcBatch`
+ * answered null, the answer's bytes themselves (they were transferred to the pool), for the lane to resolve.
+ */
+export type RpcBatchOutcome = { readonly packed: PackedBatch } | { readonly refused: Uint8Array };
+
 interface Response {
   readonly id?: unknown;
   readonly result?: unknown;
@@ -52,7 +60,7 @@ interface Response {
 export async function convertRpcBatch(input: RpcBatchInput): Promise<PackedBatch | null> {
   let body: unknown;
   try {
-    body = JSON.parse(input.text);
+    body = JSON.parse(jsonText(input.bytes));
   } catch {
     return null;
   }
@@ -67,7 +75,7 @@ export async function convertRpcBatch(input: RpcBatchInput): Promise<PackedBatch
   }
   // The blocks are written back to front into one buffer (net/rpc/json-rlp.ts), the last block first, so the
   // buffer reads front to back in block order; each is verified as soon as it is written.
-  const writer = new BackWriter(Math.ceil(input.text.length / 2));
+  const writer = new BackWriter(Math.ceil(input.bytes.length / 2));
   const written: { number: number; hash: Hash; parentHash: Hash; marks: MaterialMarks }[] = [];
   try {
     for (let i = input.to - input.from; i >= 0; i -= 1) {

@@ -20,7 +20,7 @@ import { hashHeader } from '../eth/header.js';
 import { headerFromJson } from '../rpc/header-json.js';
 import { HistoryBlockError, type HistoryBlock, type HeaderLink } from './history-block.js';
 import { createSlots } from './slots.js';
-import { unpackRpcBatch, type PackedBatch, type RpcBatchInput } from './rpc-batch.js';
+import { unpackRpcBatch, type RpcBatchInput, type RpcBatchOutcome } from './rpc-batch.js';
 
 export interface RpcHistoryOptions {
   readonly url: string;
@@ -36,7 +36,7 @@ export interface RpcHistoryOptions {
    * Parses, converts and verifies a batch's answer elsewhere (the node's CPU pool, rpc-batch.ts); null from it, or
    * no such function, and this thread does it.
    */
-  readonly convertBatch?: (input: RpcBatchInput) => Promise<PackedBatch | null>;
+  readonly convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>;
 }
 
 export interface RpcHistory {
@@ -69,10 +69,12 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
     }
     let answers: unknown[];
     try {
-      const raw = await slots.run(() => client.batchText(calls));
+      let raw = await slots.run(() => client.batchRaw(calls));
       if (options.convertBatch) {
-        const packed = await options.convertBatch({ text: raw.text, ids: raw.ids, from, to, pooledBlobRoots: options.pooledBlobRoots });
-        if (packed !== null) return unpackRpcBatch(packed);
+        // The answer's bytes move to the pool (not copied); a refused batch hands them back.
+        const outcome = await options.convertBatch({ bytes: raw.bytes, ids: raw.ids, from, to, pooledBlobRoots: options.pooledBlobRoots });
+        if ('packed' in outcome) return unpackRpcBatch(outcome.packed);
+        raw = { ...raw, bytes: outcome.refused };
       }
       // Here, or when the batch is not wholly verified material: resolved on this thread, which names what is wrong.
       answers = client.resolveBatch(raw);

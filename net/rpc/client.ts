@@ -4,6 +4,7 @@
  * JSON-RPC error object is the upstream's answer and is never retried. Every failure is an `UpstreamError` whose
  * message shows the endpoint without credentials or query.
  */
+import { isAscii } from 'node:buffer';
 import { retryDelay, sleep, type BackoffPolicy } from './backoff.js';
 import { parseEndpoint, type Endpoint } from './endpoint.js';
 import { UpstreamError, type UpstreamFailure } from './errors.js';
@@ -32,16 +33,16 @@ export interface RpcClient {
   /** Sends the calls in one HTTP request; results in call order. The first call that failed throws. */
   batch(calls: readonly RpcCall[]): Promise<unknown[]>;
   /**
-   * The same HTTP request as `batch`, with the same retries, answering the response body unparsed (so another thread
-   * can parse it); `resolveBatch` turns it into `batch`'s results or its error.
+   * The same HTTP request as `batch`, with the same retries, answering the response body's bytes unparsed (so another
+   * thread can parse them; they can be transferred there); `resolveBatch` turns them into `batch`'s results or its error.
    */
-  batchText(calls: readonly RpcCall[]): Promise<RawBatch>;
+  batchRaw(calls: readonly RpcCall[]): Promise<RawBatch>;
   resolveBatch(raw: RawBatch): unknown[];
 }
 
-/** A batch answered with HTTP 200, not parsed yet: the body, the request ids in call order and the attempts it took. */
+/** A batch answered with HTTP 200, not parsed yet: the body's bytes, the request ids in call order and the attempts it took. */
 export interface RawBatch {
-  readonly text: string;
+  readonly bytes: Uint8Array;
   readonly ids: readonly number[];
   readonly methods: readonly string[];
   readonly attempts: number;
@@ -78,12 +79,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   let nextId = 1;
 
   async function send(label: string, body: unknown): Promise<Answer> {
-    const answer = await sendText(label, body);
+    const answer = await sendRaw(label, body);
     return { body: parseAnswer(label, answer), attempts: answer.attempts };
   }
 
-  /** The body as text, and the attempts it took; a body that is not JSON fails (not retried) when it is parsed. */
-  async function sendText(label: string, body: unknown): Promise<Answer<string>> {
+  /** The body's bytes, and the attempts it took; a body that is not JSON fails (not retried) when it is parsed. */
+  async function sendRaw(label: string, body: unknown): Promise<Answer<Uint8Array>> {
     for (let attempt = 1; ; attempt += 1) {
       if (options.signal?.aborted) throw options.signal.reason;
       try {
@@ -112,22 +113,22 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
     async batch(calls: readonly RpcCall[]): Promise<unknown[]> {
       if (calls.length === 0) return [];
-      return resolveBatch(await batchText(calls));
+      return resolveBatch(await batchRaw(calls));
     },
-    batchText,
+    batchRaw,
     resolveBatch,
   };
 
-  async function batchText(calls: readonly RpcCall[]): Promise<RawBatch> {
+  async function batchRaw(calls: readonly RpcCall[]): Promise<RawBatch> {
     const ids = calls.map(() => nextId++);
     const methods = calls.map((c) => c.method);
-    const answer = await sendText(methods.join('+'), calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params })));
-    return { text: answer.body, ids, methods, attempts: answer.attempts };
+    const answer = await sendRaw(methods.join('+'), calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params })));
+    return { bytes: answer.body, ids, methods, attempts: answer.attempts };
   }
   function resolveBatch(raw: RawBatch): unknown[] {
     const { ids, attempts } = raw;
     const label = raw.methods.join('+');
-    const body = parseAnswer(label, { body: raw.text, attempts });
+    const body = parseAnswer(label, { body: raw.bytes, attempts });
     // An upstream that refuses batches answers with one error object instead of an array.
     if (!Array.isArray(body)) {
       resultOf(body, ids[0], label, attempts, endpoint);
@@ -137,19 +138,29 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     return raw.methods.map((method, i) => resultOf(byId.get(ids[i]), ids[i], method, attempts, endpoint));
   }
 
-  function parseAnswer(label: string, answer: Answer<string>): unknown {
+  function parseAnswer(label: string, answer: Answer<Uint8Array>): unknown {
+    const text = jsonText(answer.body);
     try {
-      return JSON.parse(answer.body) as unknown;
+      return JSON.parse(text) as unknown;
     } catch {
       throw new UpstreamError({
         method: label, url: endpoint.display, failure: 'response', attempts: answer.attempts,
-        detail: endpoint.redact(`the body is not JSON: ${answer.body.slice(0, MAX_DETAIL_CHARS)}`),
+        detail: endpoint.redact(`the body is not JSON: ${text.slice(0, MAX_DETAIL_CHARS)}`),
       });
     }
   }
 }
 
-async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOptions): Promise<string> {
+/**
+ * A JSON body's text. JSON-RPC answers are ASCII nearly always (hex, numbers, field names): checked as such (SIMD),
+ * they become a one-byte string by a plain copy; anything else is decoded as UTF-8.
+ */
+export function jsonText(bytes: Uint8Array): string {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return isAscii(buffer) ? buffer.toString('latin1') : buffer.toString('utf8');
+}
+
+async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOptions): Promise<Uint8Array> {
   // One controller per attempt, released in `finally`: a poller makes millions of attempts over its life.
   const attempt = new AbortController();
   let timedOut = false;
@@ -159,7 +170,7 @@ async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOpt
   }, options.timeoutMs);
   const onShutdown = () => attempt.abort(options.signal!.reason);
   options.signal?.addEventListener('abort', onShutdown, { once: true });
-  let text: string;
+  let bytes: Uint8Array;
   let response: Response;
   try {
     response = await fetch(endpoint.requestUrl, {
@@ -168,7 +179,7 @@ async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOpt
       body: JSON.stringify(body),
       signal: attempt.signal,
     });
-    text = await response.text();
+    bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
     if (timedOut) throw new AttemptError('timeout', true, `no answer within ${options.timeoutMs} ms`);
     throw new AttemptError('transport', true, transportDetail(error));
@@ -178,12 +189,12 @@ async function postOnce(endpoint: Endpoint, body: unknown, options: RpcClientOpt
   }
   if (response.status !== 200) {
     const retryable = response.status >= 500 || response.status === 429;
-    const excerpt = text.slice(0, MAX_DETAIL_CHARS).replace(/\s+/g, ' ').trim();
+    const excerpt = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4 * MAX_DETAIL_CHARS)).toString('utf8').slice(0, MAX_DETAIL_CHARS).replace(/\s+/g, ' ').trim();
     throw new AttemptError('http', retryable, `HTTP ${response.status}${excerpt ? ` ${excerpt}` : ''}`, {
       status: response.status, retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
     });
   }
-  return text;
+  return bytes;
 }
 
 /** The result of one response object, or an `UpstreamError` for its error object or a malformed answer. */

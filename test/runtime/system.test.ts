@@ -117,6 +117,10 @@ test('actors run CPU tasks on the shared piscina pool', async (t) => {
   const input = { barrier: new SharedArrayBuffer(4), arrivals: 2 };
   const threads = new Set(await Promise.all([1, 2].map(() => pool.run<number>('threadId', input))));
   assert.equal(threads.size, 2, 'the pool runs tasks on its configured number of threads');
+  // A task's buffers handed over: the sender's is detached once sent (moved, not copied, through the root to the
+  // pool), and the result's bytes come back whole.
+  const size = 3 * 1024 * 1024 + 7;
+  assert.deepEqual(await system.ask('hog', { type: 'transfer', size }), { detachedOnSend: true, received: size, intact: true });
   await system.stop();
 });
 

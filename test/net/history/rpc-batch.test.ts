@@ -31,7 +31,7 @@ describe('an rpc history batch converted on the CPU pool (convertRpcBatch)', () 
   const numbers = [22431083, 22431084];
   const { blocks, receipts, fixtures } = batchOf(numbers);
   const ids = [11, 12, 13, 14];
-  const input = (text: string): RpcBatchInput => ({ text, ids, from: numbers[0]!, to: numbers[1]!, pooledBlobRoots: false });
+  const input = (text: string): RpcBatchInput => ({ bytes: Buffer.from(text), ids, from: numbers[0]!, to: numbers[1]!, pooledBlobRoots: false });
 
   it('answers the verified material of every block, byte-identical to the lane\'s own conversion', async () => {
     const packed = await convertRpcBatch(input(responseText(blocks, receipts, ids)));

@@ -1,4 +1,4 @@
-/** Test actor. Accepts: `grow` (allocates without bound until its V8 heap budget kills it), `ping` (ask → 'pong'), `task {n}` (ask → runs the pool task `square`). */
+/** Test actor. Accepts: `grow` (allocates without bound until its V8 heap budget kills it), `ping` (ask → 'pong'), `task {n}` (ask → runs the pool task `square`), `transfer {size}` (a buffer to the pool and back, transferred). */
 import { defineActor } from '../../../runtime/actor.js';
 
 const hoard: unknown[] = [];
@@ -20,6 +20,15 @@ export default defineActor<null>({
         return 'pong';
       case 'task':
         return ctx.runTask('square', message.n);
+      case 'transfer': {
+        // `size` bytes 0, 1, 2, … sent transferred: detached here once sent; the reversed bytes come back.
+        const bytes = Uint8Array.from({ length: message.size as number }, (_, i) => i % 251);
+        const pending = ctx.runTask<{ reversed: Uint8Array; received: number }>('reverseBytes', { bytes }, [bytes.buffer]);
+        const detachedOnSend = bytes.byteLength === 0;
+        const { reversed, received } = await pending;
+        const expected = Uint8Array.from({ length: message.size as number }, (_, i) => i % 251).reverse();
+        return { detachedOnSend, received, intact: Buffer.from(reversed).equals(Buffer.from(expected)) };
+      }
       default:
         throw new Error(`unknown message ${message.type}`);
     }

@@ -1,6 +1,14 @@
 /** Pool tasks used by the runtime tests. */
+import { movable } from '../../../runtime/pool.js';
+
 export function square(n: number): number {
   return n * n;
+}
+
+/** The bytes reversed, handed back transferred (a fresh buffer the task owns). */
+export function reverseBytes(input: { bytes: Uint8Array }): { reversed: Uint8Array; received: number } {
+  const reversed = Uint8Array.from(input.bytes).reverse();
+  return movable({ reversed, received: input.bytes.byteLength }, [reversed.buffer as ArrayBuffer]);
 }
 
 /**
