@@ -35,6 +35,7 @@ import { keccak256 } from '../../net/eth/keccak.js';
 import { encodeEth69Receipts } from '../../net/eth/receipt.js';
 import { cachedChain } from '../ingest/chain-cache.js';
 import { readChainFile } from '../ingest/chain-file.js';
+import { blockNumberOf } from './block-ref.js';
 import { MAINNET_SHAPED_CHAIN, SMOKE_CHAIN } from '../ingest/chains.js';
 
 const { values } = parseArgs({ options: { chain: { type: 'string', default: 'mainnet' }, blocks: { type: 'string' }, advance: { type: 'string', default: '8' }, 'finality-lag': { type: 'string', default: '4' } } });
@@ -152,13 +153,7 @@ function head(): number {
 
 /** The number of a block by tag, quantity or hash; null when the chain has none. */
 function numberOf(ref: unknown): number | null {
-  const top = head();
-  if (ref === 'latest' || ref === 'pending') return top;
-  if (ref === 'safe' || ref === 'finalized') return Math.max(0, top - finalityLag);
-  if (ref === 'earliest') return 0;
-  if (typeof ref !== 'string' || !ref.startsWith('0x')) return null;
-  const number = ref.length === 66 ? numberByHash.get(ref.toLowerCase()) : Number.parseInt(ref.slice(2), 16);
-  return number !== undefined && Number.isSafeInteger(number) && number <= top ? number : null;
+  return blockNumberOf(ref, head(), finalityLag, (hash) => numberByHash.get(hash) ?? null);
 }
 
 class RpcFailure extends Error {

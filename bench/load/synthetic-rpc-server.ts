@@ -28,6 +28,7 @@ import { resolveDevnetConfig } from '../../net/devnet/config.js';
 import { devnetForkSchedule } from '../../net/devnet/fork-schedule.js';
 import { devnetGenesis, nextStateRoot } from '../../net/devnet/genesis.js';
 import { encodeHeader, encodeRlp, headerToRlp, keccak256, EMPTY_TRIE_ROOT, type BlockHeader, type Hash } from '../../net/eth/index.js';
+import { blockNumberOf } from './block-ref.js';
 
 const { values } = parseArgs({ options: { blocks: { type: 'string' }, 'finality-lag': { type: 'string', default: '4' } } });
 const startBlocks = Number(values.blocks);
@@ -116,20 +117,16 @@ function blockJson(number: number): string {
 
 /** The number of a block by tag, quantity or hash; null when the chain has none. */
 function numberOf(ref: unknown): number | null {
-  const top = head();
-  if (ref === 'latest' || ref === 'pending') return top;
-  if (ref === 'safe' || ref === 'finalized') return Math.max(0, top - finalityLag);
-  if (ref === 'earliest') return 0;
-  if (typeof ref !== 'string' || !ref.startsWith('0x')) return null;
-  if (ref.length === 66) {
-    const wanted = Buffer.from(ref.slice(2), 'hex');
-    for (let at = hashes.indexOf(wanted); at >= 0 && at < 32 * (known + 1); at = hashes.indexOf(wanted, at + 1)) {
-      if (at % 32 === 0) return at / 32;
-    }
-    return null;
+  return blockNumberOf(ref, head(), finalityLag, numberOfHash);
+}
+
+/** The number of the block with this hash (lower-case 0x hex), by a search of the hash chain. */
+function numberOfHash(hash: string): number | null {
+  const wanted = Buffer.from(hash.slice(2), 'hex');
+  for (let at = hashes.indexOf(wanted); at >= 0 && at < 32 * (known + 1); at = hashes.indexOf(wanted, at + 1)) {
+    if (at % 32 === 0) return at / 32;
   }
-  const number = Number.parseInt(ref.slice(2), 16);
-  return Number.isSafeInteger(number) && number <= top ? number : null;
+  return null;
 }
 
 class RpcFailure extends Error {
