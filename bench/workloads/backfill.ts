@@ -209,6 +209,16 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
     const upstreamCpuAtStart = cpuSeconds(upstream.pid);
     const started = performance.now();
     let jobs: JobView[] = [];
+    // The jobs exist once the follower has recorded a finalized block (the split of history and live): within
+    // seconds of a moving upstream. An upstream whose head stands still never gives one, and the bench says so
+    // instead of waiting out the run's limit.
+    try {
+      await follower.waitFor('its two cold backfill jobs', async () => (await coldJobs(follower)).length === 2, 300_000);
+    } catch (error) {
+      const processors = await fetch(`${follower.baseUrl}/v1/processors`).then((r) => r.text()).catch((e: unknown) => String(e));
+      throw new Error(`${(error as Error).message}
+the processors: ${processors}`);
+    }
     await follower.waitFor('both cold backfills ended', async () => {
       jobs = await coldJobs(follower);
       return jobs.length === 2 && jobs.every((job) => job.state === 'completed' || job.state === 'failed');
