@@ -40,13 +40,18 @@ async function snapshot(node: NodeProcess, processor: string): Promise<Snapshot>
   return { rows, cursor: coverage.reduceCursor as Snapshot['cursor'], coverage };
 }
 
-/** Waits until both instances' snapshots are at the same reduce cursor (at or past `atLeast`) and returns them. */
+/**
+ * Waits until both instances' snapshots are at the same reduce cursor (at or past `atLeast`) and at the same finalized
+ * block, and returns them: each instance applies finality moves on its own, and a row's `finality` is derived from
+ * its instance's finalized block where it is served, so two instances at one cursor may still differ in it.
+ */
 async function alike(node: NodeProcess, a: string, b: string, atLeast: number): Promise<[Snapshot, Snapshot]> {
   let pair: [Snapshot, Snapshot] | null = null;
   await waitUntil(node, async () => {
     // Taken together, so both usually fall between the same two blocks.
     const [x, y] = await Promise.all([snapshot(node, a), snapshot(node, b)]);
     if (x.cursor === null || x.cursor.number < atLeast || JSON.stringify(x.cursor) !== JSON.stringify(y.cursor)) return false;
+    if (x.coverage.finalizedThrough !== y.coverage.finalizedThrough) return false;
     pair = [x, y];
     return true;
   }, 120_000);
