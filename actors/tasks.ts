@@ -13,12 +13,8 @@ import type { Hash } from '../net/eth/hex.js';
  */
 export async function convertRpcBatch(input: RpcBatchInput): Promise<RpcBatchOutcome> {
   const packed = await convertBatchBytes(input);
-  if (packed === null) return movable({ refused: input.bytes }, transferable(input.bytes));
-  return movable({ packed }, transferable(packed.bytes));
-}
-
-function transferable(bytes: Uint8Array): ArrayBuffer[] {
-  return bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+  if (packed === null) return movable({ refused: input.bytes }, [input.bytes]);
+  return movable({ packed }, [packed.bytes]);
 }
 
 export interface BlockMaterialInput {

@@ -17,10 +17,10 @@ export interface ActorContext<Args = unknown> {
   /** Sends and waits for the receiver's handler result. */
   ask<Reply = unknown>(to: string, message: Message, timeoutMs?: number): Promise<Reply>;
   /**
-   * Runs a named CPU task on the node's piscina pool. `transfer`: buffers of `input` handed over instead of copied
-   * (they are detached here once sent); buffers in the result come back the same way.
+   * Runs a named CPU task on the node's piscina pool. `transfer`: views of `input` whose buffers are handed over
+   * instead of copied (detached here once sent); buffers in the result come back the same way.
    */
-  runTask<Result = unknown>(task: string, input: unknown, transfer?: readonly ArrayBuffer[]): Promise<Result>;
+  runTask<Result = unknown>(task: string, input: unknown, transfer?: readonly ArrayBufferView[]): Promise<Result>;
   ready(): void;
   degraded(reason: string): void;
 }

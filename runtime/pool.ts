@@ -1,11 +1,12 @@
 import { Piscina } from 'piscina';
+import { buffersOf } from './transfer.js';
 
 /**
  * The node's pool for CPU-heavy pure work (RLP decode, trie roots, sender recovery, map over a batch
  * of blocks). Tasks are named functions exported by one task module; the pool size is a budget.
  */
 export interface TaskPool {
-  /** `transfer`: buffers of `input` handed to the pool thread instead of copied. */
+  /** `transfer`: buffers of `input` handed to the pool thread instead of copied (runtime/transfer.ts). */
   run<Result = unknown>(task: string, input: unknown, transfer?: readonly ArrayBuffer[]): Promise<Result>;
   readonly threads: number;
   destroy(): Promise<void>;
@@ -34,10 +35,11 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
 }
 
 /**
- * A task's result whose `buffers` go back to the caller's thread transferred, not copied (piscina's movable
- * protocol); the task module returns `movable(result, [bytes.buffer])`. The buffers must not be used after.
+ * A task's result whose views' buffers go back to the caller's thread transferred, not copied (piscina's movable
+ * protocol); the task module returns `movable(result, [result.bytes])`. The buffers must not be used after.
  */
-export function movable<Value>(value: Value, buffers: readonly ArrayBuffer[]): Value {
+export function movable<Value>(value: Value, views: readonly ArrayBufferView[]): Value {
+  const buffers = buffersOf(views);
   const transferable = {
     get [Piscina.transferableSymbol]() { return buffers; },
     get [Piscina.valueSymbol]() { return value; },

@@ -15,6 +15,7 @@ import { LaneSupervisor, type ChildSpec, type LaneSpec, type LaneState } from '.
 import type { TaskPool } from './pool.js';
 import { errorFields, type Logger } from './log.js';
 import { bundledModule } from './bundled.js';
+import { buffersOf } from './transfer.js';
 
 const HOST = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 
@@ -486,12 +487,13 @@ export class ActorSystem extends EventEmitter {
  * The ArrayBuffers a relayed task value holds (typed arrays' buffers and bare ArrayBuffers), a few levels deep: the
  * root owns them once it received the value, so they can be transferred onward. Shared memory is never transferred.
  */
-function ownedBuffers(value: unknown, depth = 0, found = new Set<ArrayBuffer>()): ArrayBuffer[] {
-  if (value instanceof ArrayBuffer) found.add(value);
-  else if (ArrayBuffer.isView(value)) {
-    if (value.buffer instanceof ArrayBuffer) found.add(value.buffer);
-  } else if (depth < 3 && typeof value === 'object' && value !== null) {
-    for (const item of Array.isArray(value) ? value : Object.values(value)) ownedBuffers(item, depth + 1, found);
-  }
-  return [...found];
+function ownedBuffers(value: unknown): ArrayBuffer[] {
+  const views: ArrayBufferView[] = [];
+  const walk = (item: unknown, depth: number): void => {
+    if (item instanceof ArrayBuffer) views.push(new Uint8Array(item));
+    else if (ArrayBuffer.isView(item)) views.push(item);
+    else if (depth < 3 && typeof item === 'object' && item !== null) for (const child of Array.isArray(item) ? item : Object.values(item)) walk(child, depth + 1);
+  };
+  walk(value, 0);
+  return buffersOf(views);
 }

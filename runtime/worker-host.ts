@@ -18,6 +18,7 @@ import { MailboxControl } from './mailbox.js';
 import { ROOT, type FromWorker, type Message, type ToWorker, type WireEntry, type WorkerBoot, type RemoteError } from './protocol.js';
 import { ActorExitedError, AskTimeoutError, fromRemoteError, toRemoteError } from './remote-error.js';
 import type { ActorContext, ActorDefinition } from './actor.js';
+import { buffersOf } from './transfer.js';
 
 const DEFAULT_ASK_TIMEOUT_MS = 30_000;
 
@@ -106,11 +107,11 @@ function ask<Reply>(to: string, message: Message, timeoutMs = DEFAULT_ASK_TIMEOU
   });
 }
 
-function runTask<Result>(task: string, input: unknown, transfer: readonly ArrayBuffer[] = []): Promise<Result> {
+function runTask<Result>(task: string, input: unknown, transfer: readonly ArrayBufferView[] = []): Promise<Result> {
   const id = nextId++;
   return new Promise<Result>((resolve, reject) => {
     pendingTasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
-    post({ t: 'task', id, name: task, input }, transfer);
+    post({ t: 'task', id, name: task, input }, buffersOf(transfer));
   });
 }
 

@@ -122,7 +122,7 @@ export default defineActor<State, HistoryArgs>({
     const shutdown = new AbortController();
     // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
     // The answer's bytes are transferred to the pool, not copied (the history source no longer reads them).
-    const convertBatch = (input: RpcBatchInput) => ctx.runTask<RpcBatchOutcome>('convertRpcBatch', input, input.bytes.buffer instanceof ArrayBuffer ? [input.bytes.buffer] : []);
+    const convertBatch = (input: RpcBatchInput) => ctx.runTask<RpcBatchOutcome>('convertRpcBatch', input, [input.bytes]);
     const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch)]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,

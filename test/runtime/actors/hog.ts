@@ -23,7 +23,7 @@ export default defineActor<null>({
       case 'transfer': {
         // `size` bytes 0, 1, 2, … sent transferred: detached here once sent; the reversed bytes come back.
         const bytes = Uint8Array.from({ length: message.size as number }, (_, i) => i % 251);
-        const pending = ctx.runTask<{ reversed: Uint8Array; received: number }>('reverseBytes', { bytes }, [bytes.buffer]);
+        const pending = ctx.runTask<{ reversed: Uint8Array; received: number }>('reverseBytes', { bytes }, [bytes]);
         const detachedOnSend = bytes.byteLength === 0;
         const { reversed, received } = await pending;
         const expected = Uint8Array.from({ length: message.size as number }, (_, i) => i % 251).reverse();

@@ -8,7 +8,7 @@ export function square(n: number): number {
 /** The bytes reversed, handed back transferred (a fresh buffer the task owns). */
 export function reverseBytes(input: { bytes: Uint8Array }): { reversed: Uint8Array; received: number } {
   const reversed = Uint8Array.from(input.bytes).reverse();
-  return movable({ reversed, received: input.bytes.byteLength }, [reversed.buffer as ArrayBuffer]);
+  return movable({ reversed, received: input.bytes.byteLength }, [reversed]);
 }
 
 /**
