@@ -200,7 +200,15 @@ test('a gateway that refuses: nat failed and retrying, the lane still follows it
   // The lane keeps following the devnet peer: blocks keep arriving, and readiness holds.
   const at = await blockNumber(node);
   await waitUntil(node, async () => (await blockNumber(node)) > at, 30_000);
-  assert.equal((await (await fetch(`${node.baseUrl}/health/ready`)).status), 200);
+  // Ready while the mapping keeps failing. One probe can meet a lane degraded for a moment on a loaded machine (a
+  // session dropped and redialled): what must hold is that readiness does not depend on the mapping, so it is read
+  // until ready, and a failure names the reasons the node gave.
+  let readiness = '';
+  await waitUntil(node, async () => {
+    const response = await fetch(`${node.baseUrl}/health/ready`);
+    readiness = await response.text();
+    return response.status === 200;
+  }, 30_000).catch((error: unknown) => { throw new Error(`not ready while NAT fails: ${readiness}\n${(error as Error).message}`); });
   const status = await networkStatus(node);
   assert.equal(status.readiness.liveReady, true);
   assert.equal(status.network.supervisor?.state, 'running');
