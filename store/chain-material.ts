@@ -1,14 +1,21 @@
 /**
- * Verified block material in the chain tables: header, body and receipts by block hash, and the
+ * Verified block material in the chain tables: header, body and receipts by block number ‖ block hash, and the
  * hash → number index. Written by the source lane (after verification), read by every other lane.
  * Canonical numbering (`chain.canonical`) and the journal belong to the chain lane.
+ *
+ * Keys lead with the block number so that writing a block, and reading back the blocks just written, touch the
+ * tables' right edge: with hash keys every block went to a random leaf of each table, and a long backfill kept the
+ * whole store's map resident (issue 14, memory across range lengths). The hash still completes the key, so blocks of
+ * competing branches at one height live side by side. A reader that knows the number passes it; otherwise it is read
+ * from `chain.hashToNumber`. Stores written before this layout hold 32-byte hash keys: a miss on the number ‖ hash key
+ * reads the hash key, so those blocks stay readable (new blocks are always written under the new key).
  *
  * Values: header = RLP header; body = RLP [transactions, uncles, withdrawals?]; receipts = one RLP
  * list in the eth/69 shape ([type, status, cumulativeGasUsed, logs] per receipt; the bloom is
  * recomputed when needed). A block whose source had no receipts has no receipts entry.
  */
-import { hashKey, readU64, u64Key } from './keys.js';
-import type { Store } from './env.js';
+import { HASH_KEY_BYTES, hashKey, readU64, U64_KEY_BYTES, u64Key } from './keys.js';
+import type { BinaryTable, Store } from './env.js';
 
 export interface BlockMaterial {
   readonly number: number;
@@ -28,24 +35,42 @@ export function recordBlocks(store: Store, blocks: readonly BlockMaterial[]): Pr
 
 /** Writes one block's material; call inside a write transaction. */
 export function putBlockMaterial(store: Store, block: BlockMaterial): void {
-  const key = hashKey(block.hash);
+  const key = materialKey(block.number, block.hash);
   const { headers, bodies, receipts, hashToNumber } = store.chain;
   headers.put(key, Buffer.from(block.header));
   bodies.put(key, Buffer.from(block.body));
   if (block.receipts) receipts.put(key, Buffer.from(block.receipts));
-  hashToNumber.put(key, u64Key(block.number));
+  hashToNumber.put(hashKey(block.hash), u64Key(block.number));
 }
 
-export function getHeaderBytes(store: Store, hash: Uint8Array): Buffer | undefined {
-  return store.chain.headers.getBinary(hashKey(hash)) as Buffer | undefined;
+/** The key of a block's header, body and receipts: u64 block number ‖ block hash (40 bytes). */
+export function materialKey(number: number, hash: Uint8Array): Buffer {
+  if (!Number.isSafeInteger(number) || number < 0) throw new RangeError(`block number must be a non-negative safe integer, got ${number}`);
+  const key = Buffer.allocUnsafe(MATERIAL_KEY_BYTES);
+  key.writeBigUInt64BE(BigInt(number), 0);
+  key.set(hashKey(hash), U64_KEY_BYTES);
+  return key;
 }
 
-export function getBodyBytes(store: Store, hash: Uint8Array): Buffer | undefined {
-  return store.chain.bodies.getBinary(hashKey(hash)) as Buffer | undefined;
+export const MATERIAL_KEY_BYTES = U64_KEY_BYTES + HASH_KEY_BYTES;
+
+/** `number`: the block's number when the caller knows it (saves the hash → number look-up). */
+export function getHeaderBytes(store: Store, hash: Uint8Array, number?: number): Buffer | undefined {
+  return readMaterial(store, store.chain.headers, hash, number);
 }
 
-export function getReceiptsBytes(store: Store, hash: Uint8Array): Buffer | undefined {
-  return store.chain.receipts.getBinary(hashKey(hash)) as Buffer | undefined;
+export function getBodyBytes(store: Store, hash: Uint8Array, number?: number): Buffer | undefined {
+  return readMaterial(store, store.chain.bodies, hash, number);
+}
+
+export function getReceiptsBytes(store: Store, hash: Uint8Array, number?: number): Buffer | undefined {
+  return readMaterial(store, store.chain.receipts, hash, number);
+}
+
+function readMaterial(store: Store, table: BinaryTable, hash: Uint8Array, number: number | undefined): Buffer | undefined {
+  const at = number ?? getBlockNumber(store, hash);
+  if (at === undefined) return undefined;
+  return (table.getBinary(materialKey(at, hash)) ?? table.getBinary(hashKey(hash))) as Buffer | undefined;
 }
 
 export function getBlockNumber(store: Store, hash: Uint8Array): number | undefined {

@@ -6,9 +6,9 @@
  * Key layout ("u64" = 8-byte big-endian unsigned, "hash" = 32 raw bytes):
  *
  *   meta                      string name                 → msgpack value (see store/meta.ts)
- *   chain.headers             hash (block hash)           → RLP header bytes
- *   chain.bodies              hash (block hash)           → RLP body bytes (transactions, ommers, withdrawals)
- *   chain.receipts            hash (block hash)           → encoded receipts of the block
+ *   chain.headers             u64 (block number) ‖ hash   → RLP header bytes (stores of earlier versions: hash keys too)
+ *   chain.bodies              u64 (block number) ‖ hash   → RLP body bytes (transactions, ommers, withdrawals)
+ *   chain.receipts            u64 (block number) ‖ hash   → encoded receipts of the block (store/chain-material.ts)
  *   chain.canonical           u64 (block number)          → hash of the canonical block at that height
  *   chain.hashToNumber        hash (block hash)           → u64 block number
  *   chain.journal             u64 (journal sequence)      → move (see store/journal.ts)
@@ -59,9 +59,9 @@ export interface TableSpec {
 export const META_TABLE: TableSpec = { name: 'meta', keyEncoding: 'string', valueEncoding: 'msgpack', keyLayout: 'string name' };
 
 export const CHAIN_TABLES = {
-  headers: { name: 'chain.headers', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
-  bodies: { name: 'chain.bodies', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
-  receipts: { name: 'chain.receipts', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
+  headers: { name: 'chain.headers', keyEncoding: 'binary', valueEncoding: 'binary', keyWidths: [40, 32], keyLayout: 'u64 block number ‖ block hash (earlier versions: block hash)' },
+  bodies: { name: 'chain.bodies', keyEncoding: 'binary', valueEncoding: 'binary', keyWidths: [40, 32], keyLayout: 'u64 block number ‖ block hash (earlier versions: block hash)' },
+  receipts: { name: 'chain.receipts', keyEncoding: 'binary', valueEncoding: 'binary', keyWidths: [40, 32], keyLayout: 'u64 block number ‖ block hash (earlier versions: block hash)' },
   canonical: { name: 'chain.canonical', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 block number' },
   hashToNumber: { name: 'chain.hashToNumber', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 32, keyLayout: 'block hash' },
   journal: { name: 'chain.journal', keyEncoding: 'binary', valueEncoding: 'binary', keyWidth: 8, keyLayout: 'u64 journal sequence' },

@@ -31,9 +31,10 @@ const WALK_BATCH = 256;
 /** The lowest block of the recorded chain with its parent hash, or null before the chain lane recorded any. */
 export function lowestCanonical(store: Store): HeaderLink | null {
   for (const { key, value } of store.chain.canonical.getRange({ limit: 1 })) {
-    const header = getHeaderBytes(store, value);
+    const number = decodeU64KeyAsNumber(key);
+    const header = getHeaderBytes(store, value, number);
     if (!header) return null;
-    return { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) as Hash, parentHash: decodeHeader(header).parentHash };
+    return { number, hash: bytesToHex(value) as Hash, parentHash: decodeHeader(header).parentHash };
   }
   return null;
 }
@@ -56,7 +57,7 @@ export function provenHash(store: Store, number: number): Hash | null {
   const link = readHistoryLink(store, number + 1);
   if (link) return link.parentHash;
   const above = getCanonicalHash(store, number + 1);
-  const header = above ? getHeaderBytes(store, above) : undefined;
+  const header = above ? getHeaderBytes(store, above, number + 1) : undefined;
   return header ? decodeHeader(header).parentHash : null;
 }
 
@@ -72,7 +73,7 @@ export function historyRecorded(store: Store, from: number, to: number): Array<{
     const link = readHistoryLink(store, number);
     if (link === undefined) return null;
     const key = hexToBytes(link.hash);
-    if (getHeaderBytes(store, key) === undefined || getBodyBytes(store, key) === undefined || getReceiptsBytes(store, key) === undefined) return null;
+    if (getHeaderBytes(store, key, number) === undefined || getBodyBytes(store, key, number) === undefined || getReceiptsBytes(store, key, number) === undefined) return null;
     blocks.push({ number, hash: link.hash });
   }
   return blocks;
@@ -98,7 +99,7 @@ export async function anchorDown(store: Store, source: HistorySource, target: nu
     let n = high;
     // Headers the store already holds under the expected hash are verified material: no need to ask the source.
     for (; n >= low; n -= 1) {
-      const bytes = getHeaderBytes(store, hexToBytes(expected));
+      const bytes = getHeaderBytes(store, hexToBytes(expected), n);
       if (!bytes) break;
       const header = decodeHeader(bytes);
       if (header.number !== n) break;

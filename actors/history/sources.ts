@@ -108,10 +108,10 @@ function devnetSource(args: HistorySourceArgs, store: Store): HistorySource {
   const read = (number: number): HistoryBlock => {
     const hash = getCanonicalHash(store, number);
     if (!hash) throw new HistoryBlockError(number, 'the devnet has no canonical block at this height (not produced yet, or not retained)');
-    const header = getHeaderBytes(store, hash);
-    const body = getBodyBytes(store, hash);
+    const header = getHeaderBytes(store, hash, number);
+    const body = getBodyBytes(store, hash, number);
     if (!header || !body) throw new HistoryBlockError(number, 'the devnet block is canonical but its material is not recorded');
-    const receipts = getReceiptsBytes(store, hash) ?? null;
+    const receipts = getReceiptsBytes(store, hash, number) ?? null;
     try {
       const verified = verifyBlockMaterialBytes({ header, body, receipts, expectedHash: bytesToHex(hash) });
       return { number, hash: verified.hash, parentHash: verified.header.parentHash, material: { number, hash, header, body, receipts } };

@@ -296,8 +296,9 @@ async function announce(ctx: Ctx, head: BlockRef): Promise<void> {
 /** The highest canonical block the chain lane has published, or null on a fresh store. */
 function canonicalTip(store: Store): (BlockRef & { timestamp: number }) | null {
   for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
-    const header = getHeaderBytes(store, value);
-    return { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) as Hash, timestamp: header ? decodeHeader(header).timestamp : 0 };
+    const number = decodeU64KeyAsNumber(key);
+    const header = getHeaderBytes(store, value, number);
+    return { number, hash: bytesToHex(value) as Hash, timestamp: header ? decodeHeader(header).timestamp : 0 };
   }
   return null;
 }

@@ -12,7 +12,7 @@ export function storeChainReader(store: Store, canonicalHash: (number: number) =
   return {
     canonicalHeader: (number) => {
       const hash = canonicalHash(number);
-      return hash ? getHeaderBytes(store, hash) : undefined;
+      return hash ? getHeaderBytes(store, hash, number) : undefined;
     },
     numberOf: (hash) => getBlockNumber(store, key(hash)),
     headerByHash: (hash) => getHeaderBytes(store, key(hash)),

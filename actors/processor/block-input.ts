@@ -89,17 +89,17 @@ export function receiptsOfInterest(receipts: Uint8Array, interest: LogInterest):
  */
 export function readBlockInput(store: Store, number: number, hash: Hex, needs: KindNeeds = { bodies: true, receipts: true }, interest: LogInterest | null = null): BlockInput {
   const key = hexToBytes(hash);
-  const headerBytes = getHeaderBytes(store, key);
-  const bodyBytes = getBodyBytes(store, key);
+  const headerBytes = getHeaderBytes(store, key, number);
+  const bodyBytes = getBodyBytes(store, key, number);
   if (!headerBytes || !bodyBytes) throw new Error(`block ${number} (${hash}) is in the journal but its material is not recorded`);
-  const receiptsBytes = getReceiptsBytes(store, key);
+  const receiptsBytes = getReceiptsBytes(store, key, number);
   const blobOnly = needs.partial?.blobTransactionsOnly === true;
   const body = needs.bodies && !blobOnly ? decodeBlockBody(bodyBytes) : null;
   const header = decodeHeader(headerBytes);
   if (needs.receipts && !receiptsBytes && (interest === null || bloomMatches(header, interest))) {
     throw new Error(`block ${number} (${hash}): its receipts are not recorded (not fetched, or pruned), and this kind reads them${interest === null ? '' : ' (its header bloom may hold logs the kind reads)'}`);
   }
-  const parentBytes = getHeaderBytes(store, hexToBytes(header.parentHash));
+  const parentBytes = number > 0 ? getHeaderBytes(store, hexToBytes(header.parentHash), number - 1) : undefined;
   return {
     number,
     hash,

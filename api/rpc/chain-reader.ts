@@ -92,7 +92,7 @@ export class ChainReader {
   /** Whether block `number` is served without fetching: canonical, or proven with its header and body recorded. */
   historicalBlockRecorded(number: number): boolean {
     const hash = this.canonicalHash(number) ?? this.historyHash(number);
-    return hash !== undefined && getHeaderBytes(this.store, hash) !== undefined && getBodyBytes(this.store, hash) !== undefined;
+    return hash !== undefined && getHeaderBytes(this.store, hash, number) !== undefined && getBodyBytes(this.store, hash, number) !== undefined;
   }
 
   /** Whether `hash` is the canonical block at its height (recorded canonical, or proven below the recorded chain). */
@@ -109,7 +109,7 @@ export class ChainReader {
       this.views.delete(key);
       this.views.set(key, cached);
       if (!cached.hasReceipts) {
-        const receipts = getReceiptsBytes(this.store, hash);
+        const receipts = getReceiptsBytes(this.store, hash, cached.number);
         if (receipts) {
           cached.attachReceipts(receipts);
           this.cachedBytes += receipts.length * HEAP_PER_STORED_BYTE;
@@ -118,11 +118,12 @@ export class ChainReader {
       }
       return cached;
     }
-    const header = getHeaderBytes(this.store, hash);
-    const body = getBodyBytes(this.store, hash);
     const number = getBlockNumber(this.store, hash);
-    if (!header || !body || number === undefined) return undefined;
-    const view = new BlockView({ hash, number, header, body, receipts: getReceiptsBytes(this.store, hash) });
+    if (number === undefined) return undefined;
+    const header = getHeaderBytes(this.store, hash, number);
+    const body = getBodyBytes(this.store, hash, number);
+    if (!header || !body) return undefined;
+    const view = new BlockView({ hash, number, header, body, receipts: getReceiptsBytes(this.store, hash, number) });
     this.views.set(key, view);
     this.cachedBytes += view.storedBytes * HEAP_PER_STORED_BYTE;
     this.evict(view);

@@ -7,6 +7,7 @@ import { openStore, type Store } from '../../store/env.js';
 import { openEnvironment, openTable, storePath } from '../../store/environment.js';
 import { StoreNotFoundError } from '../../store/errors.js';
 import { encodeJournalMove } from '../../store/journal.js';
+import { materialKey } from '../../store/chain-material.js';
 import { hashKey, u64Key } from '../../store/keys.js';
 import { blockRecordKey } from '../../store/undo-records.js';
 import { acquireDataDirLock, DataDirLockedError, readDataDirLock } from '../../store/lock.js';
@@ -18,12 +19,19 @@ function blockHash(number: number): Buffer {
   return hashKey(`0x${number.toString(16).padStart(64, '0')}`);
 }
 
-/** Writes a consistent little chain: headers, canonical index, hash→number and an apply per block. */
+function headerKey(number: number): Buffer {
+  return number % 2 === 0 ? materialKey(number, blockHash(number)) : blockHash(number);
+}
+
+/**
+ * Writes a consistent little chain: headers, canonical index, hash→number and an apply per block. Even blocks'
+ * headers are keyed number ‖ hash (this version), odd ones by hash alone (stores of earlier versions).
+ */
 function writeChain(store: Store, count: number): void {
   store.env.transactionSync(() => {
     for (let number = 0; number < count; number++) {
       const hash = blockHash(number);
-      store.chain.headers.putSync(hash, Buffer.alloc(500, number % 256));
+      store.chain.headers.putSync(headerKey(number), Buffer.alloc(500, number % 256));
       store.chain.canonical.putSync(u64Key(number), hash);
       store.chain.hashToNumber.putSync(hash, u64Key(number));
       store.chain.journal.putSync(u64Key(number + 1), encodeJournalMove({ op: 'apply', number, hash }));
@@ -111,7 +119,8 @@ test('db verify finds a canonical block whose header or hash→number entry is m
   const dataDir = tempDir(t);
   const store = openStore({ dataDir });
   writeChain(store, 10);
-  store.chain.headers.removeSync(blockHash(3));
+  store.chain.headers.removeSync(headerKey(3));
+  store.chain.headers.removeSync(headerKey(4));
   store.chain.hashToNumber.putSync(blockHash(5), u64Key(6));
   await store.close();
 
@@ -120,6 +129,7 @@ test('db verify finds a canonical block whose header or hash→number entry is m
   const canonical = report.checks.find((check) => check.name === 'chain.canonical');
   assert.equal(canonical?.ok, false);
   assert.match(canonical?.detail ?? '', /block 3: header 0x0+3 is missing/);
+  assert.match(canonical?.detail ?? '', /block 4: header 0x0+4 is missing/);
   assert.match(canonical?.detail ?? '', /block 5: hashToNumber maps 0x0+5 to 6/);
 });
 

@@ -9,7 +9,7 @@ import { commitMoves, readMoves, type CommitContext } from '../../../actors/proc
 import { commitFinalized } from '../../../actors/chain/journal-writer.js';
 import { decodeHeader } from '../../../net/eth/header.js';
 import { hexToBytes } from '../../../net/eth/hex.js';
-import { getHeaderBytes } from '../../../store/chain-material.js';
+import { getHeaderBytes, materialKey } from '../../../store/chain-material.js';
 import { devnetStore, type DevnetStore } from '../../api/rpc/devnet-store.js';
 import type { ProcessorTables } from '../../../store/env.js';
 import { CodedError } from '../../../runtime/errors.js';
@@ -144,7 +144,7 @@ test('a restore refuses a checkpoint that does not match its digest, and one who
   await d.store.write(() => putCheckpoint(live.tables.checkpoints, record));
   // The block after the checkpoint loses its receipts (pruned material): the restore cannot reach the cursor.
   const next = readMoves(d.store, 0, 100_000).map((m) => m.move).filter((m) => m.op === 'apply' && m.number === newest!.blockNumber + 1).at(-1)!;
-  await d.store.write(() => d.store.chain.receipts.remove(Buffer.from(next.hash)));
+  await d.store.write(() => d.store.chain.receipts.remove(materialKey(next.number, next.hash)));
   await assert.rejects(restoreCheckpoint(live, newest!.checkpoint), (error: Error) => error instanceof CodedError && error.code === 'conflict' && /no longer retained|not recorded/.test(error.message));
   assert.deepEqual(rowsOf(live.tables), before);
 });
