@@ -186,6 +186,18 @@ interface Round {
   readonly peakMiB: number;
   readonly anonMiB: number;
   readonly fileMiB: number;
+  /** VmRSS sampled every second while the backfills ran: median and 95th percentile, MiB. */
+  readonly rssDuringMedianMiB: number;
+  readonly rssDuringP95MiB: number;
+  /** VmRSS at the end of the live-only window that follows the backfills (LIVE_SAMPLE_SECONDS later), MiB. */
+  readonly rssSettledMiB: number;
+}
+
+/** The value at fraction `q` (0–1) of the sorted samples, nearest rank. */
+function quantile(samples: readonly number[], q: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
 /**
@@ -204,10 +216,15 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
     toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
     ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
+  let sampler: NodeJS.Timeout | undefined;
   try {
     const cpuAtStart = cpuSeconds(follower.pid);
     const upstreamCpuAtStart = cpuSeconds(upstream.pid);
     const started = performance.now();
+    // One RSS sample a second while the backfills run: "after" is one instant of a saw-tooth (the map's releases,
+    // the V8 heaps' collections), the samples show the level the process holds through the job.
+    const rssSamples: number[] = [];
+    sampler = setInterval(() => rssSamples.push(memoryOf(follower.pid).rssMiB), 1000);
     let jobs: JobView[] = [];
     // The jobs exist once the follower has recorded a finalized block (the split of history and live): within
     // seconds of a moving upstream. An upstream whose head stands still never gives one, and the bench says so
@@ -233,7 +250,9 @@ the processors: ${processors}`);
       return (job.toBlock - job.fromBlock + 1) / ((Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000);
     };
     const blocks = jobs[0]!.toBlock - jobs[0]!.fromBlock + 1;
+    clearInterval(sampler);
     const memory = memoryOf(follower.pid);
+    rssSamples.push(memory.rssMiB);
     // The live lane's share: the upstream makes a block a second throughout and the follower follows it (live source,
     // chain, finality, and both instances applying each new block), so the CPU above includes that for as long as
     // the backfills took. Its rate is measured once the backfills ended, when following is all the follower does.
@@ -241,12 +260,15 @@ the processors: ${processors}`);
     const cpuAtLive = cpuSeconds(follower.pid);
     await new Promise((resolve) => setTimeout(resolve, LIVE_SAMPLE_SECONDS * 1000));
     const liveCoresUsed = (cpuSeconds(follower.pid) - cpuAtLive) / ((performance.now() - liveStarted) / 1000);
+    const settled = memoryOf(follower.pid);
     return {
+      rssDuringMedianMiB: quantile(rssSamples, 0.5), rssDuringP95MiB: quantile(rssSamples, 0.95), rssSettledMiB: settled.rssMiB,
       blobsBlocksPerSecond: rate('cb-blobs'), erc20BlocksPerSecond: rate('cb-erc20'), wallSeconds, blocks,
       cpuMsPerBlock: (cpuUsed * 1000) / blocks, backfillCpuMsPerBlock: ((cpuUsed - liveCoresUsed * wallSeconds) * 1000) / blocks,
       liveCpuMsPerSecond: liveCoresUsed * 1000, upstreamCpuMsPerBlock: (upstreamCpuUsed * 1000) / blocks, ...memory,
     };
   } finally {
+    clearInterval(sampler);
     await follower.stop();
   }
 }
@@ -311,6 +333,9 @@ export const backfillWorkload: Workload = {
       beside(`upstream CPU per backfilled block (${shape.kind === 'replay' ? 'serving answers rendered at start' : 'serving, and making a block a second'})`, 'ms/block', (r) => r.upstreamCpuMsPerBlock, 'lower'),
       beside('follower RSS after the backfills', 'MiB', (r) => r.rssMiB, 'lower'),
       beside('follower peak RSS', 'MiB', (r) => r.peakMiB, 'lower'),
+      beside('follower RSS during the backfills, median of one sample a second', 'MiB', (r) => r.rssDuringMedianMiB, 'lower'),
+      beside('follower RSS during the backfills, 95th percentile of one sample a second', 'MiB', (r) => r.rssDuringP95MiB, 'lower'),
+      beside(`follower RSS settled: ${LIVE_SAMPLE_SECONDS} s of live following after the backfills`, 'MiB', (r) => r.rssSettledMiB, 'lower'),
       beside('follower RSS after, anonymous (heaps, buffers)', 'MiB', (r) => r.anonMiB, 'lower'),
       beside('follower RSS after, file-backed (the store\'s memory map)', 'MiB', (r) => r.fileMiB, 'lower'),
       figure('blocks in the backfilled range', 'count', rounds.map((r) => r.blocks)),
