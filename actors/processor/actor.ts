@@ -24,7 +24,7 @@ import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
 import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';
 import { publishHistoryBlocks, type HistoryPublishMessage } from './history-publish.js';
-import { backfillPending, COLD_WAIT, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
+import { backfillPending, COLD_WAIT, coldWaitReason, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
 import { NO_ARTIFACTS, type ArtifactPolicy } from './artifacts.js';
 import { BatchArtifactBudgetExceeded, type CommitResult } from './commit.js';
 import { replayArtifacts, type ArtifactReplayMessage } from './artifact-replay.js';
@@ -211,9 +211,15 @@ function announceBackfill(ctx: Ctx, backfill: { fromBlock: number; targetBlock: 
 /** Plans a cold backfill that had to wait (COLD_WAIT) after new journal moves; false while it still must wait. */
 async function planPendingBackfill(ctx: Ctx, state: State): Promise<boolean> {
   const planned = await planColdBackfill(state.store, state.tables, ctx.args.startBlock!, ctx.args.coldBackfillSource!);
-  if (planned === COLD_WAIT) return false;
+  if (planned === COLD_WAIT) {
+    // The numbers in the reason move with the journal (a first finalized block, still below the recorded chain).
+    await setState(state, 'starting', ctx, coldWaitReason(state.store, ctx.args.startBlock!));
+    return false;
+  }
   state.coldPlanPending = false;
   state.progress = await settleColdBackfill(state.store, state.tables);
+  // The wait is over: a planned backfill recorded its own state; a start the journal reaches keeps `starting`, now without the reason.
+  if (state.progress.state === 'starting' && state.progress.stateReason !== null) await setState(state, 'starting', ctx, null);
   if (planned) announceBackfill(ctx, planned);
   return true;
 }
@@ -266,6 +272,7 @@ export default defineActor<State, ProcessorArgs>({
     // A replay target follows no journal: its blocks come from replayed artifacts only.
     if (state.replaySource !== null) await setState(state, 'live', ctx);
     if (planned !== undefined && planned !== COLD_WAIT) announceBackfill(ctx, planned);
+    if (planned === COLD_WAIT) await setState(state, 'starting', ctx, coldWaitReason(store, ctx.args.startBlock!));
     setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
     if (ctx.args.pollJournalMs !== undefined) {
       state.poll = setInterval(() => {

@@ -64,6 +64,34 @@ export function coldSplit(store: Store, startBlock: number): ColdSplit | null {
 /** Planning must wait: the journal neither holds a finalized block at or above start_block nor reaches it live. */
 export const COLD_WAIT = 'wait' as const;
 
+/**
+ * Why a new instance waits (COLD_WAIT), with the numbers an operator needs: its start, the chain's first recorded
+ * block, and the newest finalized block the journal holds (none yet, as a rule). Shown as the processor's
+ * `stateReason` while it stays `starting`: an upstream whose finality never reaches the first recorded block (a
+ * head that stands still) keeps it waiting, and this says so where the operator looks.
+ */
+export function coldWaitReason(store: Store, startBlock: number): string {
+  let first: number | null = null;
+  for (const { value } of store.chain.journal.getRange({})) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'apply') {
+      first = move.number;
+      break;
+    }
+  }
+  let finalized: number | null = null;
+  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'finalize') {
+      finalized = move.number;
+      break;
+    }
+  }
+  const recorded = first === null ? 'the node has recorded no block yet' : `the node's recorded chain begins at block ${first}`;
+  const final = finalized === null ? 'no finalized block is recorded yet' : `the newest finalized block recorded is ${finalized}`;
+  return `the cold backfill from start_block ${startBlock} waits for the chain's finalized block to reach the recorded chain: ${recorded}, ${final}; nothing is applied until then`;
+}
+
 /** True when the journal's oldest apply is at or below `startBlock`: the live lane sees the start itself. */
 function journalReaches(store: Store, startBlock: number): boolean {
   for (const { value } of store.chain.journal.getRange({})) {

@@ -18,6 +18,11 @@ export function setLaneTroubles(next: Readonly<Record<string, LaneTrouble>>): vo
   for (const [id, trouble] of Object.entries(next)) troubles.set(id, trouble);
 }
 
+/** The processor's lane trouble (its own lane, or a chain lane it depends on), or undefined when it has none. */
+export function laneTroubleOf(processorId: string): LaneTrouble | undefined {
+  return troubles.get(processorId);
+}
+
 export function coverageStateOf(processorId: string, stored: CoverageState): CoverageState {
   return troubles.get(processorId)?.state ?? stored;
 }

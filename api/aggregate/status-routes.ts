@@ -8,7 +8,9 @@ import type { Route } from '../routes.js';
 import type { AggregateContext } from './aggregate-context.js';
 import { kindInfo, processorDescriptor, type ConfiguredProcessor } from './configured-processors.js';
 import { jsonBytesReply } from './json-body.js';
-import { liveHead, readCoverage } from './processor-reader.js';
+import { laneTroubleOf } from './lane-health.js';
+import { liveHead, processorTables, readCoverage } from './processor-reader.js';
+import { readProgress } from '../../store/coverage.js';
 import { listRebuilds } from '../../store/rebuilds.js';
 
 export const API_VERSION = '1';
@@ -25,8 +27,24 @@ function rebuildsOf(context: AggregateContext, processor: ConfiguredProcessor) {
   };
 }
 
+/**
+ * Why the instance is in its state: the lane trouble that makes it `degraded` or `failed` (its own lane, or a chain
+ * lane it depends on), else what its lane recorded (a failed cold backfill, the artifact budget, a new instance
+ * `starting` while its cold backfill waits for finality); absent when there is neither.
+ */
+function stateReasonOf(context: AggregateContext, processor: ConfiguredProcessor): { stateReason?: string } {
+  const trouble = laneTroubleOf(processor.id);
+  if (trouble) return { stateReason: trouble.reason };
+  const tables = processorTables(context.store, processor.instance);
+  const stored = tables ? readProgress(tables.state).stateReason : null;
+  return stored === null ? {} : { stateReason: stored };
+}
+
 function processorStatus(context: AggregateContext, processor: ConfiguredProcessor) {
-  return { processor: processorDescriptor(processor), coverage: readCoverage(context.store, context.chainId, processor), ...rebuildsOf(context, processor) };
+  return {
+    processor: processorDescriptor(processor), coverage: readCoverage(context.store, context.chainId, processor),
+    ...stateReasonOf(context, processor), ...rebuildsOf(context, processor),
+  };
 }
 
 function schemaDocument(processor: ConfiguredProcessor): Buffer {

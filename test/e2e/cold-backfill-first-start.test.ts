@@ -14,13 +14,19 @@ const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd
 
 const CHUNK_BLOCKS = 16;
 
+const WAIT_REASON = /^the cold backfill from start_block 0 waits for the chain's finalized block to reach the recorded chain: the node's recorded chain begins at block \d+, (no finalized block is recorded yet|the newest finalized block recorded is \d+); nothing is applied until then$/;
+
 interface Coverage {
   available: Array<{ fromBlock: number; toBlock: number; finality: string }>;
   historicalTargetBlock: number | null; state: string; configuredStartBlock: number; complete: boolean; processedThrough: number | null; finalizedThrough: number | null;
 }
 
+async function status(node: NodeProcess, processor: string): Promise<{ coverage: Coverage; stateReason?: string }> {
+  return (await (await fetch(`${node.baseUrl}/v1/processors/${processor}/status`)).json()) as { coverage: Coverage; stateReason?: string };
+}
+
 async function coverage(node: NodeProcess, processor: string): Promise<Coverage> {
-  return ((await (await fetch(`${node.baseUrl}/v1/processors/${processor}/status`)).json()) as { coverage: Coverage }).coverage;
+  return (await status(node, processor)).coverage;
 }
 
 /** Every erc20 balance of one query-and-follow snapshot, with the block its state reflects. */
@@ -93,6 +99,12 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
     // `degraded` while finality is not usable, else `starting`.
     assert.ok(['starting', 'degraded'].includes(cov.state), `${processor}: ${cov.state}`);
   }
+  // The status says why: the finality lane's trouble while it is degraded, else the wait itself.
+  for (const processor of ['blobs', 'erc20']) {
+    await waitUntil(follower, async () => (await status(follower, processor)).stateReason !== undefined, 60_000);
+    const { coverage: cov, stateReason } = await status(follower, processor);
+    assert.match(stateReason!, cov.state === 'degraded' ? /lane 'finality'/ : WAIT_REASON, `${processor} (${cov.state})`);
+  }
   gate.release();
 
   for (const processor of ['blobs', 'erc20']) {
@@ -100,7 +112,8 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
       const cov = await coverage(follower, processor);
       return cov.historicalTargetBlock !== null && cov.complete && cov.state === 'live';
     }, 120_000);
-    const cov = await coverage(follower, processor);
+    const { coverage: cov, stateReason } = await status(follower, processor);
+    assert.equal(stateReason, undefined, `${processor}: no reason once live`);
     assert.equal(cov.configuredStartBlock, 0, processor);
     assert.ok(cov.historicalTargetBlock! >= 30, `${processor}: the target is the first finalized block the follower saw (${cov.historicalTargetBlock}), far above 0`);
     assert.deepEqual(missingIn(cov, 0, cov.processedThrough!), [], `${processor}: no gap from block 0`);
@@ -145,4 +158,43 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
   const expected = new Map([...sums].filter(([, v]) => v !== 0n).map(([k, v]) => [k, v.toString()]));
   assert.ok(logs.length > 10 && expected.size > 10, `${logs.length} transfers, ${expected.size} holders`);
   assert.deepEqual(mine.rows, expected, `balances at block ${mine.block}`);
+});
+
+test('an upstream whose finalized block stays below the first block the follower recorded (as when its head stands still) keeps a new instance starting, and its status says why', async (t) => {
+  const upstream = await startNodeProcess({ sets: PRODUCER });
+  t.after(async () => { await upstream.stop('SIGKILL'); removeDir(upstream.dir); });
+  await waitUntil(upstream, async () => Number(await rpcCall<string>(upstream, 'eth_blockNumber', [])) >= 20, 60_000);
+  // While held, the upstream's finalized and safe block is its genesis: usable finality, below anything recorded.
+  const genesis = await rpcCall<Record<string, unknown>>(upstream, 'eth_getBlockByNumber', ['0x0', false]);
+  let holding = true;
+  const gate = await startRpcProxy(() => upstream.rpcUrl, (call, answer) => {
+    if (holding && call.method === 'eth_getBlockByNumber' && ['finalized', 'safe'].includes(String(call.params?.[0]))) answer.result = genesis;
+  });
+  t.after(() => gate.close());
+  const follower = await startNodeProcess({
+    toml: [
+      '[sources.live]', 'kind = "rpc"', `url = "${gate.url}"`, 'poll_interval_ms = 100',
+      '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
+      '[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${upstream.rpcUrl}"`,
+      '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0', '',
+    ].join('\n'),
+    sets: ['runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'],
+    waitReady: false,
+  });
+  t.after(async () => { await follower.stop('SIGKILL'); removeDir(follower.dir); });
+
+  await waitUntil(follower, async () => {
+    const response = await fetch(`${follower.baseUrl}/v1/processors/blobs/status`).catch(() => null);
+    return response?.status === 200 && ((await response.json()) as { stateReason?: string }).stateReason !== undefined;
+  }, 60_000);
+  const waiting = await status(follower, 'blobs');
+  assert.equal(waiting.coverage.state, 'starting');
+  assert.deepEqual(waiting.coverage.available, []);
+  assert.match(waiting.stateReason!, WAIT_REASON);
+
+  holding = false;
+  await waitUntil(follower, async () => {
+    const now = await status(follower, 'blobs');
+    return now.coverage.state === 'live' && now.coverage.complete && now.stateReason === undefined;
+  }, 120_000);
 });
