@@ -39,15 +39,8 @@ export interface ColdSplit {
  */
 export function coldSplit(store: Store, startBlock: number): ColdSplit | null {
   let head = 0;
-  let finalized: number | null = null;
-  for (const { key, value } of store.chain.journal.getRange({ reverse: true })) {
-    if (head === 0) head = decodeU64KeyAsNumber(key);
-    const move = decodeJournalMove(value);
-    if (move.op === 'finalize') {
-      finalized = move.number;
-      break;
-    }
-  }
+  for (const key of store.chain.journal.getKeys({ reverse: true, limit: 1 })) head = decodeU64KeyAsNumber(key as Buffer);
+  const finalized = newestFinalized(store);
   if (finalized === null || startBlock > finalized) return null;
   const next = getCanonicalHash(store, finalized + 1);
   if (!next) return { targetBlock: finalized, journalSequence: head };
@@ -71,22 +64,8 @@ export const COLD_WAIT = 'wait' as const;
  * head that stands still) keeps it waiting, and this says so where the operator looks.
  */
 export function coldWaitReason(store: Store, startBlock: number): string {
-  let first: number | null = null;
-  for (const { value } of store.chain.journal.getRange({})) {
-    const move = decodeJournalMove(value);
-    if (move.op === 'apply') {
-      first = move.number;
-      break;
-    }
-  }
-  let finalized: number | null = null;
-  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
-    const move = decodeJournalMove(value);
-    if (move.op === 'finalize') {
-      finalized = move.number;
-      break;
-    }
-  }
+  const first = firstApplied(store);
+  const finalized = newestFinalized(store);
   const recorded = first === null ? 'the node has recorded no block yet' : `the node's recorded chain begins at block ${first}`;
   const final = finalized === null ? 'no finalized block is recorded yet' : `the newest finalized block recorded is ${finalized}`;
   return `the cold backfill from start_block ${startBlock} waits for the chain's finalized block to reach the recorded chain: ${recorded}, ${final}; nothing is applied until then`;
@@ -94,11 +73,26 @@ export function coldWaitReason(store: Store, startBlock: number): string {
 
 /** True when the journal's oldest apply is at or below `startBlock`: the live lane sees the start itself. */
 function journalReaches(store: Store, startBlock: number): boolean {
+  const first = firstApplied(store);
+  return first !== null && first <= startBlock;
+}
+
+/** The block of the journal's oldest apply (where the recorded chain begins), or null before any. */
+function firstApplied(store: Store): number | null {
   for (const { value } of store.chain.journal.getRange({})) {
     const move = decodeJournalMove(value);
-    if (move.op === 'apply') return move.number <= startBlock;
+    if (move.op === 'apply') return move.number;
   }
-  return false;
+  return null;
+}
+
+/** The block of the journal's newest `finalize` move, or null when nothing was finalized. */
+function newestFinalized(store: Store): number | null {
+  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'finalize') return move.number;
+  }
+  return null;
 }
 
 /** A new instance: nothing committed, no coverage, no record of a backfill. */
