@@ -43,6 +43,8 @@ export function putBlockMaterial(store: Store, block: BlockMaterial): void {
   hashToNumber.put(hashKey(block.hash), u64Key(block.number));
 }
 
+export const MATERIAL_KEY_BYTES = U64_KEY_BYTES + HASH_KEY_BYTES;
+
 /** The key of a block's header, body and receipts: u64 block number ‖ block hash (40 bytes). */
 export function materialKey(number: number, hash: Uint8Array): Buffer {
   if (!Number.isSafeInteger(number) || number < 0) throw new RangeError(`block number must be a non-negative safe integer, got ${number}`);
@@ -51,8 +53,6 @@ export function materialKey(number: number, hash: Uint8Array): Buffer {
   key.set(hashKey(hash), U64_KEY_BYTES);
   return key;
 }
-
-export const MATERIAL_KEY_BYTES = U64_KEY_BYTES + HASH_KEY_BYTES;
 
 /** `number`: the block's number when the caller knows it (saves the hash → number look-up). */
 export function getHeaderBytes(store: Store, hash: Uint8Array, number?: number): Buffer | undefined {

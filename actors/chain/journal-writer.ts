@@ -49,10 +49,11 @@ export function chainView(store: Store, state: ChainState): ChainView {
       return hash ? bytesToHex(hash) : undefined;
     },
     header: (hash: Hex) => {
-      const bytes = getHeaderBytes(store, hexToBytes(hash));
+      const key = hexToBytes(hash);
+      const number = getBlockNumber(store, key);
+      const bytes = number === undefined ? undefined : getHeaderBytes(store, key, number);
       if (!bytes) return undefined;
-      const header = decodeHeader(bytes);
-      return { number: getBlockNumber(store, hexToBytes(hash)) ?? header.number, parentHash: header.parentHash };
+      return { number: number!, parentHash: decodeHeader(bytes).parentHash };
     },
   };
 }
@@ -62,8 +63,8 @@ function move(op: JournalMove['op'], ref: BlockRef): Buffer {
 }
 
 /** The transaction hashes of a recorded block; a canonical block without a recorded body is a broken store. */
-function blockTransactionHashes(store: Store, hash: Uint8Array): Uint8Array[] {
-  const body = getBodyBytes(store, hash);
+function blockTransactionHashes(store: Store, hash: Uint8Array, number: number): Uint8Array[] {
+  const body = getBodyBytes(store, hash, number);
   if (!body) throw new Error(`block ${bytesToHex(hash)} has no recorded body`);
   return transactionHashesOfBody(body);
 }
@@ -78,13 +79,13 @@ export function writeHeadPlan(store: Store, sequence: number, plan: Pick<HeadPla
     const hash = hexToBytes(ref.hash);
     store.chain.journal.put(u64Key(++sequence), move('undo', ref));
     store.chain.canonical.remove(u64Key(ref.number));
-    unindexTransactions(store, hash, blockTransactionHashes(store, hash));
+    unindexTransactions(store, hash, blockTransactionHashes(store, hash, ref.number));
   }
   for (const ref of plan.apply) {
     const hash = hexToBytes(ref.hash);
     store.chain.journal.put(u64Key(++sequence), move('apply', ref));
     store.chain.canonical.put(u64Key(ref.number), Buffer.from(hash));
-    indexTransactions(store, hash, blockTransactionHashes(store, hash));
+    indexTransactions(store, hash, blockTransactionHashes(store, hash, ref.number));
   }
   return sequence;
 }
@@ -118,8 +119,8 @@ export async function backfillTxIndex(store: Store): Promise<number> {
   if (!txIndexIsEmpty(store)) return 0;
   let blocks = 0;
   await store.write(() => {
-    for (const { value } of store.chain.canonical.getRange({})) {
-      indexTransactions(store, value, blockTransactionHashes(store, value));
+    for (const { key, value } of store.chain.canonical.getRange({})) {
+      indexTransactions(store, value, blockTransactionHashes(store, value, decodeU64KeyAsNumber(key)));
       blocks += 1;
     }
   });
