@@ -14,7 +14,9 @@ const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd
 
 const CHUNK_BLOCKS = 16;
 
-const WAIT_REASON = /^the cold backfill from start_block 0 waits for the chain's finalized block to reach the recorded chain: the node's recorded chain begins at block \d+, (no finalized block is recorded yet|the newest finalized block recorded is \d+); nothing is applied until then$/;
+/** The wait's reason; it names the block the recorded chain begins at once the node recorded one (refreshed as the journal moves). */
+const WAIT_REASON = /^the cold backfill from start_block 0 waits for the chain's finalized block to reach the recorded chain: (the node's recorded chain begins at block \d+|the node has recorded no block yet), (no finalized block is recorded yet|the newest finalized block recorded is \d+); nothing is applied until then$/;
+const RECORDED_FROM = /the node's recorded chain begins at block \d+/;
 
 interface Coverage {
   available: Array<{ fromBlock: number; toBlock: number; finality: string }>;
@@ -183,11 +185,17 @@ test('an upstream whose finalized block stays below the first block the follower
   });
   t.after(async () => { await follower.stop('SIGKILL'); removeDir(follower.dir); });
 
+  // The reason, refreshed as the journal moves, names where the recorded chain begins once a block is recorded.
+  let waiting: Awaited<ReturnType<typeof status>> | undefined;
   await waitUntil(follower, async () => {
     const response = await fetch(`${follower.baseUrl}/v1/processors/blobs/status`).catch(() => null);
-    return response?.status === 200 && ((await response.json()) as { stateReason?: string }).stateReason !== undefined;
+    if (response?.status !== 200) return false;
+    const body = (await response.json()) as Awaited<ReturnType<typeof status>>;
+    if (!RECORDED_FROM.test(body.stateReason ?? '')) return false;
+    waiting = body;
+    return true;
   }, 60_000);
-  const waiting = await status(follower, 'blobs');
+  assert.ok(waiting);
   assert.equal(waiting.coverage.state, 'starting');
   assert.deepEqual(waiting.coverage.available, []);
   assert.match(waiting.stateReason!, WAIT_REASON);
