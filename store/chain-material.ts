@@ -67,10 +67,16 @@ export function getReceiptsBytes(store: Store, hash: Uint8Array, number?: number
   return readMaterial(store, store.chain.receipts, hash, number);
 }
 
+/** The keys a block's material may be under: number ‖ hash (this version), then the hash alone (stores of earlier versions). */
+export function materialKeys(number: number, hash: Uint8Array): readonly [Buffer, Buffer] {
+  return [materialKey(number, hash), hashKey(hash)];
+}
+
 function readMaterial(store: Store, table: BinaryTable, hash: Uint8Array, number: number | undefined): Buffer | undefined {
   const at = number ?? getBlockNumber(store, hash);
   if (at === undefined) return undefined;
-  return (table.getBinary(materialKey(at, hash)) ?? table.getBinary(hashKey(hash))) as Buffer | undefined;
+  const [current, earlier] = materialKeys(at, hash);
+  return (table.getBinary(current) ?? table.getBinary(earlier)) as Buffer | undefined;
 }
 
 export function getBlockNumber(store: Store, hash: Uint8Array): number | undefined {

@@ -5,7 +5,7 @@
  * throws is reported as failed with the error's message.
  */
 import type { Database } from 'lmdb';
-import { materialKey } from './chain-material.js';
+import { materialKeys } from './chain-material.js';
 import { decodeJournalMove, JOURNAL_MOVE_BYTES } from './journal.js';
 import { openTable, type RootEnvironment } from './environment.js';
 import { decodeU64Key, HASH_KEY_BYTES, U64_KEY_BYTES } from './keys.js';
@@ -160,7 +160,7 @@ function checkCanonicalChain(context: VerifyContext): VerifyCheckResult {
       continue;
     }
     const hash = Buffer.from(value);
-    if (!headers.doesExist(materialKey(Number(number), hash)) && !headers.doesExist(hash)) problems.add(`block ${number}: header ${hex(hash)} is missing`);
+    if (!materialKeys(Number(number), hash).some((key) => headers.doesExist(key))) problems.add(`block ${number}: header ${hex(hash)} is missing`);
     const mapped = hashToNumber.get(hash);
     if (!mapped) problems.add(`block ${number}: hashToNumber has no entry for ${hex(hash)}`);
     else if (mapped.length !== U64_KEY_BYTES || decodeU64Key(mapped) !== number) {
