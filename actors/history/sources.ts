@@ -26,6 +26,8 @@ export interface HistorySourceArgs {
   readonly backoffInitialMs: number;
   readonly backoffMaxMs: number;
   readonly pooledBlobRoots: boolean;
+  /** kind rpc: `raw`, `json` or `auto` (net/history/rpc-history.ts). */
+  readonly encoding: 'auto' | 'raw' | 'json';
 }
 
 export interface ProbeResult {
@@ -70,7 +72,7 @@ export function createHistorySource(
 function rpcSource(args: HistorySourceArgs, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>): HistorySource {
   const history: RpcHistory = createRpcHistory({
     url: args.url, concurrency: args.concurrency, batchBlocks: args.batchBlocks, timeoutMs: args.requestTimeoutMs, maxRetries: args.maxRetries,
-    backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs, pooledBlobRoots: args.pooledBlobRoots, signal,
+    backoffInitialMs: args.backoffInitialMs, backoffMaxMs: args.backoffMaxMs, pooledBlobRoots: args.pooledBlobRoots, encoding: args.encoding, signal,
     ...(convertBatch ? { convertBatch } : {}),
   });
   return {

@@ -99,6 +99,12 @@ const historySourceConfig = z.strictObject({
   backoff_max_ms: positiveInt.max(3_600_000).default(10_000),
   /** kind = rpc, dev chains only: accept anvil's non-canonical blob transactions root (as sources.live.pooled_blob_roots). */
   pooled_blob_roots: z.boolean().default(false),
+  /**
+   * kind = rpc: how blocks are asked for. raw: `debug_getRawBlock` + `debug_getRawReceipts` (the block's RLP and its
+   * receipts' consensus encodings: fewer bytes and no per-field conversion); json: `eth_getBlockByNumber(n, true)` +
+   * `eth_getBlockReceipts`; auto: raw when the upstream answers the raw methods, else json.
+   */
+  encoding: z.enum(['auto', 'raw', 'json']).default('auto'),
 }).superRefine((source, ctx) => {
   if (source.kind === 'rpc' && !/^https?:\/\/\S+$/.test(source.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected the http(s) URL of the upstream archive node for kind = "rpc"' });
   if (source.kind === 'devnet' && source.url !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected no url for kind = "devnet"' });

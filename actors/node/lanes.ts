@@ -210,7 +210,7 @@ export function buildLanes(
     sources: config.sources.history.map((source) => ({
       id: source.id, kind: source.kind, concurrency: source.source_concurrency, url: source.url, batchBlocks: source.batch_blocks,
       requestTimeoutMs: source.request_timeout_ms, maxRetries: source.max_retries, backoffInitialMs: source.backoff_initial_ms, backoffMaxMs: source.backoff_max_ms,
-      pooledBlobRoots: source.pooled_blob_roots,
+      pooledBlobRoots: source.pooled_blob_roots, encoding: source.encoding,
     })),
     processors: config.processors.map((p) => {
       const configured = processors.find((c) => c.id === p.id)!;

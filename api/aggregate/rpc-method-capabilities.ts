@@ -33,7 +33,7 @@ export interface RpcHistoryCapability {
 }
 
 /** Methods that name blocks by number (or a range of numbers): on demand whenever history is. */
-const BY_NUMBER = new Set(['eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getLogs']);
+const BY_NUMBER = new Set(['eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getLogs', 'debug_getRawHeader', 'debug_getRawBlock', 'debug_getRawReceipts']);
 /** Methods that name a block or transaction by hash: on demand through a locator. */
 const BY_HASH = new Set(['eth_getBlockByHash', 'eth_getTransactionReceipt', 'eth_getTransactionByHash']);
 
@@ -48,6 +48,7 @@ function historicalOf(name: string, history: RpcHistoryCapability | null): Pick<
 export const SERVED_RPC_METHODS = [
   'eth_blockNumber', 'eth_chainId', 'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getBlockReceipts', 'eth_getTransactionReceipt',
   'eth_getTransactionByHash', 'eth_blobBaseFee', 'eth_syncing', 'eth_config', 'eth_getLogs', 'node_getCapabilities', 'net_version', 'web3_clientVersion',
+  'debug_getRawHeader', 'debug_getRawBlock', 'debug_getRawReceipts',
 ] as const;
 
 /** WebSocket only. */

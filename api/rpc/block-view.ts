@@ -42,6 +42,7 @@ export class BlockView {
   /** Rendered JSON, filled by the renderers on first use. */
   readonly rendered: { header?: string; block?: Buffer; fullBlock?: Buffer; receipts?: string[]; receiptsArray?: Buffer; logs?: readonly string[][] } = {};
   private readonly headerBytes: number;
+  private readonly headerData: Uint8Array;
   private readonly bodyBytes: Uint8Array;
   private receiptBytes: Uint8Array | undefined;
   private decodedBody: BlockBody | undefined;
@@ -54,6 +55,7 @@ export class BlockView {
     this.number = bytes.number;
     this.header = decodeHeader(bytes.header);
     this.headerBytes = bytes.header.length;
+    this.headerData = bytes.header;
     this.bodyBytes = bytes.body;
     this.receiptBytes = bytes.receipts;
     this.senderList = bytes.senders;
@@ -76,6 +78,30 @@ export class BlockView {
   get senders(): Address[] {
     this.senderList ??= this.body.transactions.map(recoverTransactionSender);
     return this.senderList;
+  }
+
+  /** The header's RLP, as recorded (`debug_getRawHeader`). */
+  get rawHeader(): Uint8Array {
+    return this.headerData;
+  }
+
+  /** The block's RLP `[header, transactions, uncles, withdrawals?]` (`debug_getRawBlock`): the body's items under one list with the header. */
+  rawBlock(): Uint8Array {
+    const body = this.bodyBytes;
+    const bodyPrefix = body[0]! < 0xf8 ? 1 : 1 + (body[0]! - 0xf7);
+    const payload = this.headerData.length + body.length - bodyPrefix;
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    if (payload < 56) out[at++] = 0xc0 + payload;
+    else {
+      const width = listPrefixLength(payload) - 1;
+      out[at++] = 0xf7 + width;
+      for (let i = width - 1, rest = payload; i >= 0; i--, rest = Math.floor(rest / 256)) out[at + i] = rest % 256;
+      at += width;
+    }
+    out.set(this.headerData, at);
+    out.set(body.subarray(bodyPrefix), at + this.headerData.length);
+    return out;
   }
 
   get hasReceipts(): boolean {

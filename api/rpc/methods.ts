@@ -11,6 +11,7 @@ import { bytesToHex } from '../../net/eth/hex.js';
 import { lookupTransaction } from '../../store/tx-index.js';
 import { getHeaderBytes } from '../../store/chain-material.js';
 import { decodeHeader } from '../../net/eth/header.js';
+import { encodeReceipt } from '../../net/eth/receipt.js';
 import type { BlockView } from './block-view.js';
 import { renderEthConfig } from './eth-config.js';
 import { array, quantity } from './json-text.js';
@@ -100,6 +101,29 @@ const eth_getBlockReceipts: RpcMethod = (params, ctx) => {
   const view = selectBlockOrHash(ctx, parseBlockSelectorOrHash(params[0], 0));
   if (!view) return 'null';
   return (view.rendered.receiptsArray ??= Buffer.from(array(receiptsOf(view, ctx) as string[])));
+};
+
+/** `debug_getRawHeader(block)`: the header's RLP as hex (execution-apis' raw getters; null where an execution client answers null). */
+const debug_getRawHeader: RpcMethod = (params, ctx) => {
+  expectParams(params, 1, 1);
+  const view = selectBlockOrHash(ctx, parseBlockSelectorOrHash(params[0], 0));
+  return view ? JSON.stringify(bytesToHex(view.rawHeader)) : 'null';
+};
+
+/** `debug_getRawBlock(block)`: the block's RLP `[header, transactions, uncles, withdrawals?]` as hex. */
+const debug_getRawBlock: RpcMethod = (params, ctx) => {
+  expectParams(params, 1, 1);
+  const view = selectBlockOrHash(ctx, parseBlockSelectorOrHash(params[0], 0));
+  return view ? `"0x${Buffer.from(view.rawBlock()).toString('hex')}"` : 'null';
+};
+
+/** `debug_getRawReceipts(block)`: each receipt's consensus encoding (`type || rlp([status, cumulativeGasUsed, bloom, logs])`) as hex. */
+const debug_getRawReceipts: RpcMethod = (params, ctx) => {
+  expectParams(params, 1, 1);
+  const view = selectBlockOrHash(ctx, parseBlockSelectorOrHash(params[0], 0));
+  if (!view) return 'null';
+  receiptsOf(view, ctx);
+  return array(view.receipts!.map((receipt) => `"0x${Buffer.from(encodeReceipt(receipt)).toString('hex')}"`));
 };
 
 /** The canonical block and index of a transaction, or undefined when the node knows no such canonical transaction. */
@@ -278,6 +302,7 @@ const eth_getLogs: RpcMethod = (params, ctx) => {
 export const METHODS: ReadonlyMap<string, RpcMethod> = new Map(Object.entries({
   eth_blockNumber, eth_chainId, eth_getBlockByNumber, eth_getBlockByHash, eth_getBlockReceipts, eth_getTransactionReceipt,
   eth_getTransactionByHash, eth_blobBaseFee, eth_syncing, eth_config, eth_getLogs, node_getCapabilities, net_version, web3_clientVersion,
+  debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts,
 }));
 
 /** Methods that need EVM state, which this node never keeps (capability reason `evm_state_unavailable`). */

@@ -14,7 +14,7 @@
  * follower's live lane is idle and its CPU is the backfill's. The bench method `bench_rewindHead` starts those moves
  * again, for the next fresh follower. Methods: `eth_chainId`, `net_version`, `eth_syncing`, `eth_config`,
  * `eth_blockNumber`, `eth_getBlockByNumber` (numbers and tags), `eth_getBlockByHash`, `eth_getBlockReceipts` (number
- * or hash), `eth_getLogs` (block range or hash, address and topic filters, for Ponder), batches; any other method
+ * or hash), `debug_getRawBlock` and `debug_getRawReceipts` (number or tag), `eth_getLogs` (block range or hash, address and topic filters, for Ponder), batches; any other method
  * answers -32601. Prints `{"port": P, …}` once listening.
  */
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
@@ -32,7 +32,7 @@ import { encodeBlockBody } from '../../net/eth/block.js';
 import { encodeHeader } from '../../net/eth/header.js';
 import { bytesToHex, hexToBytes } from '../../net/eth/hex.js';
 import { keccak256 } from '../../net/eth/keccak.js';
-import { encodeEth69Receipts } from '../../net/eth/receipt.js';
+import { decodeEth69Receipts, encodeEth69Receipts, encodeReceipt } from '../../net/eth/receipt.js';
 import { cachedChain } from '../ingest/chain-cache.js';
 import { readChainFile } from '../ingest/chain-file.js';
 import { blockNumberOf } from './block-ref.js';
@@ -137,6 +137,26 @@ const timestamps: number[] = [];
 }
 if (served.length <= lastBlock) throw new Error(`${answersPath} holds ${served.length - 1} blocks, fewer than --blocks ${lastBlock}`);
 
+/**
+ * The raw getters' answers (`debug_getRawBlock`: the block's RLP; `debug_getRawReceipts`: each receipt's consensus
+ * encoding), rendered at start from the chain file, as an execution client serves them to a follower whose history
+ * source asks for raw blocks (net/history/raw-batch.ts).
+ */
+const rawServed: Array<{ readonly block: Buffer; readonly receipts: Buffer }> = [];
+{
+  const hexString = (bytes: Uint8Array) => `"0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex')}"`;
+  const render = (block: Uint8Array, receipts: Uint8Array) => ({
+    block: Buffer.from(hexString(block)),
+    receipts: Buffer.from(`[${decodeEth69Receipts(receipts).map((receipt) => hexString(encodeReceipt(receipt))).join(',')}]`),
+  });
+  const emptyBody = encodeBlockBody({ transactions: [], uncles: [], ...(genesis.header.withdrawalsRoot === undefined ? {} : { withdrawals: [] }) });
+  rawServed.push(render(new BlockView({ hash: hexToBytes(genesis.hash), number: 0, header: encodeHeader(genesis.header), body: emptyBody, receipts: undefined }).rawBlock(), encodeEth69Receipts([])));
+  for await (const record of readChainFile(cached.path)) {
+    if (rawServed.length > lastBlock) break;
+    rawServed.push(render(record.block, record.receipts));
+  }
+}
+
 function logsIn(block: Served): NonNullable<Served['logs']> {
   block.logs ??= (JSON.parse(block.receipts.toString('utf8')) as Array<{ logs: Array<{ address: string; topics: string[] }> }>).flatMap((receipt) => receipt.logs.map((log) => ({
     address: log.address.toLowerCase(), topics: log.topics.map((topic) => topic.toLowerCase()), json: JSON.stringify(log),
@@ -197,6 +217,14 @@ function result(method: unknown, params: unknown[]): Buffer | string {
       return number === null ? 'null' : served[number]!.receipts;
     }
     case 'eth_getLogs': return logsOf(params[0]);
+    case 'debug_getRawBlock': {
+      const number = numberOf(params[0]);
+      return number === null ? 'null' : rawServed[number]!.block;
+    }
+    case 'debug_getRawReceipts': {
+      const number = numberOf(params[0]);
+      return number === null ? 'null' : rawServed[number]!.receipts;
+    }
     case 'bench_rewindHead':
       listening = performance.now();
       return quantity(head());

@@ -43,6 +43,8 @@ const CHAIN_ID = 1337;
  * and kept under bench/cache/, then copied for each run, so reruns (an A/B pair) start at once on the same chain.
  * `CDN_BENCH_BACKFILL_BASELINE`: another build's `dist/cli.js`; each round then also backfills a follower of that
  * build from the same upstream (first on odd rounds, second on even ones), reported beside this build's figures.
+ * `CDN_BENCH_BACKFILL_ENCODING` / `CDN_BENCH_BACKFILL_BASELINE_ENCODING`: the followers' history `encoding` (raw, json,
+ * auto); the replay and devnet upstreams serve both raw and json blocks.
  */
 type ChainKind = 'devnet' | 'mainnet' | 'empty' | 'synthetic' | 'replay';
 
@@ -139,12 +141,24 @@ async function startUpstream(shape: Shape, smoke: boolean): Promise<Upstream> {
 /** What a follower needs of its upstream: the devnet node, or the synthetic or replay server. */
 type Upstream = Pick<BenchNode, 'rpcUrl' | 'pid' | 'stop'> & { readonly rewind?: () => Promise<void> };
 
-function followerToml(upstream: string, shape: Shape): string {
+/**
+ * The history source's `encoding` for this build's followers (`CDN_BENCH_BACKFILL_ENCODING`) and the baseline's
+ * (`CDN_BENCH_BACKFILL_BASELINE_ENCODING`): `raw`, `json` or `auto`; unset, the key is left out (the node's default,
+ * `auto`, and a build from before the key existed still starts).
+ */
+function encodingLine(baseline: boolean): string[] {
+  const value = process.env[baseline ? 'CDN_BENCH_BACKFILL_BASELINE_ENCODING' : 'CDN_BENCH_BACKFILL_ENCODING'];
+  if (value === undefined || value === '') return [];
+  if (!['raw', 'json', 'auto'].includes(value)) throw new Error(`${baseline ? 'CDN_BENCH_BACKFILL_BASELINE_ENCODING' : 'CDN_BENCH_BACKFILL_ENCODING'}=${value}: expected raw, json or auto`);
+  return [`encoding = "${value}"`];
+}
+
+function followerToml(upstream: string, shape: Shape, baseline = false): string {
   const batch = shape.historyBatch ? [`batch_blocks = ${shape.historyBatch.blocks}`, `request_timeout_ms = ${shape.historyBatch.timeoutMs}`] : [];
   return [
     '[sources.live]', 'kind = "rpc"', `url = "${upstream}"`, 'poll_interval_ms = 200',
     '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
-    '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = "${upstream}"`, ...batch,
+    '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = "${upstream}"`, ...batch, ...encodingLine(baseline),
     '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0',
     '[[processors]]', 'id = "erc20"', 'kind = "erc20"', `tokens = [${TOKENS.map((t) => `"${t}"`).join(', ')}]`, 'start_block = 0', '',
   ].join('\n');
@@ -213,7 +227,7 @@ async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Pr
   const profileDir = cli === undefined ? process.env.CDN_BENCH_BACKFILL_CPU_PROF : undefined;
   await upstream.rewind?.();
   const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], {
-    toml: followerToml(upstream.rpcUrl, shape), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
+    toml: followerToml(upstream.rpcUrl, shape, cli !== undefined), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
     ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
   let sampler: NodeJS.Timeout | undefined;

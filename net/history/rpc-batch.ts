@@ -19,6 +19,7 @@ import { jsonText } from '../rpc/client.js';
 import { writeMaterial } from '../rpc/convert.js';
 import { JsonFields } from '../rpc/json-fields.js';
 import { BackWriter, materialViews, type MaterialMarks } from '../rpc/json-rlp.js';
+import { convertRawBody, type HistoryEncoding } from './raw-batch.js';
 
 export interface RpcBatchInput {
   /** The answer's body, as received (the history lane transfers it here, so it is not copied). */
@@ -28,6 +29,8 @@ export interface RpcBatchInput {
   readonly from: number;
   readonly to: number;
   readonly pooledBlobRoots: boolean;
+  /** How the batch was asked for: `json` (the default) or the raw `debug_` getters (net/history/raw-batch.ts). */
+  readonly encoding?: HistoryEncoding;
 }
 
 /** One block of a packed batch: its number, hashes, and where its parts end in the buffer (receipts: -1 when none). */
@@ -58,6 +61,10 @@ interface Response {
 
 /** The batch's verified blocks, packed; null when any answer or block is not as it must be (see above). */
 export async function convertRpcBatch(input: RpcBatchInput): Promise<PackedBatch | null> {
+  if (input.encoding === 'raw') {
+    const blocks = convertRawBody(input.bytes, input.ids, input.from, input.to);
+    return blocks && packBlocks(blocks);
+  }
   let body: unknown;
   try {
     body = JSON.parse(jsonText(input.bytes));
@@ -98,6 +105,26 @@ export async function convertRpcBatch(input: RpcBatchInput): Promise<PackedBatch
     return { number, hash, parentHash, ends: [total - hashEnd, total - headerEnd, total - bodyEnd, receipts ? total - end : -1] };
   });
   return { bytes, blocks };
+}
+
+/** Verified blocks → one packed buffer (each block's hash, header, body and receipts, in block order). */
+export function packBlocks(blocks: readonly HistoryBlock[]): PackedBatch {
+  let total = 0;
+  for (const { material } of blocks) total += material.hash.length + material.header.length + material.body.length + (material.receipts?.length ?? 0);
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  const put = (part: Uint8Array): number => {
+    bytes.set(part, at);
+    at += part.length;
+    return at;
+  };
+  const packed = blocks.map(({ number, hash, parentHash, material }): PackedBlock => {
+    const hashEnd = put(material.hash);
+    const headerEnd = put(material.header);
+    const bodyEnd = put(material.body);
+    return { number, hash, parentHash, ends: [hashEnd, headerEnd, bodyEnd, material.receipts ? put(material.receipts) : -1] };
+  });
+  return { bytes, blocks: packed };
 }
 
 /** A packed batch back to history blocks: material as views of the one buffer. */

@@ -1,10 +1,12 @@
 /**
  * A history source of kind `rpc`: an upstream archive node's JSON-RPC, read by block number. A range is fetched in
- * batches of `batchBlocks` blocks (two calls per block, `eth_getBlockByNumber(n, true)` and
- * `eth_getBlockReceipts(n)`, one HTTP request per batch), at most `concurrency` batches in flight, each request with
- * the live rpc source's timeout, retry and backoff rules (net/rpc/client.ts). Every block is converted and verified
- * by `materialFromJson` — the live rpc source's own path: block hash, transactions, withdrawals and receipts roots,
- * blob gas, bloom, gas used — before it leaves this module.
+ * batches of `batchBlocks` blocks (two calls per block, one HTTP request per batch), at most `concurrency` batches
+ * in flight, each request with the live rpc source's timeout, retry and backoff rules (net/rpc/client.ts). The two
+ * calls are the raw getters `debug_getRawBlock(n)` and `debug_getRawReceipts(n)` where the upstream serves them
+ * (net/history/raw-batch.ts: fewer bytes, no per-field conversion), else `eth_getBlockByNumber(n, true)` and
+ * `eth_getBlockReceipts(n)` (converted by `materialFromJson`, the live rpc source's own path). Either way every block
+ * is verified — block hash, transactions, withdrawals and receipts roots, blob gas, bloom, gas used — before it
+ * leaves this module.
  *
  * Every request this source sends (materialization chunks, header walks, on-demand JSON-RPC history, transaction
  * lookups) takes one of the same `concurrency` slots, so the source's ceiling holds whoever asks (spec §4.7).
@@ -21,6 +23,7 @@ import { headerFromJson } from '../rpc/header-json.js';
 import { HistoryBlockError, type HistoryBlock, type HeaderLink } from './history-block.js';
 import { createSlots } from './slots.js';
 import { unpackRpcBatch, type RpcBatchInput, type RpcBatchOutcome } from './rpc-batch.js';
+import { convertRawBody, RAW_BLOCK_METHOD, RAW_RECEIPTS_METHOD, resolveRawAnswers, type HistoryEncoding } from './raw-batch.js';
 
 export interface RpcHistoryOptions {
   readonly url: string;
@@ -31,6 +34,12 @@ export interface RpcHistoryOptions {
   readonly backoffInitialMs: number;
   readonly backoffMaxMs: number;
   readonly pooledBlobRoots: boolean;
+  /**
+   * How blocks are asked for: `raw` (`debug_getRawBlock` + `debug_getRawReceipts`, net/history/raw-batch.ts), `json`
+   * (`eth_getBlockByNumber(n, true)` + `eth_getBlockReceipts`), or `auto`: raw when the upstream answers the raw
+   * methods (asked once, with the first batch's first block), else json.
+   */
+  readonly encoding: 'auto' | HistoryEncoding;
   readonly signal?: AbortSignal;
   /**
    * Parses, converts and verifies a batch's answer elsewhere (the node's CPU pool, rpc-batch.ts); null from it, or
@@ -41,6 +50,8 @@ export interface RpcHistoryOptions {
 
 export interface RpcHistory {
   readonly endpoint: string;
+  /** The encoding blocks are asked in (for `auto`, decided with the first block asked for). */
+  encodingFor(number: number): Promise<HistoryEncoding>;
   readonly client: RpcClient;
   /** Blocks `from`..`to` (inclusive), ascending, each verified; throws HistoryBlockError naming the first bad block. */
   fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
@@ -62,19 +73,50 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
 
   const slots = createSlots(options.concurrency);
 
+  /** The encoding in use: as configured, or for `auto` what the upstream answered to the raw methods (asked once). */
+  let encoding: Promise<HistoryEncoding> | null = options.encoding === 'auto' ? null : Promise.resolve(options.encoding);
+  const encodingFor = (number: number): Promise<HistoryEncoding> => {
+    encoding ??= probeEncoding(number).catch((error: unknown) => {
+      encoding = null; // a transport failure decides nothing; the next batch asks again
+      throw error;
+    });
+    return encoding;
+  };
+  async function probeEncoding(number: number): Promise<HistoryEncoding> {
+    try {
+      await slots.run(() => client.batch([{ method: RAW_BLOCK_METHOD, params: [quantity(number)] }, { method: RAW_RECEIPTS_METHOD, params: [quantity(number)] }]));
+      return 'raw';
+    } catch (error) {
+      // Any JSON-RPC error (the method does not exist, the namespace is disabled, …): the eth_ methods, as before.
+      if (error instanceof UpstreamError && error.failure === 'rpc') return 'json';
+      throw error;
+    }
+  }
+
   async function fetchBatch(from: number, to: number): Promise<HistoryBlock[]> {
+    let chosen: HistoryEncoding;
+    try {
+      chosen = await encodingFor(from);
+    } catch (error) {
+      if (error instanceof UpstreamError) throw new HistoryBlockError(from, `the upstream failed blocks ${from}-${to}: ${error.message}`);
+      throw error;
+    }
     const calls: RpcCall[] = [];
     for (let n = from; n <= to; n += 1) {
-      calls.push({ method: 'eth_getBlockByNumber', params: [quantity(n), true] }, { method: 'eth_getBlockReceipts', params: [quantity(n)] });
+      if (chosen === 'raw') calls.push({ method: RAW_BLOCK_METHOD, params: [quantity(n)] }, { method: RAW_RECEIPTS_METHOD, params: [quantity(n)] });
+      else calls.push({ method: 'eth_getBlockByNumber', params: [quantity(n), true] }, { method: 'eth_getBlockReceipts', params: [quantity(n)] });
     }
     let answers: unknown[];
     try {
       let raw = await slots.run(() => client.batchRaw(calls));
       if (options.convertBatch) {
         // The answer's bytes move to the pool (not copied); a refused batch hands them back.
-        const outcome = await options.convertBatch({ bytes: raw.bytes, ids: raw.ids, from, to, pooledBlobRoots: options.pooledBlobRoots });
+        const outcome = await options.convertBatch({ bytes: raw.bytes, ids: raw.ids, from, to, pooledBlobRoots: options.pooledBlobRoots, encoding: chosen });
         if ('packed' in outcome) return unpackRpcBatch(outcome.packed);
         raw = { ...raw, bytes: outcome.refused };
+      } else if (chosen === 'raw') {
+        const blocks = convertRawBody(raw.bytes, raw.ids, from, to);
+        if (blocks) return blocks;
       }
       // Here, or when the batch is not wholly verified material: resolved on this thread, which names what is wrong.
       answers = client.resolveBatch(raw);
@@ -83,12 +125,15 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
       throw error;
     }
     const blocks: HistoryBlock[] = [];
-    for (let i = 0; i <= to - from; i += 1) blocks.push(await convert(from + i, answers[2 * i], answers[2 * i + 1], options.pooledBlobRoots));
+    for (let i = 0; i <= to - from; i += 1) {
+      blocks.push(chosen === 'raw' ? resolveRawAnswers(from + i, answers[2 * i], answers[2 * i + 1]) : await convert(from + i, answers[2 * i], answers[2 * i + 1], options.pooledBlobRoots));
+    }
     return blocks;
   }
 
   return {
     endpoint: client.endpoint,
+    encodingFor,
     client,
     async fetchRange(from, to) {
       const batches: Array<[number, number]> = [];

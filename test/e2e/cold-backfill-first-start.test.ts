@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
-import { startRpcProxy } from '../support/rpc-proxy.js';
+import { RECEIPTS_METHODS, startRpcProxy } from '../support/rpc-proxy.js';
 import { missingIn, PRODUCER, rpcCall } from './history-support.js';
 
 const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
@@ -69,7 +69,7 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
   // The history source through a proxy that counts the blocks whose receipts were fetched.
   const receiptsFetched = new Map<number, number>();
   const archive = await startRpcProxy(() => upstream.rpcUrl, (call) => {
-    if (call.method === 'eth_getBlockReceipts') receiptsFetched.set(Number(call.params?.[0]), (receiptsFetched.get(Number(call.params?.[0])) ?? 0) + 1);
+    if (RECEIPTS_METHODS.includes(call.method ?? '')) receiptsFetched.set(Number(call.params?.[0]), (receiptsFetched.get(Number(call.params?.[0])) ?? 0) + 1);
   });
   t.after(() => archive.close());
 

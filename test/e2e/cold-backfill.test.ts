@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
-import { startRpcProxy } from '../support/rpc-proxy.js';
+import { asksReceiptsOf, flipFirstReceiptStatus, startRpcProxy } from '../support/rpc-proxy.js';
 import { admin, appliesPerBlock, assertOncePerBlock, FAST, JOBS, missingIn, type Job } from './history-support.js';
 
 const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
@@ -190,9 +190,8 @@ async function startUpstream() {
   let target = '';
   let tampered: number | null = null;
   const proxy = await startRpcProxy(() => target, (call, answer) => {
-    if (tampered === null || call.method !== 'eth_getBlockReceipts' || Number(call.params?.[0]) !== tampered) return;
-    const receipts = answer.result as Array<{ status: string }>;
-    receipts[0]!.status = receipts[0]!.status === '0x1' ? '0x0' : '0x1';
+    if (tampered === null || !asksReceiptsOf(call, tampered)) return;
+    flipFirstReceiptStatus(answer);
   });
   return {
     url: proxy.url,

@@ -14,10 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { createPublicClient, http } from 'viem';
 import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
 import { blockNumber, followerToml, PRODUCER, rpcCall } from './history-support.js';
+import { asksReceiptsOf, flipFirstReceiptStatus } from '../support/rpc-proxy.js';
 
 interface RpcRequest { id: unknown; method: string; params: unknown[] }
 
-/** A JSON-RPC proxy in front of `target` that may flip the first receipt's status in eth_getBlockReceipts(block). */
+/** A JSON-RPC proxy in front of `target` that may flip the first receipt's status in the receipts of `block` (either encoding). */
 async function startProxy(target: string) {
   let tampered: number | null = null;
   let requests = 0;
@@ -35,10 +36,10 @@ async function startProxy(target: string) {
       let text = await forwarded.text();
       if (tampered !== null) {
         const calls = ([] as RpcRequest[]).concat(JSON.parse(body) as RpcRequest | RpcRequest[]);
-        const ids = new Set(calls.filter((c) => c.method === 'eth_getBlockReceipts' && Number(c.params[0]) === tampered).map((c) => c.id));
+        const ids = new Set(calls.filter((c) => asksReceiptsOf(c, tampered!)).map((c) => c.id));
         if (ids.size > 0) {
-          const answers = ([] as Array<{ id: unknown; result: Array<{ status: string }> }>).concat(JSON.parse(text));
-          for (const answer of answers) if (ids.has(answer.id)) answer.result[0]!.status = answer.result[0]!.status === '0x1' ? '0x0' : '0x1';
+          const answers = ([] as Array<{ id: unknown; result: unknown }>).concat(JSON.parse(text));
+          for (const answer of answers) if (ids.has(answer.id)) flipFirstReceiptStatus(answer);
           text = JSON.stringify(Array.isArray(JSON.parse(text)) ? answers : answers[0]);
         }
       }

@@ -62,7 +62,9 @@ function tamper(requestText: string, answerText: string, block: number): string 
 test('rpc history source: a block with tampered receipts fails its chunk (never covered) and the job names it; cancel stops after the chunk in flight; probe; clean jobs equal live rows', async (t) => {
   const upstream = await startUpstream();
   t.after(() => upstream.close());
-  const source = ['[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${upstream.url}"`, 'source_concurrency = 2', 'batch_blocks = 3', 'max_retries = 0'].join('\n');
+  // The eth_ methods (encoding = "json"); the raw getters, the default against an upstream that serves them, are
+  // tampered with and checked in cold-backfill.test.ts and history-on-demand-rpc.test.ts.
+  const source = ['[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${upstream.url}"`, 'source_concurrency = 2', 'batch_blocks = 3', 'max_retries = 0', 'encoding = "json"'].join('\n');
   const node = await nodeWithHistory(45, historyToml(source, 8));
   t.after(async () => { upstream.release(); await node.stop('SIGKILL'); removeDir(node.dir); });
   upstream.setTarget(node.rpcUrl);

@@ -42,3 +42,30 @@ export async function startRpcProxy(target: () => string, rewrite: (call: RpcCal
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
+
+/** The calls a history source fetches a block's receipts with: `eth_getBlockReceipts` (json) or `debug_getRawReceipts` (raw). */
+export const RECEIPTS_METHODS: readonly string[] = ['eth_getBlockReceipts', 'debug_getRawReceipts'];
+
+/** Whether `call` asks for the receipts of block `block` (by number), in either encoding. */
+export function asksReceiptsOf(call: RpcCallSeen, block: number): boolean {
+  return RECEIPTS_METHODS.includes(call.method ?? '') && Number(call.params?.[0]) === block;
+}
+
+/**
+ * Flips the first receipt's status (success ↔ reverted) in a receipts answer of either encoding, so the receipts no
+ * longer match the header's receipts root: a JSON receipt's `status`, or the status item of a consensus-encoded
+ * receipt (`type? || rlp([status, cumulativeGasUsed, bloom, logs])`, whose list is always long: 0xf8+ prefix).
+ */
+export function flipFirstReceiptStatus(answer: RpcAnswerSeen): void {
+  const receipts = answer.result as Array<{ status: string } | string>;
+  const first = receipts[0]!;
+  if (typeof first !== 'string') {
+    first.status = first.status === '0x1' ? '0x0' : '0x1';
+    return;
+  }
+  const bytes = Buffer.from(first.slice(2), 'hex');
+  const listAt = bytes[0]! < 0x80 ? 1 : 0;
+  const status = listAt + 1 + (bytes[listAt]! - 0xf7);
+  bytes[status] = bytes[status] === 0x01 ? 0x80 : 0x01;
+  receipts[0] = `0x${bytes.toString('hex')}`;
+}

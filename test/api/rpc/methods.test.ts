@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getContractAddress, recoverTransactionAddress, type Hex as ViemHex } from 'viem';
-import { encodeBlock, encodeTransaction, hashTransaction, TRANSACTION_TYPE_BYTE, blobBaseFee, blobParamsAt, bytesToHex, type Hex } from '../../../net/eth/index.js';
+import { encodeBlock, encodeHeader, encodeReceipt, encodeTransaction, hashTransaction, TRANSACTION_TYPE_BYTE, blobBaseFee, blobParamsAt, bytesToHex, type Hex } from '../../../net/eth/index.js';
 import { TRANSFER_TOPIC, type DevnetBlock } from '../../../net/devnet/index.js';
 import { devnetStore, LIMITS, type DevnetStore } from './devnet-store.js';
 import { createRpcContext } from '../../../api/rpc/rpc-context.js';
@@ -111,6 +111,20 @@ describe('JSON-RPC methods over a devnet store', () => {
       });
       assert.deepEqual(result('eth_getBlockReceipts', [block.hash]), receipts);
     }
+  });
+
+  it('serves the raw getters: debug_getRawBlock/Header the block\'s RLP, debug_getRawReceipts each receipt\'s consensus encoding', () => {
+    for (const block of canonical().slice(-12)) {
+      const { number } = block.block.header;
+      assert.equal(result('debug_getRawBlock', [hex(number)]), bytesToHex(encodeBlock(block.block)));
+      assert.equal(result('debug_getRawBlock', [block.hash]), bytesToHex(encodeBlock(block.block)));
+      assert.equal(result('debug_getRawHeader', [hex(number)]), bytesToHex(encodeHeader(block.block.header)));
+      assert.deepEqual(result('debug_getRawReceipts', [hex(number)]), block.receipts.map((receipt) => bytesToHex(encodeReceipt(receipt))));
+    }
+    assert.equal(result('debug_getRawBlock', [hex(HEAD + 1)]), null);
+    assert.equal(result('debug_getRawReceipts', ['0x' + 'ab'.repeat(32)]), null);
+    assert.equal(error('debug_getRawBlock', ['nonsense']).code, -32602);
+    assert.equal(error('debug_getRawReceipts', []).code, -32602);
   });
 
   it('forgets transactions of abandoned blocks, while the abandoned blocks stay readable by hash', () => {
