@@ -38,6 +38,8 @@ export interface ProbeResult {
   readonly earliestBlock: number;
   readonly latestBlock: number;
   readonly receiptsAvailable: boolean;
+  /** kind rpc: how blocks are asked for (`raw` debug_ getters or `json` eth_ methods; for encoding = auto, what the upstream answered). */
+  readonly blockEncoding?: 'raw' | 'json';
   readonly latencyMs: number;
   readonly sampleBlock: { readonly number: number; readonly hash: Hash; readonly verified: true } | null;
   readonly sampleError: string | null;
@@ -89,8 +91,9 @@ function rpcSource(args: HistorySourceArgs, signal: AbortSignal, convertBatch?: 
       const latestBlock = Number(BigInt(await history.client.call<string>('eth_blockNumber', [])));
       const earliest = await history.client.call('eth_getBlockByNumber', ['earliest', false]);
       const earliestBlock = earliest === null ? 0 : new JsonFields(earliest, 'block').number('number');
+      const blockEncoding = await history.encodingFor(latestBlock);
       const sample = await sampleOf(() => history.fetchRange(latestBlock, latestBlock));
-      return { source: args.id, kind: 'rpc', chainId, chainIdMatches: chainId === nodeChainId, earliestBlock, latestBlock, latencyMs, ...sample, probedAt: new Date().toISOString() };
+      return { source: args.id, kind: 'rpc', chainId, chainIdMatches: chainId === nodeChainId, earliestBlock, latestBlock, latencyMs, blockEncoding, ...sample, probedAt: new Date().toISOString() };
     },
   };
 }

@@ -240,4 +240,8 @@ test('a cold backfill from an rpc history source that is down, then serves a tam
     const [a, b] = await Promise.all(['blobs', 'cb'].map(async (p) => (await fetch(`${node.baseUrl}/v1/processors/${p}/query/blobs/blocks/${n}`)).text()));
     assert.equal(b, a, `block ${n}: the backfilled row equals the live row`);
   }
+  // The source asked for raw blocks (encoding = auto against a node, which serves the raw getters).
+  const probe = await admin(node, 'POST', '/admin/v1/sources/archive/probe');
+  assert.equal(probe.status, 200, JSON.stringify(probe.json));
+  assert.equal(probe.json.blockEncoding, 'raw');
 });

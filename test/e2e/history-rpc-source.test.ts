@@ -80,6 +80,7 @@ test('rpc history source: a block with tampered receipts fails its chunk (never 
   assert.equal(probe.json.earliestBlock, 0);
   assert.ok(probe.json.latestBlock >= start);
   assert.equal(probe.json.receiptsAvailable, true);
+  assert.equal(probe.json.blockEncoding, 'json');
   assert.equal(probe.json.sampleBlock.verified, true);
   assert.ok(probe.json.latencyMs > 0);
 
