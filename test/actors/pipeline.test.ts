@@ -38,7 +38,7 @@ interface Envelope {
 test('devnet → chain journal → blobs processor: apply, undo with the previous block, finalized; sequences have no gap', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-pipeline-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'node.toml'), `data_dir = "data"\n[listeners]\napi = "127.0.0.1:${await freePort()}"\n${FAST_DEVNET}`);
+  writeFileSync(join(dir, 'node.toml'), `data_dir = "data"\n[listeners]\napi = "127.0.0.1:${await freePort()}"\nrpc_http = "127.0.0.1:${await freePort()}"\nrpc_ws = "127.0.0.1:${await freePort()}"\n${FAST_DEVNET}`);
   const node = await startNode(loadConfig(join(dir, 'node.toml')), { log: createLogger({ lane: 'node', level: 'silent', maxLinesPerSecond: 10 }) });
   t.after(() => node.stop());
   const store = openStore({ dataDir: join(dir, 'data') });

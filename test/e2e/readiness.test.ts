@@ -12,7 +12,7 @@ import { child, lane } from '../runtime/helpers.js';
 test('a lane that exceeds its restart intensity makes /health/ready answer 503 with the reason, and metrics count it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-ready-'));
   const port = await freePort();
-  writeFileSync(join(dir, 'node.toml'), `data_dir = "data"\n[listeners]\napi = "127.0.0.1:${port}"\n[log]\nlevel = "silent"\n`);
+  writeFileSync(join(dir, 'node.toml'), `data_dir = "data"\n[listeners]\napi = "127.0.0.1:${port}"\nrpc_http = "127.0.0.1:${await freePort()}"\nrpc_ws = "127.0.0.1:${await freePort()}"\n[log]\nlevel = "silent"\n`);
   const node = await startNode(loadConfig(join(dir, 'node.toml')), {
     log: createLogger({ lane: 'node', level: 'silent', maxLinesPerSecond: 10 }),
     extraLanes: [lane('upstream', [child('upstream', 'crash-on-start')], { intensity: 2, periodMs: 60_000, backoffInitialMs: 10 })],
