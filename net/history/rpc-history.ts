@@ -87,8 +87,10 @@ export function createRpcHistory(options: RpcHistoryOptions): RpcHistory {
       await slots.run(() => client.batch([{ method: RAW_BLOCK_METHOD, params: [quantity(number)] }, { method: RAW_RECEIPTS_METHOD, params: [quantity(number)] }]));
       return 'raw';
     } catch (error) {
-      // Any JSON-RPC error (the method does not exist, the namespace is disabled, …): the eth_ methods, as before.
-      if (error instanceof UpstreamError && error.failure === 'rpc') return 'json';
+      // Any JSON-RPC error (the method does not exist, the namespace is disabled, …), or a client error status some
+      // providers give a method they do not serve: the eth_ methods, as before. Rate limits and transport or server
+      // failures decide nothing (thrown, asked again with the next batch).
+      if (error instanceof UpstreamError && (error.failure === 'rpc' || (error.failure === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429))) return 'json';
       throw error;
     }
   }
