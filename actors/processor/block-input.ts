@@ -4,7 +4,7 @@ import { decodeHeader } from '../../net/eth/header.js';
 import { bytesToHex, hexToBytes, type Hex } from '../../net/eth/hex.js';
 import { decodeEth69Receipts, receiptFromEth69, typeFromByte, type Receipt } from '../../net/eth/receipt.js';
 import { decodeRlp } from '../../net/eth/rlp.js';
-import { rlpChildren, rlpFields, rlpUint, rlpWhole, type RlpSpan } from '../../net/eth/rlp-walk.js';
+import { emptySpan, readRlpSpan, rlpChildren, rlpCount, rlpFields, rlpUint, rlpWhole, type RlpSpan } from '../../net/eth/rlp-walk.js';
 import type { Log } from '../../net/eth/log.js';
 import { RlpDecodeError } from '../../net/eth/errors.js';
 import { bodyTransactionEncodings } from '../../net/eth/body-transaction-hashes.js';
@@ -44,40 +44,85 @@ function spanHex(bytes: Uint8Array, span: RlpSpan): Hex {
  */
 export function receiptsOfInterest(receipts: Uint8Array, interest: LogInterest): Receipt[] {
   const subject = 'eth/69 receipt';
+  const logSubject = `${subject} log`;
+  const topicsSubject = `${subject} log topics`;
   const addresses = interest.addresses.map((address) => hexToBytes(address));
   const topics = interest.topics.map((topic) => hexToBytes(topic));
-  return rlpChildren(receipts, rlpWhole(receipts, 'eth/69 receipt list'), 'eth/69 receipt list').map((item): Receipt => {
+  // Hundreds of logs a block: each log's fields and topics are read into spans reused from log to log, and only the
+  // logs the interest matches become objects.
+  const list = rlpWhole(receipts, 'eth/69 receipt list');
+  if (!list.list) throw new RlpDecodeError('eth/69 receipt list', 'expected an RLP list, got a byte string');
+  const out: Receipt[] = [];
+  for (let offset = list.payload; offset < list.end; offset = item.end) {
+    readRlpSpan(item, receipts, offset, list.end, 'eth/69 receipt list');
     const fields = rlpFields(receipts, item, subject, [4]);
     const type = typeFromByte(Number(rlpUint(receipts, fields[0]!, subject, 'type', 1)));
     const outcome = fields[1]!;
     const postState = !outcome.list && outcome.end - outcome.payload === 32 ? spanHex(receipts, outcome) : undefined;
     const status = postState !== undefined ? 1n : rlpUint(receipts, outcome, subject, 'status', 1);
     if (status > 1n) throw new RlpDecodeError(subject, `field status: expected 0 or 1, got ${status}`);
+    const logList = fields[3]!;
+    if (!logList.list) throw new RlpDecodeError(subject, 'expected an RLP list, got a byte string');
     const logs: Log[] = [];
-    for (const logSpan of rlpChildren(receipts, fields[3]!, subject)) {
-      const [address, topicList, data] = rlpFields(receipts, logSpan, `${subject} log`, [3]) as [RlpSpan, RlpSpan, RlpSpan];
-      if (address.list || data.list) throw new RlpDecodeError(`${subject} log`, 'expected [address, topics, data]');
-      if (addresses.length > 0 && !addresses.some((wanted) => spanEquals(receipts, address, wanted))) continue;
-      const logTopics = rlpChildren(receipts, topicList, `${subject} log topics`);
-      if (topics.length > 0 && !logTopics.some((topic) => topics.some((wanted) => spanEquals(receipts, topic, wanted)))) continue;
-      if (address.end - address.payload !== 20 || logTopics.some((topic) => topic.list || topic.end - topic.payload !== 32)) {
-        throw new RlpDecodeError(`${subject} log`, 'expected a 20-byte address and 32-byte topics');
+    for (let at = logList.payload; at < logList.end; at = log.end) {
+      readRlpSpan(log, receipts, at, logList.end, subject);
+      if (!log.list) throw new RlpDecodeError(logSubject, 'expected an RLP list, got a byte string');
+      // [address, topics, data], exactly three.
+      if (log.payload >= log.end) throw new RlpDecodeError(logSubject, 'expected 3 fields, got 0');
+      readRlpSpan(logAddress, receipts, log.payload, log.end, logSubject);
+      if (logAddress.end >= log.end) throw new RlpDecodeError(logSubject, 'expected 3 fields, got 1');
+      readRlpSpan(logTopics, receipts, logAddress.end, log.end, logSubject);
+      if (logTopics.end >= log.end) throw new RlpDecodeError(logSubject, 'expected 3 fields, got 2');
+      readRlpSpan(logData, receipts, logTopics.end, log.end, logSubject);
+      if (logData.end !== log.end) throw new RlpDecodeError(logSubject, `expected 3 fields, got ${rlpCount(receipts, log, logSubject)}`);
+      if (logAddress.list || logData.list) throw new RlpDecodeError(logSubject, 'expected [address, topics, data]');
+      if (addresses.length > 0 && !addresses.some((wanted) => spanEquals(receipts, logAddress, wanted))) continue;
+      if (!logTopics.list) throw new RlpDecodeError(topicsSubject, 'expected an RLP list, got a byte string');
+      topicStarts.length = 0;
+      let wantedTopic = topics.length === 0;
+      let wellFormed = logAddress.end - logAddress.payload === 20;
+      for (let t = logTopics.payload; t < logTopics.end; t = topic.end) {
+        readRlpSpan(topic, receipts, t, logTopics.end, topicsSubject);
+        if (topic.list || topic.end - topic.payload !== 32) wellFormed = false;
+        if (!wantedTopic && topics.some((wanted) => spanEquals(receipts, topic, wanted))) wantedTopic = true;
+        topicStarts.push(topic.payload, topic.end, topic.list ? 1 : 0);
       }
-      logs.push({ address: spanHex(receipts, address), topics: logTopics.map((topic) => spanHex(receipts, topic)), data: spanHex(receipts, data) });
+      if (!wantedTopic) continue;
+      if (!wellFormed) throw new RlpDecodeError(logSubject, 'expected a 20-byte address and 32-byte topics');
+      const logTopicsHex: Hex[] = [];
+      for (let t = 0; t < topicStarts.length; t += 3) logTopicsHex.push(rangeHex(receipts, topicStarts[t]!, topicStarts[t + 1]!));
+      logs.push({ address: spanHex(receipts, logAddress), topics: logTopicsHex, data: spanHex(receipts, logData) });
     }
+    const receiptStart = item.offset;
+    const receiptEnd = item.end;
     let bloom: Hex | undefined;
-    return {
+    out.push({
       type,
       status: status === 1n ? 'success' : 'reverted',
       ...(postState === undefined ? {} : { postState }),
       cumulativeGasUsed: rlpUint(receipts, fields[2]!, subject, 'cumulativeGasUsed', 8),
       get logsBloom(): Hex {
-        bloom ??= receiptFromEth69(decodeRlp(receipts.subarray(item.offset, item.end), subject)).logsBloom;
+        bloom ??= receiptFromEth69(decodeRlp(receipts.subarray(receiptStart, receiptEnd), subject)).logsBloom;
         return bloom;
       },
       logs,
-    };
-  });
+    });
+  }
+  return out;
+}
+
+/** Spans reused by `receiptsOfInterest` (one walk at a time per thread). */
+const item = emptySpan();
+const log = emptySpan();
+const logAddress = emptySpan();
+const logTopics = emptySpan();
+const logData = emptySpan();
+const topic = emptySpan();
+/** A log's topics as (payload, end, list) triples, reused. */
+const topicStarts: number[] = [];
+
+function rangeHex(bytes: Uint8Array, start: number, end: number): Hex {
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('hex')}`;
 }
 
 /**
