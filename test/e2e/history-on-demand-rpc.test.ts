@@ -76,7 +76,13 @@ test('on-demand JSON-RPC history: old blocks, receipts, a transaction receipt an
   assert.match(toml, new RegExp(`id = "honest"\nkind = "rpc"\nurl = "${proxy.url}"`));
   const node = await startNodeProcess({ toml, sets: ['runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'] });
   t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
-  const lowest = Number(BigInt((await rpcCall<{ number: string }>(node, 'eth_getBlockByNumber', ['earliest', false])).number));
+  // Ready means the source follows; the chain lane makes its first block canonical a moment later.
+  let earliest: { number: string } | null = null;
+  await waitUntil(node, async () => {
+    earliest = await rpcCall<{ number: string }>(node, 'eth_getBlockByNumber', ['earliest', false]).catch(() => null);
+    return earliest !== null;
+  }, 60_000);
+  const lowest = Number(BigInt(earliest!.number));
   assert.ok(lowest >= 40, `the follower's recorded chain starts at the producer's head (${lowest})`);
 
   const capabilities = await rpcCall<{ ethereumRpc: { methods: Record<string, { historical: unknown; reason?: string }> } }>(node, 'node_getCapabilities', []);
