@@ -5,6 +5,8 @@
  * canonical at a height changes, and that is resolved per request (rpc/chain-reader.ts).
  */
 import { decodeBlockBody, type BlockBody } from '../../net/eth/block.js';
+import { joinBlockRlp } from '../../net/eth/block-parts.js';
+import { listPrefixLength } from '../../net/eth/rlp-walk.js';
 import { transactionHashesOfBody } from '../../net/eth/body-transaction-hashes.js';
 import { decodeHeader, type BlockHeader } from '../../net/eth/header.js';
 import { bytesToHex, type Address, type Hex } from '../../net/eth/hex.js';
@@ -19,14 +21,6 @@ export interface BlockBytes {
   readonly receipts: Uint8Array | undefined;
   /** Senders already recovered elsewhere (they are a pure function of the body). */
   readonly senders?: Address[];
-}
-
-/** Length of an RLP list prefix for a payload of `length` bytes. */
-function listPrefixLength(length: number): number {
-  if (length < 56) return 1;
-  let bytes = 0;
-  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) bytes += 1;
-  return 1 + bytes;
 }
 
 export class BlockView {
@@ -85,23 +79,9 @@ export class BlockView {
     return this.headerData;
   }
 
-  /** The block's RLP `[header, transactions, uncles, withdrawals?]` (`debug_getRawBlock`): the body's items under one list with the header. */
+  /** The block's RLP `[header, transactions, uncles, withdrawals?]` (`debug_getRawBlock`). */
   rawBlock(): Uint8Array {
-    const body = this.bodyBytes;
-    const bodyPrefix = body[0]! < 0xf8 ? 1 : 1 + (body[0]! - 0xf7);
-    const payload = this.headerData.length + body.length - bodyPrefix;
-    const out = new Uint8Array(this.size);
-    let at = 0;
-    if (payload < 56) out[at++] = 0xc0 + payload;
-    else {
-      const width = listPrefixLength(payload) - 1;
-      out[at++] = 0xf7 + width;
-      for (let i = width - 1, rest = payload; i >= 0; i--, rest = Math.floor(rest / 256)) out[at + i] = rest % 256;
-      at += width;
-    }
-    out.set(this.headerData, at);
-    out.set(body.subarray(bodyPrefix), at + this.headerData.length);
-    return out;
+    return joinBlockRlp(this.headerData, this.bodyBytes);
   }
 
   get hasReceipts(): boolean {

@@ -1,10 +1,11 @@
 /**
  * A block's RLP `[header, transactions, uncles, withdrawals?]` cut into the header RLP and the body RLP
  * `[transactions, uncles, withdrawals?]` the chain tables store, without decoding: the header is the first item,
- * the body is the remaining items under a new list prefix.
+ * the body is the remaining items under a new list prefix. `joinBlockRlp` is the inverse.
  */
 import { RlpDecodeError } from './errors.js';
 import { rlpItemLength } from './rlp.js';
+import { listPrefixLength, writeListPrefix } from './rlp-walk.js';
 
 export interface BlockParts {
   header: Uint8Array;
@@ -34,4 +35,15 @@ export function splitBlockRlp(block: Uint8Array): BlockParts {
   body.set(prefix);
   body.set(items, prefix.length);
   return { header: block.slice(headerStart, headerEnd), body };
+}
+
+/** The block's RLP from its stored header and body RLP: the body's items after the header, under one list prefix. */
+export function joinBlockRlp(header: Uint8Array, body: Uint8Array): Uint8Array {
+  const items = body.subarray(listPayloadOffset(body));
+  const payload = header.length + items.length;
+  const block = new Uint8Array(listPrefixLength(payload) + payload);
+  const at = writeListPrefix(block, 0, payload);
+  block.set(header, at);
+  block.set(items, at + header.length);
+  return block;
 }

@@ -15,7 +15,8 @@
  */
 import { BlockVerificationError, EthFormatError, RlpDecodeError } from '../eth/errors.js';
 import type { Hash } from '../eth/hex.js';
-import { listPrefixLength, readRlpSpan, emptySpan, rlpSpan, writeListPrefix } from '../eth/rlp-walk.js';
+import { splitBlockRlp } from '../eth/block-parts.js';
+import { emptySpan, listPrefixLength, readRlpSpan, writeListPrefix } from '../eth/rlp-walk.js';
 import { verifyBlockMaterialBytes } from '../eth/verify-material.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import { HistoryBlockError, type HistoryBlock } from './history-block.js';
@@ -178,7 +179,7 @@ const RECEIPT = 'consensus receipt';
  */
 export function rawBlockMaterial(number: number, block: Uint8Array, receipts: readonly Uint8Array[]): RawMaterial {
   try {
-    const { header, body } = cutBlock(block);
+    const { header, body } = splitBlockRlp(block);
     const eth69 = receiptsToEth69(receipts);
     const verified = verifyBlockMaterialBytes({ header, body, receipts: eth69 });
     if (verified.header.number !== number) throw new HistoryBlockError(number, `the upstream answered with block ${verified.header.number}`);
@@ -189,18 +190,6 @@ export function rawBlockMaterial(number: number, block: Uint8Array, receipts: re
     if (error instanceof EthFormatError) throw new HistoryBlockError(number, `malformed raw material: ${error.message}`);
     throw error;
   }
-}
-
-/** The block RLP `[header, transactions, uncles, withdrawals?]` → header RLP and body RLP `[transactions, uncles, withdrawals?]`. */
-function cutBlock(block: Uint8Array): { header: Uint8Array; body: Uint8Array } {
-  const whole = rlpSpan(block, 0, block.length, 'raw block');
-  if (!whole.list || whole.end !== block.length) throw new RlpDecodeError('raw block', 'expected one RLP list spanning the whole answer');
-  const head = rlpSpan(block, whole.payload, whole.end, 'raw block header');
-  if (!head.list) throw new RlpDecodeError('raw block', 'the header is not an RLP list');
-  const rest = whole.end - head.end;
-  const body = new Uint8Array(listPrefixLength(rest) + rest);
-  body.set(block.subarray(head.end, whole.end), writeListPrefix(body, 0, rest));
-  return { header: block.subarray(head.offset, head.end), body };
 }
 
 /** Consensus receipts → the eth/69 list `[[type, status, cumulativeGasUsed, logs], …]` (the bloom dropped). */

@@ -3,7 +3,7 @@
  * blocks (Shanghai, Cancun, Prague; blob and set-code transactions), the material the pool makes from the raw answers
  * is byte-identical to the fixtures' stored shape, and to what the JSON path makes from the same blocks' JSON; a
  * tampered or malformed answer is refused, and the lane's own path names the block and the reason. The raw answers
- * are built here with the generic RLP encoder and the consensus receipt encoder, not with the code under test.
+ * are built with the generic RLP encoder and the consensus receipt encoder (raw-answers.ts), not with the code under test.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,23 +13,14 @@ import { blockReceipts } from '../../../api/rpc/render-receipt.js';
 import { MAINNET_SCHEDULE } from '../../../net/eth/fork-schedule.js';
 import { keccak256 } from '../../../net/eth/keccak.js';
 import { bytesToHex } from '../../../net/eth/hex.js';
-import { decodeEth69Receipts, encodeReceipt } from '../../../net/eth/receipt.js';
-import { decodeRlp, encodeRlp, type RlpInput } from '../../../net/eth/rlp.js';
 import { HistoryBlockError } from '../../../net/history/history-block.js';
 import { resolveRawAnswers } from '../../../net/history/raw-batch.js';
 import { convertRpcBatch, unpackRpcBatch, type RpcBatchInput } from '../../../net/history/rpc-batch.js';
 import { mainnetBlocks } from '../eth/fixtures.js';
+import { flipFirstReceiptStatus } from '../../support/rpc-proxy.js';
+import { rawBlockHex, rawReceiptsHex } from './raw-answers.js';
 
 const fixtures = mainnetBlocks();
-
-/** The block's RLP `[header, transactions, uncles, withdrawals?]`, from the fixture's header and body items. */
-function rawBlock(header: Uint8Array, body: Uint8Array): Uint8Array {
-  return encodeRlp([decodeRlp(header, 'header') as RlpInput, ...(decodeRlp(body, 'body') as RlpInput[])]);
-}
-
-function rawReceipts(eth69: Uint8Array): string[] {
-  return decodeEth69Receipts(eth69).map((receipt) => bytesToHex(encodeReceipt(receipt)));
-}
 
 /** A batch answer for `blocks` (ids 2i and 2i+1), in reverse order (answers are matched by id), with `space` between tokens. */
 function answerText(blocks: ReadonlyArray<{ block: string; receipts: readonly string[] }>, space = ''): string {
@@ -48,7 +39,7 @@ describe('a raw history batch (debug_getRawBlock + debug_getRawReceipts) convert
   it('makes every mainnet fixture block\'s stored material byte for byte, as the JSON path does from the same block', async () => {
     assert.ok(fixtures.length >= 6);
     for (const fixture of fixtures) {
-      const raw = { block: bytesToHex(rawBlock(fixture.header, fixture.body)), receipts: rawReceipts(fixture.receipts) };
+      const raw = { block: rawBlockHex(fixture.header, fixture.body), receipts: rawReceiptsHex(fixture.receipts) };
       const packed = await convertRpcBatch(input(answerText([raw], ' \n\t'), fixture.number, fixture.number));
       assert.ok(packed !== null, `block ${fixture.number} refused`);
       const [block] = unpackRpcBatch(packed);
@@ -73,7 +64,7 @@ describe('a raw history batch (debug_getRawBlock + debug_getRawReceipts) convert
   it('converts consecutive blocks of one batch and links them', async () => {
     const pair = fixtures.filter((f) => f.number === 22431083 || f.number === 22431084);
     assert.equal(pair.length, 2);
-    const packed = await convertRpcBatch(input(answerText(pair.map((f) => ({ block: bytesToHex(rawBlock(f.header, f.body)), receipts: rawReceipts(f.receipts) }))), 22431083, 22431084));
+    const packed = await convertRpcBatch(input(answerText(pair.map((f) => ({ block: rawBlockHex(f.header, f.body), receipts: rawReceiptsHex(f.receipts) }))), 22431083, 22431084));
     const blocks = unpackRpcBatch(packed!);
     assert.deepEqual(blocks.map((b) => b.number), [22431083, 22431084]);
     assert.equal(blocks[1]!.parentHash, blocks[0]!.hash);
@@ -81,17 +72,14 @@ describe('a raw history batch (debug_getRawBlock + debug_getRawReceipts) convert
 
   it('refuses a tampered receipt, a bad hex digit, an odd length, an error object, a null block, the wrong block; the lane\'s path names the block and why', async () => {
     const fixture = fixtures.find((f) => f.number === 22431084)!;
-    const block = bytesToHex(rawBlock(fixture.header, fixture.body));
-    const receipts = rawReceipts(fixture.receipts);
+    const block = rawBlockHex(fixture.header, fixture.body);
+    const receipts = rawReceiptsHex(fixture.receipts);
     const n = fixture.number;
     assert.ok((await convertRpcBatch(input(answerText([{ block, receipts }]), n, n))) !== null);
 
     // The first receipt's status flipped: the receipts root no longer matches.
-    const bytes = Buffer.from(receipts[0]!.slice(2), 'hex');
-    const listAt = bytes[0]! < 0x80 ? 1 : 0;
-    const status = listAt + 1 + (bytes[listAt]! - 0xf7);
-    bytes[status] = bytes[status] === 0x01 ? 0x80 : 0x01;
-    const tampered = [bytesToHex(bytes), ...receipts.slice(1)];
+    const tampered = [...receipts];
+    flipFirstReceiptStatus({ id: 0, result: tampered });
     assert.equal(await convertRpcBatch(input(answerText([{ block, receipts: tampered }]), n, n)), null);
     assert.throws(() => resolveRawAnswers(n, block, tampered), (error: unknown) => error instanceof HistoryBlockError && error.blockNumber === n && /verification failed: receiptsRoot mismatch/.test(error.message));
 

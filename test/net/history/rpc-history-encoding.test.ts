@@ -13,13 +13,11 @@ import { BlockView } from '../../../api/rpc/block-view.js';
 import { renderBlock } from '../../../api/rpc/render-block.js';
 import { blockReceipts } from '../../../api/rpc/render-receipt.js';
 import { MAINNET_SCHEDULE } from '../../../net/eth/fork-schedule.js';
-import { bytesToHex } from '../../../net/eth/hex.js';
 import { keccak256 } from '../../../net/eth/keccak.js';
-import { decodeEth69Receipts, encodeReceipt } from '../../../net/eth/receipt.js';
-import { decodeRlp, encodeRlp, type RlpInput } from '../../../net/eth/rlp.js';
 import { HistoryBlockError } from '../../../net/history/history-block.js';
 import { createRpcHistory } from '../../../net/history/rpc-history.js';
 import { mainnetBlocks } from '../eth/fixtures.js';
+import { rawBlockHex, rawReceiptsHex } from './raw-answers.js';
 
 const FROM = 22431083;
 const fixtures = mainnetBlocks().filter((f) => f.number === FROM || f.number === FROM + 1);
@@ -27,12 +25,11 @@ const fixtures = mainnetBlocks().filter((f) => f.number === FROM || f.number ===
 /** Each block's four answers, as result JSON. */
 const answers = new Map(fixtures.map((f) => {
   const view = new BlockView({ hash: keccak256(f.header), number: f.number, header: f.header, body: f.body, receipts: f.receipts });
-  const raw = encodeRlp([decodeRlp(f.header, 'header') as RlpInput, ...(decodeRlp(f.body, 'body') as RlpInput[])]);
   return [f.number, {
     eth_getBlockByNumber: renderBlock(view, true).toString(),
     eth_getBlockReceipts: `[${blockReceipts(view, MAINNET_SCHEDULE)!.join(',')}]`,
-    debug_getRawBlock: JSON.stringify(bytesToHex(raw)),
-    debug_getRawReceipts: JSON.stringify(decodeEth69Receipts(f.receipts).map((r) => bytesToHex(encodeReceipt(r)))),
+    debug_getRawBlock: JSON.stringify(rawBlockHex(f.header, f.body)),
+    debug_getRawReceipts: JSON.stringify(rawReceiptsHex(f.receipts)),
   } as Record<string, string>];
 }));
 
