@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
-import { decodeChangeValue, encodeChangeValue } from './change-log.js';
+import { decodeChangeValue, encodeChangeValue, isChangeGroup, storedChangeCount } from './change-log.js';
 import type { ConsumerRecord } from './consumers.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { listTableNames, openTable, type RootEnvironment } from './environment.js';
@@ -29,7 +29,10 @@ const ROTATION_BATCH = 4096;
 export interface EpochRotation {
   readonly previousEpoch: string;
   readonly storeEpoch: string;
-  /** Stored changes whose cursors were re-minted. */
+  /**
+   * Retained changes whose cursors now name the new epoch: single changes of earlier versions re-minted,
+   * and the changes of groups, which store no cursor (theirs are rendered with the store's epoch when read).
+   */
   readonly changes: number;
   readonly consumers: number;
   /** Query-and-follow snapshots dropped (with their rows). */
@@ -83,6 +86,11 @@ export function rotateStoreEpoch(env: RootEnvironment, path: string): EpochRotat
       if (batch.length === 0) break;
       env.transactionSync(() => {
         for (const { key, value } of batch) {
+          // A group stores no cursor: its cursors are rendered with the store's epoch when read.
+          if (isChangeGroup(value)) {
+            changes += storedChangeCount(value);
+            continue;
+          }
           const stored = decodeChangeValue(decodeU64Key(key), value);
           const cursor = remint(stored.cursor, from, epoch);
           const json = Buffer.from(stored.json);

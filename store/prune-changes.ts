@@ -7,10 +7,11 @@
  * Used online by the `outbox` lane (the configured window, `[[processors]] retain_changes`) and
  * offline by `chain-node db prune-changes`. Only the tail is touched, and the consumer records are
  * read inside the same write transaction, so a watermark committed before the prune is honoured.
+ * A group of changes (store/change-log.ts) goes only whole, once its last change is below the floor.
  */
 import { logBounds, pruneFloor } from './consumers.js';
 import type { Store } from './env.js';
-import { decodeU64Key, u64Key } from './keys.js';
+import { changeSpans } from './change-log.js';
 
 export interface PruneOptions {
   /** Keep at least this many of the newest changes; 0 keeps only what active leases need. */
@@ -47,10 +48,10 @@ export function pruneChanges(store: Store, instance: string, options: PruneOptio
       const floor = leaseFloor !== null && leaseFloor < windowFloor ? leaseFloor : windowFloor;
       if (bounds.tail === null || bounds.tail >= floor) return 0;
       let count = 0;
-      for (const key of tables.changes.getKeys({ start: u64Key(bounds.tail), end: u64Key(floor), limit: options.batch ?? DEFAULT_BATCH })) {
-        if (decodeU64Key(key) >= floor) break;
+      for (const { first, count: held, key } of changeSpans(tables.changes, bounds.tail)) {
+        if (first + BigInt(held) > floor || count >= (options.batch ?? DEFAULT_BATCH)) break;
         tables.changes.remove(key);
-        count += 1;
+        count += held;
       }
       return count;
     });

@@ -28,7 +28,7 @@
  * Per processor instance (opened on demand, owned by that instance's writer only):
  *
  *   p.<instance>.entities     processor-defined bytes     → pre-rendered entity row bytes
- *   p.<instance>.changes      u64 (change sequence)       → pre-rendered change envelope bytes
+ *   p.<instance>.changes      u64 (first change sequence) → a group of changes (store/change-log.ts)
  *   p.<instance>.coverage     u64 (first block of range)  → msgpack coverage record
  *   p.<instance>.checkpoints  u64 (change sequence)       → msgpack recovery-checkpoint record
  *   p.<instance>.savepoints   string savepoint id         → msgpack savepoint record

@@ -2,7 +2,7 @@
  * `db verify` checks of the chain data lanes: the journal replays to exactly the canonical table
  * without undoing anything finalized, and every processor's change log and coverage are whole.
  */
-import { decodeChangeValue } from './change-log.js';
+import { checkStoredEntry } from './change-log.js';
 import { decodeJournalMove } from './journal.js';
 import { decodeU64Key, decodeU64KeyAsNumber } from './keys.js';
 import { parseProcessorTableName } from './tables.js';
@@ -52,11 +52,11 @@ function processorLogs(context: VerifyContext): VerifyCheckResult[] {
     let expected: bigint | null = null;
     let count = 0;
     for (const { key, value } of changes.getRange({})) {
-      const sequence = decodeU64Key(key);
-      if (expected !== null && sequence !== expected) return { name, ok: false, detail: `change sequence ${expected} is missing (next is ${sequence})` };
-      decodeChangeValue(sequence, value);
-      expected = sequence + 1n;
-      count += 1;
+      const first = decodeU64Key(key);
+      if (expected !== null && first !== expected) return { name, ok: false, detail: `change sequence ${expected} is missing (next is ${first})` };
+      const held = checkStoredEntry(first, value);
+      expected = first + BigInt(held);
+      count += held;
     }
     const progressBytes = state.getBinary(Buffer.from('progress'));
     const recorded = progressBytes ? decode<{ changeSequence: bigint }>(progressBytes).changeSequence : 0n;

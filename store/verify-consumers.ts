@@ -4,7 +4,7 @@
  */
 import { decode } from '../runtime/codec.js';
 import { CONSUMER_ROLES, consumerKey, type ConsumerRecord } from './consumers.js';
-import { decodeU64Key } from './keys.js';
+import { changeHead } from './change-log.js';
 import { registerVerifyCheck, type VerifyCheckResult, type VerifyContext } from './verify.js';
 
 const NAME = 'consumers';
@@ -12,8 +12,7 @@ const NAME = 'consumers';
 function logHead(context: VerifyContext, instance: string): bigint | null {
   if (!context.tableNames.includes(`p.${instance}.changes`)) return null;
   const changes = context.table<Buffer, Buffer>(`p.${instance}.changes`);
-  let head = 0n;
-  for (const key of changes?.getKeys({ reverse: true, limit: 1 }) ?? []) head = decodeU64Key(key);
+  const head = changes ? changeHead(changes) : 0n;
   const state = context.table<Buffer, Buffer>(`p.${instance}.state`);
   const progress = state?.getBinary(Buffer.from('progress'));
   const recorded = progress ? BigInt(decode<{ changeSequence: bigint }>(progress).changeSequence) : 0n;

@@ -5,10 +5,9 @@
  * sit at. A copy whose epoch was changed without re-minting them (see store/epoch-rotation.ts)
  * would hand out cursors it then refuses.
  */
-import { decodeChangeValue } from './change-log.js';
+import { changeEntries } from './change-log.js';
 import type { ConsumerRecord } from './consumers.js';
 import { decodeCursor } from './cursor.js';
-import { decodeU64Key } from './keys.js';
 import { epochFromBytes, isChainId } from './meta.js';
 import { parseProcessorTableName } from './tables.js';
 import { registerVerifyCheck, type VerifyCheckResult, type VerifyContext } from './verify.js';
@@ -25,8 +24,9 @@ function cursors(context: VerifyContext): VerifyCheckResult {
     const parsed = parseProcessorTableName(name);
     if (parsed?.kind !== 'changes') continue;
     const expect = { epoch, chainId, instance: parsed.instance };
-    for (const { key, value } of context.table<Buffer, Buffer>(name)?.getRange({}) ?? []) {
-      const stored = decodeChangeValue(decodeU64Key(key), value);
+    const table = context.table<Buffer, Buffer>(name);
+    if (!table) continue;
+    for (const stored of changeEntries({ changes: table, ...expect })) {
       try {
         const decoded = decodeCursor(stored.cursor, expect);
         if (decoded.sequence !== stored.sequence) return problem(`${name} change ${stored.sequence}: its cursor names sequence ${decoded.sequence}`);

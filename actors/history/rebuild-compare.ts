@@ -12,9 +12,7 @@
  * Memory is one entry per (kind, key) of the compared range and one per undone block (each log is read twice).
  */
 import { createHash } from 'node:crypto';
-import { changeTail, decodeChangeValue } from '../../store/change-log.js';
-import { cursorBlockNumber } from '../../store/cursor.js';
-import { u64Key } from '../../store/keys.js';
+import { changeFacts, changeTail } from '../../store/change-log.js';
 import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
 import type { ProcessorTables } from '../../store/env.js';
 import type { RebuildComparison } from '../../store/rebuilds.js';
@@ -42,14 +40,11 @@ interface LoggedChange {
 
 /** The apply and undo changes of a log about blocks of [from, to], in log order. */
 function* blockChanges(tables: ProcessorTables, from: number, to: number): Generator<LoggedChange> {
-  for (const { key, value } of tables.changes.getRange({})) {
-    const position = key.readBigUInt64BE(0);
-    const change = decodeChangeValue(position, value);
+  for (const change of changeFacts(tables.changes)) {
     if (change.operation !== 'apply' && change.operation !== 'undo') continue;
-    const envelope = JSON.parse(change.json.toString('utf8')) as LoggedChange['envelope'];
-    const block = envelope.block;
+    const block = change.block;
     if (block === null || block.number < from || block.number > to) continue;
-    yield { position, operation: change.operation, envelope };
+    yield { position: change.sequence, operation: change.operation, envelope: { block, kind: change.kind, key: change.key, data: change.dataJson === null ? null : JSON.parse(change.dataJson) } };
   }
 }
 
@@ -100,8 +95,8 @@ function describe(outputKey: string): string {
 function retainedFrom(tables: ProcessorTables): number {
   const tail = changeTail(tables.changes);
   if (tail === null || tail <= 1n) return 0;
-  const value = tables.changes.get(u64Key(tail));
-  const block = value ? cursorBlockNumber(decodeChangeValue(tail, value).cursor) : null;
+  const first = changeFacts(tables.changes, tail).next();
+  const block = first.done ? null : first.value.block?.number ?? null;
   return block === null ? 0 : block + 1;
 }
 

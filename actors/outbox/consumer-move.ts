@@ -9,11 +9,10 @@
  * what follows may repeat blocks it already has (at-least-once; destination writes are idempotent, spec §6). Cursors
  * the client still holds from the old instance are refused with `reset_required` (wrong instance, spec §7.2 rule 4).
  */
-import { decodeChangeValue } from '../../store/change-log.js';
+import { changeFacts, holdsChange } from '../../store/change-log.js';
 import { consumerKey, listConsumers, type ConsumerRecord } from '../../store/consumers.js';
 import { cursorBlockNumber } from '../../store/cursor.js';
 import type { ProcessorTables } from '../../store/env.js';
-import { u64Key } from '../../store/keys.js';
 import { servingKey } from '../../store/rebuilds.js';
 import { cursorAt, type OutboxStore } from './consumer-writes.js';
 
@@ -34,9 +33,9 @@ export interface MovedConsumer {
 /** The sequence before the first change of `tables`' log whose block is above `block` (null: before its first change). */
 function resumePoint(tables: ProcessorTables, block: number | null): bigint {
   let before = 0n;
-  for (const { key, value } of tables.changes.getRange({})) {
-    const sequence = key.readBigUInt64BE(0);
-    const changeBlock = block === null ? null : cursorBlockNumber(decodeChangeValue(sequence, value).cursor);
+  for (const change of changeFacts(tables.changes)) {
+    const sequence = change.sequence;
+    const changeBlock = block === null ? null : change.block?.number ?? null;
     if (changeBlock === null || block === null || changeBlock > block) return sequence - 1n;
     before = sequence;
   }
@@ -72,7 +71,7 @@ export function moveConsumers(out: OutboxStore, message: MoveConsumers): { moved
     // A change exactly at the resume point must exist when the point is not 0 (the log is dense from its tail).
     for (const entry of result) {
       const after = BigInt(entry.resumeAfter);
-      if (after > 0n && !tables.changes.get(u64Key(after))) throw new Error(`consumer '${entry.id}' would resume after change ${after}, which ${message.to}'s log does not hold`);
+      if (after > 0n && !holdsChange(tables.changes, after)) throw new Error(`consumer '${entry.id}' would resume after change ${after}, which ${message.to}'s log does not hold`);
     }
     return { moved: result };
   });

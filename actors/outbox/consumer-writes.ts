@@ -10,7 +10,7 @@
  */
 import { TransactionFlags } from 'lmdb';
 import { CodedError } from '../../runtime/errors.js';
-import { decodeChangeValue } from '../../store/change-log.js';
+import { readChange } from '../../store/change-log.js';
 import {
   consumerKey, leaseActive, logBounds, readConsumer, resumable, type ConsumerRecord, type LogBounds,
 } from '../../store/consumers.js';
@@ -184,8 +184,8 @@ function startSequence(message: CreateConsumer, bounds: LogBounds): bigint {
 
 /** The cursor of the change at `sequence` as stored in the log, or a block-less cursor when that change is not retained (or is 0). */
 export function cursorAt(out: OutboxStore, tables: ProcessorTables, instance: string, sequence: bigint): string {
-  const value = sequence > 0n ? tables.changes.get(u64Key(sequence)) : undefined;
-  if (value) return decodeChangeValue(sequence, value).cursor;
+  const change = readChange({ changes: tables.changes, epoch: out.store.epoch, chainId: out.chainId, instance }, sequence);
+  if (change) return change.cursor;
   return encodeCursor({ epoch: out.store.epoch, chainId: out.chainId, instance, sequence });
 }
 

@@ -17,7 +17,7 @@ import type { ProcessorTables } from '../../store/env.js';
 import { decodeDeltas } from '../processors/sdk/delta-codec.js';
 import { StateBatch } from '../processors/sdk/state.js';
 import type { CommitContext } from './commit.js';
-import { putEnvelope } from './envelope.js';
+import { ChangeGroupWriter } from './change-writer.js';
 import type { KindContext } from './kind.js';
 
 export interface ArtifactReplayMessage {
@@ -75,7 +75,7 @@ export async function replayArtifacts(ctx: CommitContext, source: ProcessorTable
     const batch = ordered ? new StateBatch(ctx.tables.entities, ctx.tables.undo) : null;
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let changeSequence = current.changeSequence;
-    const log = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
+    const log = new ChangeGroupWriter(ctx.tables.changes);
     let last: { number: number; hash: `0x${string}`; parentHash: `0x${string}`; timestamp: number } | null = null;
     const ranges = readRanges(ctx.tables.coverage);
     for (let number = message.fromBlock; number <= message.toBlock && replayed + skipped < message.limit; number += 1) {
@@ -94,9 +94,10 @@ export async function replayArtifacts(ctx: CommitContext, source: ProcessorTable
         throw conflict(`the artifact of block ${number} names parent ${artifact.parentHash}, not block ${cursor.number} (${cursor.hash}) the target's state reflects`, { blockNumber: number });
       }
       const block = { number, hash: artifact.hash, parentHash: artifact.parentHash, timestamp: artifact.timestamp };
+      const head = { operation: 'apply', block, finality: 'finalized', schema: ctx.changeSchema, emittedAt } as const;
       for (const change of split.applyMapped(kindContext, decodeDeltas(artifact.payload), block, 'finalized')) {
         changeSequence += 1n;
-        putEnvelope(log, { sequence: changeSequence, operation: 'apply', block, finality: 'finalized', kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt });
+        log.add(changeSequence, head, change);
         written += 1;
       }
       coverBlock(ctx.tables, number);
@@ -113,9 +114,10 @@ export async function replayArtifacts(ctx: CommitContext, source: ProcessorTable
     batch?.flush();
     if (last !== null) {
       changeSequence += 1n;
-      putEnvelope(log, { sequence: changeSequence, operation: 'finalized', block: last, finality: 'finalized', kind: ctx.kind.finalizedKind, schema: ctx.changeSchema, key: null, dataJson: null, emittedAt });
+      log.add(changeSequence, { operation: 'finalized', block: last, finality: 'finalized', schema: ctx.changeSchema, emittedAt }, { kind: ctx.kind.finalizedKind, key: null, dataJson: null });
       written += 1;
     }
+    log.flush();
     current = { ...current, changeSequence, state: 'live', stateReason: null };
     writeProgress(ctx.tables.state, current);
     return current;

@@ -13,7 +13,8 @@ import { u64Key } from '../../store/keys.js';
 import { hexToBytes } from '../../net/eth/hex.js';
 import type { Store, ProcessorTables } from '../../store/env.js';
 import { readBlockInput } from './block-input.js';
-import { putEnvelope, type EnvelopeBlock } from './envelope.js';
+import type { EnvelopeBlock } from '../../store/change-envelope.js';
+import { ChangeGroupWriter } from './change-writer.js';
 import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
 import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { StateBatch } from '../processors/sdk/state.js';
@@ -82,12 +83,12 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let current = readProgress(ctx.tables.state);
     let changeSequence = current.changeSequence;
-    const log = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
+    const log = new ChangeGroupWriter(ctx.tables.changes);
     const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
     let moveIndex = -1;
     const publish = (operation: ChangeOperation, block: EnvelopeBlock, finality: Finality, change: Pick<KindChange, 'kind' | 'key'> & { dataJson: string | null }) => {
       changeSequence += 1n;
-      putEnvelope(log, { sequence: changeSequence, operation, block, finality, kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt });
+      log.add(changeSequence, { operation, block, finality, schema: ctx.changeSchema, emittedAt }, change);
       written += 1;
     };
     for (const { sequence, move } of moves) {
@@ -144,6 +145,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
       current = { ...current, journalSequence: sequence };
       if (batch !== null && batch.size >= BATCH_HELD_LIMIT) batch.flush();
     }
+    log.flush();
     batch?.flush();
     current = { ...current, changeSequence };
     writeProgress(ctx.tables.state, current);

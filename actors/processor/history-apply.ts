@@ -20,7 +20,7 @@ import { StateBatch } from '../processors/sdk/state.js';
 import type { KindContext } from './kind.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
-import { putEnvelope } from './envelope.js';
+import { ChangeGroupWriter } from './change-writer.js';
 import { artifactTxn } from './artifacts.js';
 import { INSTANCE_OWNER } from '../../store/artifacts.js';
 
@@ -72,7 +72,7 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let changeSequence = current.changeSequence;
     const finalized = current.finalizedNumber;
-    const log = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
+    const log = new ChangeGroupWriter(ctx.tables.changes);
     // A job's blocks keep their artifacts for the instance and for the job (released separately, spec §2.9).
     const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
     const owners = [INSTANCE_OWNER, { ownerKind: 'processor_job', ownerId: message.job } as const];
@@ -93,9 +93,10 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
         }
       }
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
+      const head = { operation: 'apply', block, finality: 'finalized', schema: ctx.changeSchema, emittedAt } as const;
       for (const change of artifacts.apply(ctx.kind, kindContext, input, 'finalized', finalized, owners)) {
         changeSequence += 1n;
-        putEnvelope(log, { sequence: changeSequence, operation: 'apply', block, finality: 'finalized', kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt });
+        log.add(changeSequence, head, change);
         written += 1;
       }
       coverBlock(ctx.tables, number);
@@ -105,6 +106,7 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
       if (ctx.startBlock === null && (current.configuredStartBlock === null || number < current.configuredStartBlock)) current = { ...current, configuredStartBlock: number };
       if (batch !== null && batch.size >= BATCH_HELD_LIMIT) batch.flush();
     }
+    log.flush();
     batch?.flush();
     const backfill = current.coldBackfill;
     if (backfill && !backfill.completed && rangeCovered(readRanges(ctx.tables.coverage), backfill.fromBlock, backfill.targetBlock)) {

@@ -21,7 +21,7 @@ import { INSTANCE_OWNER } from '../../store/artifacts.js';
 import { coverBlock, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
-import { putEnvelope } from './envelope.js';
+import { ChangeGroupWriter } from './change-writer.js';
 import { checkHistoryBlock } from './history-apply.js';
 
 export type HistoryPublishMessage = {
@@ -62,8 +62,8 @@ export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryP
     let streamSequence = streamProgress.changeSequence;
     let last = streamProgress.reduceCursor;
     const finalized = current.finalizedNumber;
-    const instanceLog = { changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance };
-    const streamLog = { changes: stream.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: message.stream };
+    const instanceLog = new ChangeGroupWriter(ctx.tables.changes);
+    const streamLog = new ChangeGroupWriter(stream.changes);
     const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
     const owners = [INSTANCE_OWNER, { ownerKind: 'processor_job', ownerId: message.subscription } as const];
     for (const { number, hash } of message.blocks) {
@@ -74,15 +74,16 @@ export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryP
       const block = { number, hash, parentHash: input.header.parentHash, timestamp: input.header.timestamp };
       // A block the instance did not hold yet is filled into it, with its artifact owned by the instance and the subscription.
       const changes = covered ? ctx.kind.apply(ctx.kindContext, input, 'finalized') : artifacts.apply(ctx.kind, ctx.kindContext, input, 'finalized', finalized, owners);
+      const head = { operation: 'apply', block, finality: 'finalized', schema: ctx.changeSchema, emittedAt } as const;
+      const streamHead = { ...head, originKind: message.originKind, originId: message.subscription };
       for (const change of changes) {
-        const envelope = { operation: 'apply', block, finality: 'finalized', kind: change.kind, schema: ctx.changeSchema, key: change.key, dataJson: change.dataJson, emittedAt } as const;
         if (!covered) {
           changeSequence += 1n;
-          putEnvelope(instanceLog, { ...envelope, sequence: changeSequence });
+          instanceLog.add(changeSequence, head, change);
           written += 1;
         }
         streamSequence += 1n;
-        putEnvelope(streamLog, { ...envelope, sequence: streamSequence, originKind: message.originKind, originId: message.subscription });
+        streamLog.add(streamSequence, streamHead, change);
       }
       if (!covered) {
         coverBlock(ctx.tables, number);
@@ -92,6 +93,8 @@ export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryP
       last = { number, hash };
       published += 1;
     }
+    instanceLog.flush();
+    streamLog.flush();
     current = { ...current, changeSequence };
     writeProgress(ctx.tables.state, current);
     streamProgress = { ...streamProgress, changeSequence: streamSequence, reduceCursor: last };

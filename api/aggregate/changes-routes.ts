@@ -22,7 +22,7 @@ export function changesRoutes(context: AggregateContext): Route[] {
         requireDelivery(processor);
         const tables = processorTables(store, processor.instance);
         const bounds = changeBounds(processor, tables);
-        const headChange = tables && bounds.head > 0n ? readChanges(tables.changes, bounds.head - 1n, 1)[0] : undefined;
+        const headChange = tables && bounds.head > 0n ? readChanges({ changes: tables.changes, epoch: store.epoch, chainId, instance: processor.instance }, bounds.head - 1n, 1)[0] : undefined;
         return {
           body: {
             sequence: bounds.head.toString(),
@@ -41,7 +41,7 @@ export function changesRoutes(context: AggregateContext): Route[] {
         const tables = processorTables(store, processor.instance);
         const owner = { epoch: store.epoch, chainId, instance: processor.instance };
         const after = resumePosition(request.query.get('after') ?? undefined, owner, changeBounds(processor, tables));
-        const changes = tables ? readChanges(tables.changes, after, limit) : [];
+        const changes = tables ? readChanges({ ...owner, changes: tables.changes }, after, limit) : [];
         const nextCursor = changes.length === limit ? changes[changes.length - 1]!.cursor : null;
         return jsonBytesReply(pageBytes(changes.map((change) => change.json), nextCursor, readCoverage(store, chainId, processor)));
       },

@@ -13,7 +13,6 @@
  * long after the commit of the oldest change it hands them that stream got its frame.
  */
 import { sseFrame, type StoredChange } from '../../store/change-log.js';
-import { cursorBlockNumber } from '../../store/cursor.js';
 import type { SseConnection } from './sse-connection.js';
 import { SseChunk } from './sse-encoding.js';
 
@@ -159,14 +158,14 @@ export class ChangeFanout {
   private readBurst(position: bigint): StoredChange[] {
     const changes = this.source.read(position, this.batchChanges);
     if (changes.length < this.batchChanges) return changes;
-    const block = cursorBlockNumber(changes[changes.length - 1]!.cursor);
+    const block = changes[changes.length - 1]!.blockNumber;
     if (block === null) return changes;
     while (changes.length < MAX_BURST_CHANGES) {
       const limit = Math.min(this.batchChanges, MAX_BURST_CHANGES - changes.length);
       const more = this.source.read(changes[changes.length - 1]!.sequence, limit);
       let taken = 0;
       for (const change of more) {
-        if (cursorBlockNumber(change.cursor) !== block) break;
+        if (change.blockNumber !== block) break;
         changes.push(change);
         taken += 1;
       }

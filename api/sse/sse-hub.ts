@@ -149,7 +149,7 @@ export class SseHub {
       read: (after: bigint, limit: number) => {
         store.env.resetReadTxn();
         const tables = processorTables(store, processor.instance);
-        return tables ? readChanges(tables.changes, after, limit) : [];
+        return tables ? readChanges({ changes: tables.changes, epoch: store.epoch, chainId: this.options.chainId, instance: processor.instance }, after, limit) : [];
       },
       expire: (connections: readonly SseConnection[], position: bigint) => {
         const frame = this.resetFrame(processor, {

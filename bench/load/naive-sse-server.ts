@@ -17,12 +17,13 @@ const { values } = parseArgs({
 if (!values['data-dir']) throw new Error('naive-sse-server needs --data-dir');
 const store = openStore({ dataDir: values['data-dir'], readOnly: true });
 const changes = store.processor(values.instance!).changes;
+const log = { changes, epoch: store.epoch, chainId: store.chainId ?? 0, instance: values.instance! };
 const streams = new Set<ServerResponse>();
 let position = changeHead(changes);
 
 function poll(): void {
   store.env.resetReadTxn();
-  for (const change of readChanges(changes, position, 512)) {
+  for (const change of readChanges(log, position, 512)) {
     const envelope: unknown = JSON.parse(change.json.toString('utf8'));
     for (const res of streams) res.write(`id: ${change.cursor}\nevent: ${change.operation}\ndata: ${JSON.stringify(envelope)}\n\n`);
     position = change.sequence;

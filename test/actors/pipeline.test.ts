@@ -45,13 +45,14 @@ test('devnet → chain journal → blobs processor: apply, undo with the previou
   let storeOpen = true;
   t.after(() => (storeOpen ? store.close() : undefined));
   const tables = store.processor('blobs');
+  const log = { changes: tables.changes, epoch: store.epoch, chainId: store.chainId ?? 0, instance: 'blobs' };
 
   const deadline = Date.now() + 60_000;
-  let changes = readChanges(tables.changes, 0n, 100_000);
+  let changes = readChanges(log, 0n, 100_000);
   while (!(changes.some((c) => c.operation === 'undo') && changes.filter((c) => c.operation === 'finalized').length >= 3)) {
     if (Date.now() > deadline) throw new Error(`no reorg and finality within a minute: ${changes.length} changes`);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    changes = readChanges(tables.changes, 0n, 100_000);
+    changes = readChanges(log, 0n, 100_000);
   }
   const envelopes = changes.map((c) => JSON.parse(c.json.toString('utf8')) as Envelope);
   assert.deepEqual(changes.map((c) => c.sequence), changes.map((_, i) => BigInt(i + 1)), 'change sequences start at 1 and have no gap');

@@ -1,8 +1,8 @@
 /**
  * The body of one consumer batch (`GET …/consumers/{c}/changes`): the Page shape (spec §2.2) plus
  * the consumer's record, `{"data":[envelopes…],"nextCursor":…,"coverage":…,"consumer":…}`, written
- * straight into one buffer. Each stored change is looked up by its sequence and its envelope bytes
- * are copied once, from lmdb-js's shared read buffer into the page — no Buffer per change, no
+ * straight into one buffer. Each change's envelope is written once into the page as the log is read
+ * (rendered from its group, or copied from a single change's stored bytes) — no Buffer per change, no
  * array of rows, no concatenation afterwards (those allocations were the listener's main cost per
  * change, most of it garbage collection).
  *
@@ -16,9 +16,8 @@
  * collections for the external memory. The route hands `release` to the reply's `written` hook
  * (api/http.ts), called once uWS has copied the body; only then does the buffer go back to the pool.
  */
-import { changeJsonOffset } from '../../../store/change-log.js';
-import type { BinaryTable, Store } from '../../../store/env.js';
-import { U64_KEY_BYTES } from '../../../store/keys.js';
+import { visitChanges, type ChangeLog } from '../../../store/change-log.js';
+import type { Store } from '../../../store/env.js';
 
 const OPEN = Buffer.from('{"data":[');
 const COMMA = 0x2c;
@@ -42,27 +41,25 @@ const FIRST_BUFFER_BYTES = 64 * 1024;
  * the rows from the last change's cursor (null when the batch is empty).
  */
 export function deliveredPage(
-  store: Pick<Store, 'env'>, changes: BinaryTable | null, after: bigint, through: bigint, closing: (lastCursor: string | null) => string,
+  store: Pick<Store, 'env'>, log: ChangeLog | null, after: bigint, through: bigint, closing: (lastCursor: string | null) => string,
 ): ConsumerPage {
   const writer = new PageWriter(OPEN);
   let lastCursor: string | null = null;
   let count = 0;
-  if (changes !== null && through > after) {
+  if (log !== null && through > after) {
     store.env.resetReadTxn();
-    const key = Buffer.allocUnsafe(U64_KEY_BYTES);
-    for (let sequence = after + 1n; sequence <= through; sequence += 1n) {
-      key.writeBigUInt64BE(sequence, 0);
-      // The returned buffer is lmdb-js's shared one, valid until the next read: copy out of it now.
-      const value = changes.getBinaryFast(key);
-      if (value === undefined) {
-        throw new Error(`changes ${after + 1n}..${through} were delivered but the log does not hold change ${sequence}`);
-      }
-      const offset = changeJsonOffset(sequence, value);
+    let expected = after + 1n;
+    visitChanges(log, after, (sequence, _operation, cursor, json) => {
+      if (sequence !== expected) throw new Error(`changes ${after + 1n}..${through} were delivered but the log does not hold change ${expected}`);
       if (count > 0) writer.byte(COMMA);
-      writer.bytes(value, offset, count === 0 ? Number(through - after) : 1);
-      if (sequence === through) lastCursor = value.toString('latin1', 3, offset);
+      if (typeof json === 'string') writer.text(json, count === 0 ? Number(through - after) : 1);
+      else writer.bytes(json, 0, count === 0 ? Number(through - after) : 1);
+      if (sequence === through) lastCursor = cursor;
       count += 1;
-    }
+      expected += 1n;
+      return sequence < through;
+    });
+    if (expected <= through) throw new Error(`changes ${after + 1n}..${through} were delivered but the log does not hold change ${expected}`);
   }
   writer.text(closing(lastCursor));
   const buffer = writer.buffer;
@@ -98,9 +95,11 @@ class PageWriter {
     this.length += source.copy(this.buffer, this.length, offset);
   }
 
-  text(value: string): void {
-    const size = Buffer.byteLength(value, 'utf8');
-    this.reserve(size);
+  /** Appends `value` as UTF-8; `expectedRows` sizes the buffer on the first row. */
+  text(value: string, expectedRows = 1): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: reserving that is cheaper than measuring.
+    const size = value.length * 3;
+    this.reserve(expectedRows > 1 ? Math.ceil((size + 1) * expectedRows * 1.25) : size);
     this.length += this.buffer.write(value, this.length, 'utf8');
   }
 

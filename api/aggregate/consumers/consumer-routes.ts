@@ -136,7 +136,7 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
         const after = BigInt(delivery.after);
         const through = BigInt(delivery.through);
         const tables = processorTables(context.store, record.instance);
-        const page = deliveredPage(context.store, tables?.changes ?? null, after, through, (lastCursor) => {
+        const page = deliveredPage(context.store, tables ? { changes: tables.changes, epoch: context.store.epoch, chainId: context.chainId, instance: record.instance } : null, after, through, (lastCursor) => {
           const nextCursor = through - after === BigInt(limit) ? lastCursor : null;
           const coverage = readCoverage(context.store, context.chainId, processor);
           return `],"nextCursor":${JSON.stringify(nextCursor)},"coverage":${JSON.stringify(coverage)},"consumer":${JSON.stringify(consumerView(delivery.record, Date.now()))}}`;

@@ -38,7 +38,7 @@ export function readBoundary(owner: BoundaryOwner, processor: ConfiguredProcesso
   if (!processor.delivery) {
     return { changeBoundary, boundaryCursor: null, recovery: { action: 'requery: delivery is disabled for this processor, so there is no change feed to follow', follow: null } };
   }
-  const stored = tables && sequence > 0n ? readChanges(tables.changes, sequence - 1n, 1)[0] : undefined;
+  const stored = tables && sequence > 0n ? readChanges({ changes: tables.changes, epoch: owner.epoch, chainId: owner.chainId, instance: processor.instance }, sequence - 1n, 1)[0] : undefined;
   // A pruned boundary change still has a resumable position: a cursor without block naming the sequence.
   const boundaryCursor = stored?.sequence === sequence
     ? stored.cursor

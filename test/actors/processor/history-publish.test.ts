@@ -14,13 +14,13 @@ import type { KindContext } from '../../../actors/processor/kind.js';
 import { readChanges } from '../../../store/change-log.js';
 import { readProgress, readRanges, writeProgress } from '../../../store/coverage.js';
 import { decodeCursor } from '../../../store/cursor.js';
-import type { BinaryTable } from '../../../store/env.js';
+import type { Store } from '../../../store/env.js';
 import { closeTempStore, createTempStore, CHAIN_ID } from '../../api/aggregate/store-fixture.js';
 import { defaultDevnetChain, recordCanonical } from '../processors/blobs/support.js';
 
 interface Env { operation: string; originKind: string; originId: string; kind: string; block: { number: number }; data: unknown; sequence: string; cursor: string }
 
-const envelopes = (changes: BinaryTable): Env[] => readChanges(changes, 0n, 10_000).map((c) => JSON.parse(c.json.toString('utf8')) as Env);
+const envelopes = (store: Store, instance: string): Env[] => readChanges({ changes: store.processor(instance).changes, epoch: store.epoch, chainId: CHAIN_ID, instance }, 0n, 10_000).map((c) => JSON.parse(c.json.toString('utf8')) as Env);
 const puts = (list: Env[]) => list.filter((e) => e.kind === 'blobs.block.put').map((e) => e.block.number);
 
 test('history.publish: each block into the stream once and in order; the instance commits only what it did not cover; refusals commit nothing', async (t) => {
@@ -49,7 +49,7 @@ test('history.publish: each block into the stream once and in order; the instanc
   const first = await publishHistoryBlocks(ctx, message('bs~s1', 3, 5), at);
   assert.deepEqual([first.published, first.filled, first.publishedThrough], [3, 3, 5]);
   assert.deepEqual(readRanges(tables.coverage), [{ from: 3, to: 5 }]);
-  const s1 = envelopes(store.processor('bs~s1').changes);
+  const s1 = envelopes(store, 'bs~s1');
   assert.deepEqual(puts(s1), [3, 4, 5]);
   assert.equal(first.streamHead, String(s1.length));
 
@@ -57,7 +57,7 @@ test('history.publish: each block into the stream once and in order; the instanc
   const second = await publishHistoryBlocks(ctx, message('bs~s2', 1, 6, 'recompute'), at);
   assert.deepEqual([second.published, second.filled], [6, 3]);
   assert.deepEqual(readRanges(tables.coverage), [{ from: 1, to: 6 }]);
-  const s2 = envelopes(store.processor('bs~s2').changes);
+  const s2 = envelopes(store, 'bs~s2');
   assert.deepEqual(puts(s2), [1, 2, 3, 4, 5, 6]);
   assert.deepEqual(s2.map((e) => e.sequence), s2.map((_, i) => String(i + 1)), 'the stream numbers its own changes from 1');
   for (const e of s2) {
@@ -68,12 +68,12 @@ test('history.publish: each block into the stream once and in order; the instanc
   for (const n of [3, 4, 5]) {
     assert.deepEqual(s2.find((e) => e.kind === 'blobs.block.put' && e.block.number === n)!.data, s1.find((e) => e.kind === 'blobs.block.put' && e.block.number === n)!.data, `block ${n}: the same payload`);
   }
-  assert.deepEqual(puts(envelopes(tables.changes)), [3, 4, 5, 1, 2, 6], 'the instance committed each block once');
+  assert.deepEqual(puts(envelopes(store, 'app')), [3, 4, 5, 1, 2, 6], 'the instance committed each block once');
 
   // Asked again (a restart after the commit): what was published is skipped; the rest goes on in order.
   const again = await publishHistoryBlocks(ctx, message('bs~s2', 5, 8, 'recompute'), at);
   assert.deepEqual([again.published, again.filled, again.publishedThrough], [2, 2, 8]);
-  assert.deepEqual(puts(envelopes(store.processor('bs~s2').changes)), [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual(puts(envelopes(store, 'bs~s2')), [1, 2, 3, 4, 5, 6, 7, 8]);
 
   // Above the finalized block: refused, nothing of the chunk committed.
   const before = readProgress(store.processor('bs~s2').state);

@@ -10,7 +10,7 @@ import { encodeChangeValue, putChange, type ChangeOperation } from '../../../sto
 import { coverBlock, readProgress, writeProgress, type ProcessorProgress } from '../../../store/coverage.js';
 import { encodeCursor } from '../../../store/cursor.js';
 import { u64Key } from '../../../store/keys.js';
-import { renderEnvelope } from '../../../actors/processor/envelope.js';
+import { renderEnvelope } from '../../../store/change-envelope.js';
 import { blockKey, blockTxIndexKey, scheduleKey, txKey } from '../../../actors/processors/blobs/keys.js';
 import { renderBlock, renderChangePayload, renderScheduleRow, renderTransaction } from '../../../actors/processors/blobs/render.js';
 import type { BlobSchedule, BlobsBlock, BlobTransaction } from '../../../actors/processors/blobs/types.js';

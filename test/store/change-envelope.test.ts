@@ -1,7 +1,7 @@
 /** The change envelope is rendered by concatenation: byte-identical to JSON.stringify of its fields in spec order. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderEnvelope, type EnvelopeInput } from '../../../actors/processor/envelope.js';
+import { renderEnvelope, type EnvelopeInput } from '../../store/change-envelope.js';
 
 function reference(input: EnvelopeInput): string {
   return JSON.stringify({

@@ -1,12 +1,11 @@
 /**
- * ChangeEnvelope rendering (spec §2.3), once, at commit time: the stored bytes are what /changes
- * and /stream serve. Field order follows the spec table.
+ * ChangeEnvelope rendering (spec §2.3): what /changes, /stream and consumer batches serve, rendered
+ * where a change log is read (store/change-log.ts keeps compact groups). Field order follows the spec table.
  */
-import { encodeChangeValue, putChange, type ChangeOperation } from '../../store/change-log.js';
-import type { Finality } from '../../store/coverage.js';
-import { encodeCursor } from '../../store/cursor.js';
-import type { BinaryTable } from '../../store/env.js';
-import type { Hex } from '../../net/eth/hex.js';
+import type { Finality } from './coverage.js';
+import type { Hex } from '../net/eth/hex.js';
+
+export type ChangeOperation = 'apply' | 'undo' | 'finalized' | 'reset_required';
 
 export interface EnvelopeBlock {
   readonly number: number;
@@ -57,11 +56,38 @@ function middleJson(input: Omit<EnvelopeInput, 'cursor' | 'chainId'>, chainId: n
   const last = lastMiddle;
   if (last !== null && last.block === input.block && last.kind === input.kind && last.operation === input.operation && last.finality === input.finality
     && last.schema === input.schema && last.chainId === chainId && last.originKind === input.originKind && last.originId === input.originId) return last.json;
-  const json = `"operation":"${input.operation}",`
-    + `"originKind":"${input.originKind ?? 'live'}","originId":${input.originId === undefined ? '"live"' : JSON.stringify(input.originId)},"publicationRevision":"1","chainId":${JSON.stringify(chainId)},"block":${blockJson(input.block)},`
-    + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},`;
+  const json = middleText(input, blockJson(input.block), chainId);
   lastMiddle = { operation: input.operation, originKind: input.originKind, originId: input.originId, chainId, block: input.block, finality: input.finality, kind: input.kind, schema: input.schema, json };
   return json;
+}
+
+type SharedFields = Pick<EnvelopeInput, 'operation' | 'originKind' | 'originId' | 'finality' | 'kind' | 'schema'>;
+
+function middleText(input: SharedFields, blockText: string, chainId: number): string {
+  return `"operation":"${input.operation}",`
+    + `"originKind":"${input.originKind ?? 'live'}","originId":${input.originId === undefined ? '"live"' : JSON.stringify(input.originId)},"publicationRevision":"1","chainId":${JSON.stringify(chainId)},"block":${blockText},`
+    + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},`;
+}
+
+/** Renders one change of a group; the fields the group shares are given once. */
+export type GroupRender = (sequence: bigint, cursor: string, kind: string, key: string | null, dataJson: string | null) => string;
+
+/**
+ * The renderer of a group's changes (store/change-log.ts): they share everything but sequence, cursor, kind,
+ * key and payload, so the shared fields are rendered once per kind. Byte-identical to renderEnvelope (tested).
+ */
+export function groupRender(shared: Omit<EnvelopeInput, 'sequence' | 'cursor' | 'chainId' | 'kind' | 'key' | 'dataJson'>, chainId: number): GroupRender {
+  const middles = new Map<string, string>();
+  const blockText = shared.block === null ? 'null' : JSON.stringify(shared.block);
+  const tail = `"emittedAt":${JSON.stringify(shared.emittedAt)}}`;
+  return (sequence, cursor, kind, key, dataJson) => {
+    let middle = middles.get(kind);
+    if (middle === undefined) {
+      middle = middleText({ ...shared, kind }, blockText, chainId);
+      middles.set(kind, middle);
+    }
+    return `{"apiVersion":"1","sequence":"${sequence}","cursor":${JSON.stringify(cursor)},${middle}"key":${JSON.stringify(key)},"data":${dataJson ?? 'null'},${tail}`;
+  };
 }
 
 let lastEmittedAt = '';
@@ -73,20 +99,6 @@ function emittedAtJson(emittedAt: string): string {
     lastEmittedAt = emittedAt;
   }
   return lastEmittedAtJson;
-}
-
-/** Where an envelope is written: a change log and the epoch, chain and instance (or subscription stream) its cursor names. */
-export interface EnvelopeLog {
-  readonly changes: BinaryTable;
-  readonly epoch: bigint;
-  readonly chainId: number;
-  readonly instance: string;
-}
-
-/** Renders one envelope about `block` at `sequence`, with its cursor, and writes it into the log. */
-export function putEnvelope(log: EnvelopeLog, input: Omit<EnvelopeInput, 'cursor' | 'chainId' | 'block'> & { readonly block: EnvelopeBlock }): void {
-  const cursor = encodeCursor({ epoch: log.epoch, chainId: log.chainId, instance: log.instance, sequence: input.sequence, block: { number: input.block.number, hash: input.block.hash } });
-  putChange(log.changes, input.sequence, encodeChangeValue(input.operation, cursor, render(input, cursor, log.chainId)));
 }
 
 let lastBlock: EnvelopeBlock | null = null;
