@@ -69,25 +69,29 @@ function middleText(input: SharedFields, blockText: string, chainId: number): st
     + `"finality":${JSON.stringify(input.finality)},"kind":${JSON.stringify(input.kind)},"schema":${JSON.stringify(input.schema)},`;
 }
 
-/** Renders one change of a group; the fields the group shares are given once. */
-export type GroupRender = (sequence: bigint, cursor: string, kind: string, key: string | null, dataJson: string | null) => string;
+/**
+ * The envelope text before a group change's payload (through `"data":`), given its sequence, cursor, kind
+ * and key; the payload and then the group's `tail` follow it.
+ */
+export type GroupHead = (sequence: bigint, cursor: string, kind: string, key: string | null) => string;
 
 /**
  * The renderer of a group's changes (store/change-log.ts): they share everything but sequence, cursor, kind,
- * key and payload, so the shared fields are rendered once per kind. Byte-identical to renderEnvelope (tested).
+ * key and payload, so the shared fields are rendered once per kind, and the payload (stored as JSON) is
+ * copied between `head` and `tail` as bytes. Byte-identical to renderEnvelope (tested).
  */
-export function groupRender(shared: Omit<EnvelopeInput, 'sequence' | 'cursor' | 'chainId' | 'kind' | 'key' | 'dataJson'>, chainId: number): GroupRender {
+export function groupRender(shared: Omit<EnvelopeInput, 'sequence' | 'cursor' | 'chainId' | 'kind' | 'key' | 'dataJson'>, chainId: number): { readonly head: GroupHead; readonly tail: string } {
   const middles = new Map<string, string>();
   const blockText = shared.block === null ? 'null' : JSON.stringify(shared.block);
-  const tail = `"emittedAt":${JSON.stringify(shared.emittedAt)}}`;
-  return (sequence, cursor, kind, key, dataJson) => {
+  const head: GroupHead = (sequence, cursor, kind, key) => {
     let middle = middles.get(kind);
     if (middle === undefined) {
       middle = middleText({ ...shared, kind }, blockText, chainId);
       middles.set(kind, middle);
     }
-    return `{"apiVersion":"1","sequence":"${sequence}","cursor":${JSON.stringify(cursor)},${middle}"key":${JSON.stringify(key)},"data":${dataJson ?? 'null'},${tail}`;
+    return `{"apiVersion":"1","sequence":"${sequence}","cursor":"${cursor}",${middle}"key":${JSON.stringify(key)},"data":`;
   };
+  return { head, tail: `,"emittedAt":${JSON.stringify(shared.emittedAt)}}` };
 }
 
 let lastEmittedAt = '';

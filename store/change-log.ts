@@ -2,33 +2,28 @@
  * A processor instance's change log (`p.<instance>.changes`). Sequences start at 1 and grow by one per
  * change, across reorgs, within one store epoch; the log is dense from its tail to its head.
  *
- * Entries are keyed by u64 sequence. Two value formats:
+ * Entries are keyed by u64 sequence. Two value formats, both holding envelopes rendered once, at commit
+ * time, so readers (pages, SSE, consumer batches) copy bytes without re-encoding:
  *
- * - **Group** (what lanes write): the changes of one block that share operation, finality, origin and
- *   emission time, keyed by the first one's sequence. Only the facts are kept — the block, the kinds,
- *   and each change's kind, key and payload JSON — and the envelope and its cursor are rendered where
- *   the log is read. A commit of an erc20 block with hundreds of changes is one put of its facts instead
- *   of hundreds of rendered envelopes (rendering and a cursor checksum per change were ~40 % of the
- *   commit at mainnet's density of transfers); a reader renders each change once per read.
+ * - **Group** (what lanes write): the consecutive changes of one block and operation, keyed by the first
+ *   one's sequence — one put per block where a per-change entry cost an LMDB put each (an erc20 block
+ *   has hundreds of changes). The envelopes are rendered with the fields the group shares laid out once
+ *   (store/change-envelope.ts `groupRender`, store/cursor.ts `cursorMinter`).
  *
  *     0   u8   GROUP_FORMAT (0x80)
  *     1   u8   operation code (OPERATIONS)
- *     2   u8   finality code (FINALITIES)
- *     3   u8   origin kind code (ORIGIN_KINDS)
+ *     2   u8   flags: bit 0 = the changes name a block
+ *     3   u8   0
  *     4   u32  number of changes
- *     8   u32  length H of the header JSON
- *     12  H    header JSON: {block, schema, emittedAt, originId, kinds}
- *     then per change: u8 kind index ‖ u32 key length (NULL_LENGTH: null) ‖ key (UTF-8)
- *                      ‖ u32 payload length (NULL_LENGTH: null) ‖ payload JSON (UTF-8)
+ *     8   u64  block number (0 without a block)
+ *     16  per change: u16 cursor length ‖ cursor (ASCII base64url) ‖ u32 envelope length ‖ envelope JSON (UTF-8)
  *
  * - **Single** (written by earlier versions; still read, and written by tools that build logs by hand):
- *   operation u8 (0–3) ‖ cursor length u16 ‖ cursor (ASCII base64url) ‖ envelope JSON (UTF-8), rendered
- *   once at commit time with the epoch of that time (store/epoch-rotation.ts re-mints it).
+ *   operation u8 (0–3) ‖ cursor length u16 ‖ cursor (ASCII base64url) ‖ envelope JSON (UTF-8).
  *
- * Readers go through `readChanges`/`readChange`/`changeEntries` with the log's identity (`ChangeLog`):
- * the epoch, chain and instance (or subscription stream) a rendered cursor names.
+ * Cursors name the store epoch they were written in; store/epoch-rotation.ts re-mints them in both formats.
  */
-import { encodeCursor, cursorBlockNumber } from './cursor.js';
+import { cursorBlockNumber, cursorMinter } from './cursor.js';
 import type { Finality } from './coverage.js';
 import type { BinaryTable } from './env.js';
 import { decodeU64Key, u64Key } from './keys.js';
@@ -37,16 +32,14 @@ import { groupRender, type ChangeOperation, type EnvelopeBlock } from './change-
 export type { ChangeOperation } from './change-envelope.js';
 
 const OPERATIONS: readonly ChangeOperation[] = ['apply', 'undo', 'finalized', 'reset_required'];
-const FINALITIES: readonly Finality[] = ['preview', 'included', 'finalized'];
 export type OriginKind = 'live' | 'live_recovery' | 'historical_backfill' | 'recompute';
-const ORIGIN_KINDS: readonly OriginKind[] = ['live', 'live_recovery', 'historical_backfill', 'recompute'];
 const GROUP_FORMAT = 0x80;
-const GROUP_HEAD_BYTES = 12;
-const NULL_LENGTH = 0xffffffff;
+const GROUP_HEAD_BYTES = 16;
+const FLAG_BLOCK = 0x01;
 /** Changes per group at most: a block with more is written as several groups (bounded values and reads). */
 export const GROUP_MAX_CHANGES = 4096;
 
-/** Where a log lives and whose cursors it renders. */
+/** Where a log lives and whose cursors it writes. */
 export interface ChangeLog {
   readonly changes: BinaryTable;
   readonly epoch: bigint;
@@ -86,49 +79,52 @@ export interface GroupedChange {
 /** Scratch space the group encoder writes into before one copy out (grown on demand, per thread). */
 let scratch = Buffer.allocUnsafe(1 << 20);
 
-/** Encodes a group of changes (1 to GROUP_MAX_CHANGES) that share `head`. */
-export function encodeChangeGroup(head: ChangeGroupHead, changes: readonly GroupedChange[]): Buffer {
-  if (changes.length === 0 || changes.length > GROUP_MAX_CHANGES) throw new RangeError(`a change group holds 1 to ${GROUP_MAX_CHANGES} changes, got ${changes.length}`);
-  const kinds: string[] = [];
-  const kindIndex = new Map<string, number>();
-  for (const change of changes) {
-    if (!kindIndex.has(change.kind)) {
-      kindIndex.set(change.kind, kinds.length);
-      kinds.push(change.kind);
-    }
+/** Makes room for `more` bytes after `at` in the scratch buffer, keeping what it holds. */
+function room(at: number, more: number): Buffer {
+  if (at + more > scratch.length) {
+    const grown = Buffer.allocUnsafe(Math.max(at + more, scratch.length * 2));
+    scratch.copy(grown, 0, 0, at);
+    scratch = grown;
   }
-  if (kinds.length > 256) throw new RangeError(`a change group holds at most 256 kinds, got ${kinds.length}`);
-  const { number, hash, parentHash, timestamp } = head.block;
-  const header = JSON.stringify({ block: { number, hash, parentHash, timestamp }, schema: head.schema, emittedAt: head.emittedAt, originId: head.originId ?? null, kinds });
-  // UTF-8 takes at most 3 bytes per UTF-16 unit: enough room for any content before writing.
-  let room = GROUP_HEAD_BYTES + header.length * 3;
-  for (const change of changes) room += 9 + (change.key?.length ?? 0) * 3 + (change.dataJson?.length ?? 0) * 3;
-  if (scratch.length < room) scratch = Buffer.allocUnsafe(Math.max(room, scratch.length * 2));
-  const out = scratch;
-  out[0] = GROUP_FORMAT;
-  out[1] = OPERATIONS.indexOf(head.operation);
-  out[2] = FINALITIES.indexOf(head.finality);
-  out[3] = ORIGIN_KINDS.indexOf(head.originKind ?? 'live');
-  out.writeUInt32BE(changes.length, 4);
-  const headerBytes = out.write(header, GROUP_HEAD_BYTES, 'utf8');
-  out.writeUInt32BE(headerBytes, 8);
-  let at = GROUP_HEAD_BYTES + headerBytes;
-  for (const change of changes) {
-    out[at] = kindIndex.get(change.kind)!;
-    at = writeText(out, at + 1, change.key);
-    at = writeText(out, at, change.dataJson);
-  }
-  return Buffer.from(out.subarray(0, at));
+  return scratch;
 }
 
-function writeText(out: Buffer, at: number, text: string | null): number {
-  if (text === null) {
-    out.writeUInt32BE(NULL_LENGTH, at);
-    return at + 4;
+/**
+ * Renders a group of changes (1 to GROUP_MAX_CHANGES) that share `head`, the first at sequence `first`,
+ * with the cursors of `log` (its epoch, chain and instance).
+ */
+export function encodeChangeGroup(log: Omit<ChangeLog, 'changes'>, first: bigint, head: ChangeGroupHead, changes: readonly GroupedChange[]): Buffer {
+  if (changes.length === 0 || changes.length > GROUP_MAX_CHANGES) throw new RangeError(`a change group holds 1 to ${GROUP_MAX_CHANGES} changes, got ${changes.length}`);
+  const { number, hash, parentHash, timestamp } = head.block;
+  const block = { number, hash, parentHash, timestamp };
+  const render = groupRender({ operation: head.operation, finality: head.finality, block, schema: head.schema, emittedAt: head.emittedAt, originKind: head.originKind, originId: head.originId }, log.chainId);
+  const mint = cursorMinter({ epoch: log.epoch, chainId: log.chainId, instance: log.instance, block: { number, hash } });
+  let out = room(0, GROUP_HEAD_BYTES);
+  out[0] = GROUP_FORMAT;
+  out[1] = OPERATIONS.indexOf(head.operation);
+  out[2] = FLAG_BLOCK;
+  out[3] = 0;
+  out.writeUInt32BE(changes.length, 4);
+  out.writeBigUInt64BE(BigInt(number), 8);
+  let at = GROUP_HEAD_BYTES;
+  let sequence = first;
+  for (const change of changes) {
+    const cursor = mint(sequence);
+    const text = render.head(sequence, cursor, change.kind, change.key);
+    const data = change.dataJson ?? 'null';
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: room for any content before writing.
+    out = room(at, 6 + cursor.length + (text.length + data.length + render.tail.length) * 3);
+    out.writeUInt16BE(cursor.length, at);
+    at += 2 + out.write(cursor, at + 2, 'latin1');
+    const lengthAt = at;
+    at += 4;
+    at += out.write(text, at, 'utf8');
+    at += out.write(data, at, 'utf8');
+    at += out.write(render.tail, at, 'utf8');
+    out.writeUInt32BE(at - lengthAt - 4, lengthAt);
+    sequence += 1n;
   }
-  const length = out.write(text, at + 4, 'utf8');
-  out.writeUInt32BE(length, at);
-  return at + 4 + length;
+  return Buffer.from(out.subarray(0, at));
 }
 
 /** Writes a group whose first change is `first`; call inside the write transaction. */
@@ -167,65 +163,61 @@ export function storedChangeCount(value: Uint8Array): number {
 
 /** A single change's stored value, decoded (the value must not be a group). */
 export function decodeChangeValue(sequence: bigint, value: Uint8Array): StoredChange {
-  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.length);
   const { operation, cursorLength } = singleHead(sequence, bytes);
   const cursor = bytes.toString('latin1', 3, 3 + cursorLength);
   return { sequence, operation, cursor, json: Buffer.from(bytes.subarray(3 + cursorLength)), blockNumber: cursorBlockNumber(cursor) };
 }
 
-interface GroupHeader {
-  readonly block: EnvelopeBlock;
-  readonly schema: string;
-  readonly emittedAt: string;
-  readonly originId: string | null;
-  readonly kinds: readonly string[];
-}
+/**
+ * Called with each change read, in order, its envelope JSON a view into the stored value (valid until the
+ * next read: copy it out). Returns false to stop.
+ */
+export type ChangeVisitor = (sequence: bigint, operation: ChangeOperation, cursor: string, json: Buffer, blockNumber: number | null) => boolean;
 
 /**
- * Called with each change read, in order; the envelope JSON is a string (a group's change, rendered now)
- * or a view into the stored value (a single change; valid until the next read). Returns false to stop.
+ * Visits the changes of a stored value whose first sequence is `first`, from sequence `from` on.
+ * Returns false when the visitor stopped.
  */
-export type ChangeVisitor = (sequence: bigint, operation: ChangeOperation, cursor: string, json: string | Buffer, blockNumber: number | null) => boolean;
-
-/**
- * Visits the changes of a stored value whose first sequence is `first`, rendered with `log`'s cursors,
- * from sequence `from` on. Returns false when the visitor stopped.
- */
-export function visitStored(log: Omit<ChangeLog, 'changes'>, first: bigint, value: Uint8Array, from: bigint, visit: ChangeVisitor): boolean {
-  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+/** `value` may be lmdb-js's shared read buffer, whose `length` (not `byteLength`) is the value's. */
+export function visitStored(first: bigint, value: Uint8Array, from: bigint, visit: ChangeVisitor): boolean {
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.length);
   if (bytes[0] !== GROUP_FORMAT) {
     if (first < from) return true;
     const { operation, cursorLength } = singleHead(first, bytes);
     const cursor = bytes.toString('latin1', 3, 3 + cursorLength);
     return visit(first, operation, cursor, bytes.subarray(3 + cursorLength), cursorBlockNumber(cursor));
   }
-  const count = storedChangeCount(bytes);
-  const operation = OPERATIONS[bytes[1]!];
-  const finality = FINALITIES[bytes[2]!];
-  const originKind = ORIGIN_KINDS[bytes[3]!];
-  if (!operation || !finality || !originKind) throw new RangeError(`change group at ${first}: unknown operation, finality or origin code`);
-  const headerLength = bytes.readUInt32BE(8);
-  const header = JSON.parse(bytes.toString('utf8', GROUP_HEAD_BYTES, GROUP_HEAD_BYTES + headerLength)) as GroupHeader;
-  const block = header.block;
-  const cursorBlock = { number: block.number, hash: block.hash };
-  const renderChange = groupRender({ operation, finality, block, schema: header.schema, emittedAt: header.emittedAt, originKind, ...(header.originId === null ? {} : { originId: header.originId }) }, log.chainId);
-  let at = GROUP_HEAD_BYTES + headerLength;
+  const { operation, count, blockNumber } = groupHead(first, bytes);
+  let at = GROUP_HEAD_BYTES;
   for (let index = 0; index < count; index += 1) {
+    const entry = groupEntry(first, bytes, at);
     const sequence = first + BigInt(index);
-    const kind = header.kinds[bytes[at]!];
-    if (kind === undefined) throw new RangeError(`change group at ${first}: change ${index} names kind ${bytes[at]} of ${header.kinds.length}`);
-    if (sequence < from) {
-      at = skipText(bytes, skipText(bytes, at + 1, first), first);
-      continue;
-    }
-    const key = readText(bytes, at + 1, first);
-    const data = readText(bytes, key.next, first);
-    at = data.next;
-    const cursor = encodeCursor({ epoch: log.epoch, chainId: log.chainId, instance: log.instance, sequence, block: cursorBlock });
-    if (!visit(sequence, operation, cursor, renderChange(sequence, cursor, kind, key.text, data.text), block.number)) return false;
+    if (sequence >= from && !visit(sequence, operation, bytes.toString('latin1', entry.cursorAt, entry.jsonAt - 4), bytes.subarray(entry.jsonAt, entry.next), blockNumber)) return false;
+    at = entry.next;
   }
   if (at !== bytes.length) throw new RangeError(`change group at ${first}: ${bytes.length - at} bytes after its ${count} changes`);
   return true;
+}
+
+function groupHead(first: bigint, bytes: Buffer): { operation: ChangeOperation; count: number; blockNumber: number | null } {
+  if (bytes.length < GROUP_HEAD_BYTES) throw new RangeError(`change group at ${first}: ${bytes.length} bytes is too short`);
+  const operation = OPERATIONS[bytes[1]!];
+  if (!operation) throw new RangeError(`change group at ${first}: unknown operation code ${bytes[1]}`);
+  const count = bytes.readUInt32BE(4);
+  if (count === 0) throw new RangeError(`change group at ${first}: holds no change`);
+  return { operation, count, blockNumber: (bytes[2]! & FLAG_BLOCK) === 0 ? null : Number(bytes.readBigUInt64BE(8)) };
+}
+
+/** Where the change at `at` of a group has its cursor and envelope, and where the next one starts. */
+function groupEntry(first: bigint, bytes: Buffer, at: number): { cursorAt: number; jsonAt: number; next: number } {
+  if (at + 2 > bytes.length) throw new RangeError(`change group at ${first}: truncated`);
+  const cursorAt = at + 2;
+  const jsonAt = cursorAt + bytes.readUInt16BE(at) + 4;
+  if (jsonAt > bytes.length) throw new RangeError(`change group at ${first}: truncated`);
+  const next = jsonAt + bytes.readUInt32BE(jsonAt - 4);
+  if (next > bytes.length) throw new RangeError(`change group at ${first}: truncated`);
+  return { cursorAt, jsonAt, next };
 }
 
 function singleHead(sequence: bigint, bytes: Buffer): { operation: ChangeOperation; cursorLength: number } {
@@ -237,20 +229,26 @@ function singleHead(sequence: bigint, bytes: Buffer): { operation: ChangeOperati
   return { operation, cursorLength };
 }
 
-function skipText(bytes: Buffer, at: number, first: bigint): number {
-  if (at + 4 > bytes.length) throw new RangeError(`change group at ${first}: truncated`);
-  const length = bytes.readUInt32BE(at);
-  const next = at + 4 + (length === NULL_LENGTH ? 0 : length);
-  if (next > bytes.length) throw new RangeError(`change group at ${first}: truncated`);
-  return next;
-}
-
-function readText(bytes: Buffer, at: number, first: bigint): { text: string | null; next: number } {
-  if (at + 4 > bytes.length) throw new RangeError(`change group at ${first}: truncated`);
-  const length = bytes.readUInt32BE(at);
-  if (length === NULL_LENGTH) return { text: null, next: at + 4 };
-  if (at + 4 + length > bytes.length) throw new RangeError(`change group at ${first}: truncated`);
-  return { text: bytes.toString('utf8', at + 4, at + 4 + length), next: at + 4 + length };
+/**
+ * A group with each change's cursor replaced by `remint(cursor)` (a token of the same length, as a new
+ * store epoch gives), in its entry and in its envelope.
+ */
+export function remintGroup(first: bigint, value: Uint8Array, remint: (cursor: string) => string): Buffer {
+  const bytes = Buffer.from(value);
+  const { count } = groupHead(first, bytes);
+  let at = GROUP_HEAD_BYTES;
+  for (let index = 0; index < count; index += 1) {
+    const entry = groupEntry(first, bytes, at);
+    const cursor = bytes.toString('latin1', entry.cursorAt, entry.jsonAt - 4);
+    const next = remint(cursor);
+    if (next.length !== cursor.length) throw new RangeError(`change ${first + BigInt(index)}: a re-minted cursor must keep its length`);
+    const inJson = bytes.indexOf(`"cursor":"${cursor}"`, entry.jsonAt, 'latin1');
+    if (inJson < 0 || inJson >= entry.next) throw new Error(`change ${first + BigInt(index)}: its envelope does not carry its cursor`);
+    bytes.write(next, entry.cursorAt, 'latin1');
+    bytes.write(next, inJson + 10, 'latin1');
+    at = entry.next;
+  }
+  return bytes;
 }
 
 /** The key of the entry holding `sequence` (the greatest key at or below it), or undefined when there is none. */
@@ -263,8 +261,12 @@ function entryKeyAt(changes: BinaryTable, sequence: bigint): Buffer | undefined 
 export function visitChanges(log: ChangeLog, after: bigint, visit: ChangeVisitor): void {
   const from = after + 1n;
   const start = entryKeyAt(log.changes, from) ?? u64Key(from);
-  for (const { key, value } of log.changes.getRange({ start })) {
-    if (!visitStored(log, decodeU64Key(key), value, from, visit)) return;
+  // Keys only, and each value read into lmdb-js's shared buffer (no copy of a group per read): the
+  // visitor copies what it keeps before the next read.
+  for (const key of log.changes.getKeys({ start })) {
+    const value = log.changes.getBinaryFast(key as Buffer);
+    if (value === undefined) continue;
+    if (!visitStored(decodeU64Key(key as Buffer), value, from, visit)) return;
   }
 }
 
@@ -273,7 +275,7 @@ export function readChanges(log: ChangeLog, after: bigint, limit: number): Store
   const result: StoredChange[] = [];
   if (limit <= 0) return result;
   visitChanges(log, after, (sequence, operation, cursor, json, blockNumber) => {
-    result.push({ sequence, operation, cursor, json: typeof json === 'string' ? Buffer.from(json, 'utf8') : Buffer.from(json), blockNumber });
+    result.push({ sequence, operation, cursor, json: Buffer.from(json), blockNumber });
     return result.length < limit;
   });
   return result;
@@ -305,24 +307,16 @@ export function* changeEntries(log: ChangeLog, from = 1n): Generator<StoredChang
   }
 }
 
-/** Checks that a stored entry decodes (a single change's head; a group's codes, header and every change's fields) and answers its count. */
+/** Checks that a stored entry decodes (a single change's head; a group's head and every change's bounds) and answers its count. */
 export function checkStoredEntry(first: bigint, value: Uint8Array): number {
-  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.length);
   if (bytes[0] !== GROUP_FORMAT) {
     singleHead(first, bytes);
     return 1;
   }
-  const count = storedChangeCount(bytes);
-  if (count === 0) throw new RangeError(`change group at ${first}: holds no change`);
-  if (!OPERATIONS[bytes[1]!] || !FINALITIES[bytes[2]!] || !ORIGIN_KINDS[bytes[3]!]) throw new RangeError(`change group at ${first}: unknown operation, finality or origin code`);
-  const headerLength = bytes.readUInt32BE(8);
-  if (GROUP_HEAD_BYTES + headerLength > bytes.length) throw new RangeError(`change group at ${first}: truncated header`);
-  const header = JSON.parse(bytes.toString('utf8', GROUP_HEAD_BYTES, GROUP_HEAD_BYTES + headerLength)) as GroupHeader;
-  let at = GROUP_HEAD_BYTES + headerLength;
-  for (let index = 0; index < count; index += 1) {
-    if (header.kinds[bytes[at]!] === undefined) throw new RangeError(`change group at ${first}: change ${index} names kind ${bytes[at]} of ${header.kinds.length}`);
-    at = skipText(bytes, skipText(bytes, at + 1, first), first);
-  }
+  const { count } = groupHead(first, bytes);
+  let at = GROUP_HEAD_BYTES;
+  for (let index = 0; index < count; index += 1) at = groupEntry(first, bytes, at).next;
   if (at !== bytes.length) throw new RangeError(`change group at ${first}: ${bytes.length - at} bytes after its ${count} changes`);
   return count;
 }
@@ -337,36 +331,21 @@ export interface ChangeFacts {
   readonly dataJson: string | null;
 }
 
-/** Every change of the log from `from` (default its tail) on, oldest first, as facts (no cursor rendered). */
+/** Every change of the log from `from` (default its tail) on, oldest first, as facts parsed from its envelope. */
 export function* changeFacts(changes: BinaryTable, from = 1n): Generator<ChangeFacts> {
   const start = entryKeyAt(changes, from) ?? u64Key(from);
   for (const { key, value } of changes.getRange({ start })) {
-    const first = decodeU64Key(key);
-    const bytes = Buffer.from(value);
-    if (bytes[0] !== GROUP_FORMAT) {
-      if (first < from) continue;
-      const { operation, cursorLength } = singleHead(first, bytes);
-      const envelope = JSON.parse(bytes.toString('utf8', 3 + cursorLength)) as { block?: { number: number; hash: string } | null; kind?: string; key?: string | null; data?: unknown };
+    const facts: ChangeFacts[] = [];
+    visitStored(decodeU64Key(key), value, from, (sequence, operation, _cursor, json) => {
+      const envelope = JSON.parse(json.toString('utf8')) as { block?: { number: number; hash: string } | null; kind?: string; key?: string | null; data?: unknown };
       const block = envelope.block ?? null;
-      yield { sequence: first, operation, block: block === null ? null : { number: block.number, hash: block.hash }, kind: envelope.kind ?? '', key: envelope.key ?? null, dataJson: envelope.data === undefined || envelope.data === null ? null : JSON.stringify(envelope.data) };
-      continue;
-    }
-    const count = storedChangeCount(bytes);
-    const operation = OPERATIONS[bytes[1]!];
-    if (!operation) throw new RangeError(`change group at ${first}: unknown operation code ${bytes[1]}`);
-    const headerLength = bytes.readUInt32BE(8);
-    const header = JSON.parse(bytes.toString('utf8', GROUP_HEAD_BYTES, GROUP_HEAD_BYTES + headerLength)) as GroupHeader;
-    const block = { number: header.block.number, hash: header.block.hash };
-    let at = GROUP_HEAD_BYTES + headerLength;
-    for (let index = 0; index < count; index += 1) {
-      const kind = header.kinds[bytes[at]!];
-      if (kind === undefined) throw new RangeError(`change group at ${first}: change ${index} names kind ${bytes[at]} of ${header.kinds.length}`);
-      const keyText = readText(bytes, at + 1, first);
-      const data = readText(bytes, keyText.next, first);
-      at = data.next;
-      const sequence = first + BigInt(index);
-      if (sequence >= from) yield { sequence, operation, block, kind, key: keyText.text, dataJson: data.text };
-    }
+      facts.push({
+        sequence, operation, block: block === null ? null : { number: block.number, hash: block.hash }, kind: envelope.kind ?? '', key: envelope.key ?? null,
+        dataJson: envelope.data === undefined || envelope.data === null ? null : JSON.stringify(envelope.data),
+      });
+      return true;
+    });
+    yield* facts;
   }
 }
 

@@ -76,6 +76,22 @@ export function encodeCursor(fields: CursorFields): string {
 }
 
 /**
+ * A cursor encoder for many sequences that share every other field (a block's changes): the fields are
+ * checked and laid out once, and each call writes only the sequence and the checksum. Same tokens as
+ * encodeCursor.
+ */
+export function cursorMinter(fields: Omit<CursorFields, 'sequence'>): (sequence: bigint) => string {
+  const bytes = Buffer.from(templateFor({ ...fields, sequence: 0n }));
+  const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
+  return (sequence) => {
+    assertU64('sequence', sequence);
+    bytes.writeBigUInt64BE(sequence, 26);
+    checksum(body).copy(bytes, bytes.length - CHECKSUM_BYTES);
+    return bytes.toString('base64url');
+  };
+}
+
+/**
  * Every field but the sequence and the checksum, checked and laid out once for consecutive cursors that
  * share them: a lane encodes one cursor per change, and a block's hundreds of changes differ only in
  * their sequence.

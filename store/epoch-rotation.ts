@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
-import { decodeChangeValue, encodeChangeValue, isChangeGroup, storedChangeCount } from './change-log.js';
+import { decodeChangeValue, encodeChangeValue, isChangeGroup, remintGroup, storedChangeCount } from './change-log.js';
 import type { ConsumerRecord } from './consumers.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { listTableNames, openTable, type RootEnvironment } from './environment.js';
@@ -29,10 +29,7 @@ const ROTATION_BATCH = 4096;
 export interface EpochRotation {
   readonly previousEpoch: string;
   readonly storeEpoch: string;
-  /**
-   * Retained changes whose cursors now name the new epoch: single changes of earlier versions re-minted,
-   * and the changes of groups, which store no cursor (theirs are rendered with the store's epoch when read).
-   */
+  /** Stored changes whose cursors were re-minted (each change of a group counts). */
   readonly changes: number;
   readonly consumers: number;
   /** Query-and-follow snapshots dropped (with their rows). */
@@ -86,8 +83,8 @@ export function rotateStoreEpoch(env: RootEnvironment, path: string): EpochRotat
       if (batch.length === 0) break;
       env.transactionSync(() => {
         for (const { key, value } of batch) {
-          // A group stores no cursor: its cursors are rendered with the store's epoch when read.
           if (isChangeGroup(value)) {
+            log.putSync(key, remintGroup(decodeU64Key(key), value, (cursor) => remint(cursor, from, epoch)));
             changes += storedChangeCount(value);
             continue;
           }

@@ -75,7 +75,7 @@ export async function replayArtifacts(ctx: CommitContext, source: ProcessorTable
     const batch = ordered ? new StateBatch(ctx.tables.entities, ctx.tables.undo) : null;
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let changeSequence = current.changeSequence;
-    const log = new ChangeGroupWriter(ctx.tables.changes);
+    const log = new ChangeGroupWriter({ changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance });
     let last: { number: number; hash: `0x${string}`; parentHash: `0x${string}`; timestamp: number } | null = null;
     const ranges = readRanges(ctx.tables.coverage);
     for (let number = message.fromBlock; number <= message.toBlock && replayed + skipped < message.limit; number += 1) {

@@ -1,17 +1,17 @@
 /**
  * Appends a lane's changes to a change log as groups (store/change-log.ts): consecutive changes that
  * share their block, operation, finality, schema, origin and emission time are held and written as one
- * entry. `flush` writes what is held; call it before the write transaction ends.
+ * entry, its envelopes rendered with the log's cursors. `flush` writes what is held; call it before the
+ * write transaction ends.
  */
-import { encodeChangeGroup, GROUP_MAX_CHANGES, putChangeGroup, type ChangeGroupHead, type GroupedChange } from '../../store/change-log.js';
-import type { BinaryTable } from '../../store/env.js';
+import { encodeChangeGroup, GROUP_MAX_CHANGES, putChangeGroup, type ChangeGroupHead, type ChangeLog, type GroupedChange } from '../../store/change-log.js';
 
 export class ChangeGroupWriter {
   #head: ChangeGroupHead | null = null;
   #first = 0n;
   #pending: GroupedChange[] = [];
 
-  constructor(private readonly changes: BinaryTable) {}
+  constructor(private readonly log: ChangeLog) {}
 
   /** Appends the change at `sequence` (one above the previous one added, within a group). */
   add(sequence: bigint, head: ChangeGroupHead, change: GroupedChange): void {
@@ -25,7 +25,7 @@ export class ChangeGroupWriter {
   }
 
   flush(): void {
-    if (this.#head !== null && this.#pending.length > 0) putChangeGroup(this.changes, this.#first, encodeChangeGroup(this.#head, this.#pending));
+    if (this.#head !== null && this.#pending.length > 0) putChangeGroup(this.log.changes, this.#first, encodeChangeGroup(this.log, this.#first, this.#head, this.#pending));
     this.#head = null;
     this.#pending = [];
   }

@@ -83,7 +83,7 @@ export async function commitMoves(ctx: CommitContext, moves: ReadonlyArray<{ seq
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let current = readProgress(ctx.tables.state);
     let changeSequence = current.changeSequence;
-    const log = new ChangeGroupWriter(ctx.tables.changes);
+    const log = new ChangeGroupWriter({ changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance });
     const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
     let moveIndex = -1;
     const publish = (operation: ChangeOperation, block: EnvelopeBlock, finality: Finality, change: Pick<KindChange, 'kind' | 'key'> & { dataJson: string | null }) => {

@@ -72,7 +72,7 @@ export async function applyHistoryBlocks(ctx: CommitContext, message: HistoryApp
     const kindContext: KindContext = batch ? { ...ctx.kindContext, stateBatch: batch } : ctx.kindContext;
     let changeSequence = current.changeSequence;
     const finalized = current.finalizedNumber;
-    const log = new ChangeGroupWriter(ctx.tables.changes);
+    const log = new ChangeGroupWriter({ changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance });
     // A job's blocks keep their artifacts for the instance and for the job (released separately, spec §2.9).
     const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
     const owners = [INSTANCE_OWNER, { ownerKind: 'processor_job', ownerId: message.job } as const];

@@ -62,8 +62,8 @@ export async function publishHistoryBlocks(ctx: CommitContext, message: HistoryP
     let streamSequence = streamProgress.changeSequence;
     let last = streamProgress.reduceCursor;
     const finalized = current.finalizedNumber;
-    const instanceLog = new ChangeGroupWriter(ctx.tables.changes);
-    const streamLog = new ChangeGroupWriter(stream.changes);
+    const instanceLog = new ChangeGroupWriter({ changes: ctx.tables.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: ctx.instance });
+    const streamLog = new ChangeGroupWriter({ changes: stream.changes, epoch: ctx.store.epoch, chainId: ctx.chainId, instance: message.stream });
     const artifacts = artifactTxn(ctx.tables.artifacts, ctx.artifacts);
     const owners = [INSTANCE_OWNER, { ownerKind: 'processor_job', ownerId: message.subscription } as const];
     for (const { number, hash } of message.blocks) {

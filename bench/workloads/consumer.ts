@@ -247,7 +247,9 @@ export const consumerWorkload: Workload = {
   async run(options: WorkloadOptions): Promise<Figure[]> {
     const shape = options.smoke ? SMOKE : FULL;
     const limitSet = `limits.max_page_limit=${Math.max(1000, shape.batch)}`;
-    let node = await startBenchNode([...steadyDevnet(shape.blockTimeMs), limitSet]);
+    // CDN_BENCH_CONSUMER_CPU_PROF=<dir>: the node runs with --cpu-prof (a profile per thread, written at its exit).
+    const profileDir = process.env.CDN_BENCH_CONSUMER_CPU_PROF;
+    let node = await startBenchNode([...steadyDevnet(shape.blockTimeMs), limitSet], profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {});
     try {
       const fillStarted = performance.now();
       await node.waitFor(`${shape.changes} changes`, async () => (await headSequence(node)) >= shape.changes

@@ -1,4 +1,4 @@
-/** The change log's groups: what readers render from them, how they mix with single changes, and what retention, verify and epoch rotation do with them. */
+/** The change log's groups: what readers get from them, how they mix with single changes, and what retention, verify and epoch rotation do with them. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -40,7 +40,7 @@ async function writeLog(store: Store, blocks: number, perBlock: number, instance
   const written: Written[] = [];
   const tables = store.processor(instance);
   await store.write(() => {
-    const writer = new ChangeGroupWriter(tables.changes);
+    const writer = new ChangeGroupWriter({ changes: tables.changes, epoch: store.epoch, chainId: CHAIN_ID, instance });
     let sequence = 0n;
     for (let number = 1; number <= blocks; number += 1) {
       const head: ChangeGroupHead = { operation: 'apply', finality: 'included', block: block(number), schema: 'app.v1', emittedAt: '2026-01-01T00:00:00.000Z' };
@@ -63,7 +63,7 @@ async function writeLog(store: Store, blocks: number, perBlock: number, instance
   return written;
 }
 
-test('a group renders each of its changes byte for byte as the per-change envelope did, from any sequence on, with any limit', async (t) => {
+test('a group holds each of its changes byte for byte as the per-change envelope was rendered, read from any sequence on, with any limit', async (t) => {
   const store = openStore({ dataDir: join(tempDir(t), 'data'), chainId: CHAIN_ID });
   t.after(() => store.close());
   const written = await writeLog(store, 6, 25);
@@ -93,7 +93,7 @@ test('a group renders each of its changes byte for byte as the per-change envelo
   assert.equal(readChange(log, 0n), undefined);
   assert.equal(readChange(log, 153n), undefined);
   assert.ok(holdsChange(log.changes, 1n) && holdsChange(log.changes, 152n) && !holdsChange(log.changes, 153n));
-  // Facts without rendering agree with the envelopes.
+  // Facts parsed from the envelopes agree with what was written.
   const facts = [...changeFacts(log.changes, 30n)];
   assert.deepEqual(facts.map((f) => [f.sequence, f.kind, f.key, f.dataJson]), written.slice(29).map((w) => [w.sequence, w.change.kind, w.change.key, w.change.dataJson]));
 });
@@ -111,7 +111,7 @@ test('a block with more changes than a group holds is written as several groups,
   const many = blockChanges(2, GROUP_MAX_CHANGES + 10);
   await store.write(() => {
     for (const single of singles) putChange(log.changes, single.sequence, encodeChangeValue('apply', single.cursor, single.json));
-    const writer = new ChangeGroupWriter(log.changes);
+    const writer = new ChangeGroupWriter(log);
     many.forEach((change, i) => writer.add(4n + BigInt(i), head, change));
     writer.flush();
   });
@@ -123,7 +123,7 @@ test('a block with more changes than a group holds is written as several groups,
   const last = all[all.length - 1]!;
   assert.equal(last.json.toString('utf8'), expected(head, last.sequence, many[many.length - 1]!, store.epoch).json);
   assert.deepEqual(readChanges(log, 2n, 3).map((c) => c.sequence), [3n, 4n, 5n], 'a page from a single change into a group');
-  assert.throws(() => encodeChangeGroup(head, []), /1 to/);
+  assert.throws(() => encodeChangeGroup(log, 4n, head, []), /1 to/);
 });
 
 test('a corrupt group is refused where it is read, and by db verify', async (t) => {
@@ -158,7 +158,7 @@ test('retention removes a group only whole, once its last change is below the fl
   assert.ok(!holdsChange(log.changes, 10n) && holdsChange(log.changes, 11n));
 });
 
-test('db backup: groups keep no cursor, so the copy renders cursors of its new epoch; single changes are re-minted beside them', async (t) => {
+test('db backup re-mints the cursors of every change of a group, in its entry and its envelope, under the copy\'s new epoch', async (t) => {
   const dir = tempDir(t);
   const dataDir = join(dir, 'data');
   const store = openStore({ dataDir, chainId: CHAIN_ID });

@@ -1,8 +1,8 @@
 /**
  * The body of one consumer batch (`GET …/consumers/{c}/changes`): the Page shape (spec §2.2) plus
  * the consumer's record, `{"data":[envelopes…],"nextCursor":…,"coverage":…,"consumer":…}`, written
- * straight into one buffer. Each change's envelope is written once into the page as the log is read
- * (rendered from its group, or copied from a single change's stored bytes) — no Buffer per change, no
+ * straight into one buffer. Each change's stored envelope bytes are copied once, from lmdb-js's shared
+ * read buffer into the page, as the log is read (a block's group at a time) — no Buffer per change, no
  * array of rows, no concatenation afterwards (those allocations were the listener's main cost per
  * change, most of it garbage collection).
  *
@@ -52,8 +52,8 @@ export function deliveredPage(
     visitChanges(log, after, (sequence, _operation, cursor, json) => {
       if (sequence !== expected) throw new Error(`changes ${after + 1n}..${through} were delivered but the log does not hold change ${expected}`);
       if (count > 0) writer.byte(COMMA);
-      if (typeof json === 'string') writer.text(json, count === 0 ? Number(through - after) : 1);
-      else writer.bytes(json, 0, count === 0 ? Number(through - after) : 1);
+      // The view is lmdb-js's shared read buffer, valid until the next read: copied into the page now.
+      writer.bytes(json, 0, count === 0 ? Number(through - after) : 1);
       if (sequence === through) lastCursor = cursor;
       count += 1;
       expected += 1n;
@@ -95,11 +95,9 @@ class PageWriter {
     this.length += source.copy(this.buffer, this.length, offset);
   }
 
-  /** Appends `value` as UTF-8; `expectedRows` sizes the buffer on the first row. */
-  text(value: string, expectedRows = 1): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit: reserving that is cheaper than measuring.
-    const size = value.length * 3;
-    this.reserve(expectedRows > 1 ? Math.ceil((size + 1) * expectedRows * 1.25) : size);
+  text(value: string): void {
+    const size = Buffer.byteLength(value, 'utf8');
+    this.reserve(size);
     this.length += this.buffer.write(value, this.length, 'utf8');
   }
 
