@@ -27,12 +27,11 @@ import { cursorBlockNumber, cursorMinter } from './cursor.js';
 import type { Finality } from './coverage.js';
 import type { BinaryTable } from './env.js';
 import { decodeU64Key, u64Key } from './keys.js';
-import { groupRender, type ChangeOperation, type EnvelopeBlock } from './change-envelope.js';
+import { groupRender, type ChangeOperation, type EnvelopeBlock, type EnvelopeInput } from './change-envelope.js';
 
 export type { ChangeOperation } from './change-envelope.js';
 
 const OPERATIONS: readonly ChangeOperation[] = ['apply', 'undo', 'finalized', 'reset_required'];
-export type OriginKind = 'live' | 'live_recovery' | 'historical_backfill' | 'recompute';
 const GROUP_FORMAT = 0x80;
 const GROUP_HEAD_BYTES = 16;
 const FLAG_BLOCK = 0x01;
@@ -65,7 +64,7 @@ export interface ChangeGroupHead {
   readonly block: EnvelopeBlock;
   readonly schema: string;
   readonly emittedAt: string;
-  readonly originKind?: OriginKind;
+  readonly originKind?: EnvelopeInput['originKind'];
   readonly originId?: string;
 }
 
@@ -292,8 +291,7 @@ export function readChange(log: ChangeLog, sequence: bigint): StoredChange | und
 export function holdsChange(changes: BinaryTable, sequence: bigint): boolean {
   const key = entryKeyAt(changes, sequence);
   if (key === undefined) return false;
-  const value = changes.getBinary(key);
-  return value !== undefined && decodeU64Key(key) + BigInt(storedChangeCount(value)) > sequence;
+  return decodeU64Key(key) + BigInt(countAt(changes, key)) > sequence;
 }
 
 /** Every change of the log from `from` (default its tail) on, oldest first, read a page at a time. */
@@ -349,16 +347,22 @@ export function* changeFacts(changes: BinaryTable, from = 1n): Generator<ChangeF
   }
 }
 
+/** How many changes the entry under `key` holds, read in lmdb-js's shared buffer (no copy of a whole group). */
+function countAt(changes: BinaryTable, key: Buffer): number {
+  const value = changes.getBinaryFast(key);
+  return value === undefined ? 0 : storedChangeCount(value);
+}
+
 /** Each stored entry's first sequence and count, oldest first (no rendering). */
 export function* changeSpans(changes: BinaryTable, start?: bigint): Generator<{ readonly first: bigint; readonly count: number; readonly key: Buffer }> {
-  for (const { key, value } of changes.getRange(start === undefined ? {} : { start: u64Key(start) })) {
-    yield { first: decodeU64Key(key), count: storedChangeCount(value), key: key as Buffer };
+  for (const key of changes.getKeys(start === undefined ? {} : { start: u64Key(start) })) {
+    yield { first: decodeU64Key(key as Buffer), count: countAt(changes, key as Buffer), key: key as Buffer };
   }
 }
 
-/** The highest sequence in the log, or 0n when it is empty. */
+/** The highest sequence in the log, or 0n when it is empty (read on every page and consumer call: no value copied). */
 export function changeHead(changes: BinaryTable): bigint {
-  for (const { key, value } of changes.getRange({ reverse: true, limit: 1 })) return decodeU64Key(key) + BigInt(storedChangeCount(value)) - 1n;
+  for (const key of changes.getKeys({ reverse: true, limit: 1 })) return decodeU64Key(key as Buffer) + BigInt(countAt(changes, key as Buffer)) - 1n;
   return 0n;
 }
 

@@ -25,6 +25,8 @@ import { META_TABLE, parseProcessorTableName, SHARED_TABLES, tableSpecByName } f
 
 /** Changes rewritten per write transaction. */
 const ROTATION_BATCH = 4096;
+/** A batch also ends past this many bytes of values: a group holds a whole block's envelopes (hundreds of KB for erc20). */
+const ROTATION_BATCH_BYTES = 64 * 1024 * 1024;
 
 export interface EpochRotation {
   readonly previousEpoch: string;
@@ -78,8 +80,14 @@ export function rotateStoreEpoch(env: RootEnvironment, path: string): EpochRotat
     const from = { epoch: identity.epoch, chainId, instance };
     let start: Buffer | undefined;
     for (;;) {
-      const batch = [...log.getRange({ ...(start ? { start } : {}), limit: ROTATION_BATCH })].map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
-      if (start) batch.shift();
+      const batch: Array<{ key: Buffer; value: Buffer }> = [];
+      let bytes = 0;
+      for (const { key, value } of log.getRange(start ? { start } : {})) {
+        if (start && start.equals(key)) continue;
+        batch.push({ key: Buffer.from(key), value: Buffer.from(value) });
+        bytes += value.length;
+        if (batch.length >= ROTATION_BATCH || bytes >= ROTATION_BATCH_BYTES) break;
+      }
       if (batch.length === 0) break;
       env.transactionSync(() => {
         for (const { key, value } of batch) {
