@@ -62,16 +62,22 @@ export function errorStatus(error: CodedError): number {
   return ERROR_TABLE[error.code]?.status ?? 500;
 }
 
+/** Seconds a client waits before retrying a 429 or retryable 503, unless the error names its own `retry-after`. */
+export const RETRY_AFTER_SECONDS = 1;
+
 /** Any thrown value becomes a spec error body; unknown errors are `internal` and never leak their text. */
 export function errorBody(error: unknown, requestId: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (error instanceof CodedError) {
     const status = errorStatus(error);
     const rule = ERROR_TABLE[error.code] ?? ERROR_TABLE.internal;
     const retryable = error.code === 'query_too_expensive' && status === 429 ? true : rule.retryable;
+    const headers = error instanceof HttpError && error.headers ? { ...error.headers } : {};
+    // RFC 9110 §10.2.3: tell a throttled or briefly unavailable client when to come back.
+    if ((status === 429 || (status === 503 && retryable)) && headers['retry-after'] === undefined) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
     return {
       status,
       body: { error: { code: error.code, message: error.message, retryable, ...(error.details ? { details: error.details } : {}), requestId } },
-      headers: error instanceof HttpError && error.headers ? error.headers : {},
+      headers,
     };
   }
   return { status: 500, body: { error: { code: 'internal', message: 'internal error; see the node log for this request id', retryable: true, requestId } }, headers: {} };

@@ -261,7 +261,7 @@ function readRequest(req: HttpRequest, method: Method, requestId: string, parame
   const params: string[] = [];
   for (let i = 0; i < parameterCount; i += 1) {
     const raw = req.getParameter(i) ?? '';
-    params.push(raw.includes('%') ? decodeComponent(raw, 'path parameter') : raw);
+    params.push(boundedParameter(raw.includes('%') ? decodeComponent(raw, 'path parameter') : raw));
   }
   let path = rawPath;
   if (rawPath.includes('%')) {
@@ -274,6 +274,21 @@ function readRequest(req: HttpRequest, method: Method, requestId: string, parame
   const request = new IncomingRequest(METHOD_NAMES[method] ?? method.toUpperCase(), path, rawQuery, params, headers, requestId);
   if (rawQuery.includes('%')) for (const [key] of request.query) decodeComponent(key, 'query parameter');
   return request;
+}
+
+/**
+ * Bytes a path parameter may have. Every identifier a path names (instance, consumer, job, subscription, savepoint
+ * ids: at most 128 characters; entity keys: at most 256 hex digits) fits; a longer one names nothing, and is
+ * refused here before any route looks it up (LMDB refuses keys over ~2 KB with an exception, not a miss).
+ */
+export const MAX_PATH_PARAMETER_BYTES = 512;
+
+function boundedParameter(value: string): string {
+  const bytes = Buffer.byteLength(value);
+  if (bytes > MAX_PATH_PARAMETER_BYTES) {
+    throw new HttpError('not_found', `a path parameter of ${bytes} bytes names nothing on this node: its identifiers are at most ${MAX_PATH_PARAMETER_BYTES} bytes`, { parameterBytes: bytes, maxBytes: MAX_PATH_PARAMETER_BYTES });
+  }
+  return value;
 }
 
 function decodeComponent(value: string, what: string): string {

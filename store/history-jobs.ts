@@ -40,6 +40,14 @@ export interface HistoryWork {
   readonly cancelRequested: boolean;
 }
 
+/**
+ * The chunk a job or subscription shows in its progress: the one running work is on, or the one failed work failed
+ * in; none for queued, completed or cancelled work (its last chunk is history, not progress).
+ */
+export function chunkInFlight(work: Pick<HistoryWork, 'state' | 'currentChunk'>): HistoryWork['currentChunk'] {
+  return work.state === 'running' || work.state === 'failed' ? work.currentChunk : null;
+}
+
 /** The fields every admin view of a job or subscription shows as stored. */
 export type HistoryWorkView = Pick<HistoryWork, 'id' | 'processor' | 'source' | 'fromBlock' | 'toBlock' | 'idempotencyKey' | 'state' | 'cancelRequested' | 'createdAt' | 'startedAt' | 'finishedAt' | 'lastError'>;
 

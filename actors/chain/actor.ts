@@ -69,7 +69,10 @@ async function onHead(ctx: Ctx, state: State, notice: HeadNotice): Promise<void>
   }
   if (plan.undo.length === 0 && plan.apply.length === 0) return;
   await commitHead(state.store, state.chain, plan);
-  if (plan.undo.length > 0) ctx.log.info('reorg', { depth: plan.undo.length, commonAncestor: plan.commonAncestor?.number, newHead: notice.number });
+  if (plan.undo.length > 0) {
+    if (plan.commonAncestor === null) ctx.log.warn('the upstream abandoned the unfinalized block this chain began at: replaced from there', { depth: plan.undo.length, from: plan.apply[0]!.number, newHead: notice.number });
+    else ctx.log.info('reorg', { depth: plan.undo.length, commonAncestor: plan.commonAncestor.number, newHead: notice.number });
+  }
   if (state.pendingFinalized) await onFinalized(ctx, state, state.pendingFinalized, false);
   await notifyProcessors(ctx, state);
 }

@@ -44,6 +44,7 @@ export function chainView(store: Store, state: ChainState): ChainView {
   return {
     head: state.head,
     finalized: state.finalized,
+    anchor: state.anchor,
     canonicalHash: (number) => {
       const hash = store.chain.canonical.getBinary(u64Key(number));
       return hash ? bytesToHex(hash) : undefined;
@@ -99,7 +100,8 @@ export async function commitHead(store: Store, state: ChainState, plan: HeadPlan
   state.sequence = sequence;
   const last = plan.apply[plan.apply.length - 1];
   if (last) state.head = last;
-  if (state.anchor === null && last) state.anchor = plan.apply[0]!.number;
+  // No common ancestor: the first block ever applied, or a branch that replaced the chain from its anchor up.
+  if (plan.commonAncestor === null && plan.apply.length > 0) state.anchor = plan.apply[0]!.number;
 }
 
 export async function commitFinalized(store: Store, state: ChainState, finalized: BlockRef): Promise<void> {

@@ -32,7 +32,7 @@ import { errorFields } from '../../runtime/log.js';
 import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
 import { openStore, type Store } from '../../store/env.js';
 import {
-  createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, type HistoryWorkView, type MaterializationJob,
+  createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, chunkInFlight, type HistoryWorkView, type MaterializationJob,
 } from '../../store/history-jobs.js';
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
@@ -296,7 +296,7 @@ function view(state: State, job: MaterializationJob): JobView {
   return {
     id: job.id, processor: job.processor, source: job.source, fromBlock: job.fromBlock, toBlock: job.toBlock, mode: job.mode, idempotencyKey: job.idempotencyKey,
     state: job.state, cancelRequested: job.cancelRequested, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt,
-    progress: { blocksDone: job.blocksDone, blocksTotal: job.blocksTotal, blocksPerSecond, etaSeconds, currentChunk: job.currentChunk },
+    progress: { blocksDone: job.blocksDone, blocksTotal: job.blocksTotal, blocksPerSecond, etaSeconds, currentChunk: chunkInFlight(job) },
     lastError: job.lastError,
     ...(job.purpose ? { purpose: job.purpose } : {}),
   };
@@ -399,7 +399,7 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       const chunk = ascending ? nextMissing(readRanges(tables.coverage), job.fromBlock, job.toBlock, ctx.args.chunkBlocks)
         : cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
       if (chunk === null) {
-        await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: job.currentChunk });
+        await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: null });
         ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
         return;
       }

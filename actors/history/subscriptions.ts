@@ -26,7 +26,7 @@ import {
   createSubscription, deleteSubscription, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance, streamProgress,
   subscriptionIdForKey, SubscriptionConflict, updateSubscription, type BackfillSubscription, type OwnedRun, type SubscriptionMode,
 } from '../../store/backfill-subscriptions.js';
-import { TERMINAL_JOB_STATES, type HistoryWorkView } from '../../store/history-jobs.js';
+import { chunkInFlight, TERMINAL_JOB_STATES, type HistoryWorkView } from '../../store/history-jobs.js';
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { fetchProvenChunk } from './anchor.js';
 import type { HistorySource } from './sources.js';
@@ -83,7 +83,7 @@ export function subscriptionView(lane: Pick<SubscriptionLane, 'store'>, record: 
     state: record.state, cancelRequested: record.cancelRequested, createdAt: record.createdAt, startedAt: record.startedAt, finishedAt: record.finishedAt,
     progress: {
       blocksDone: ownedCountThrough(lane.store, record.id, stream.publishedThrough), blocksTotal: record.blocksTotal,
-      publishedThrough: stream.publishedThrough, changesPublished: stream.head.toString(), currentChunk: record.currentChunk,
+      publishedThrough: stream.publishedThrough, changesPublished: stream.head.toString(), currentChunk: chunkInFlight(record),
     },
     lastError: record.lastError,
   };

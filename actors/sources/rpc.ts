@@ -15,15 +15,17 @@
  * `pooledBlobRoots` (default false) accepts anvil's non-canonical blob transactions root (anvil ≤ 1.7.1, see
  * net/rpc/pooled-blob-root.ts); set it only for such dev chains.
  *
- * Start: with an empty store (no canonical block yet) following begins at the upstream head; the history before it
- * is the job of the history lanes. Otherwise it resumes from the highest canonical block and catches up in bounded
- * batches. The upstream URL is only ever logged redacted (no credentials, no query).
+ * Start: with an empty store (no canonical block yet) following begins at the upstream's finalized block or
+ * `maxReorgDepth` below its head, whichever is higher (net/rpc/follow.ts), and catches up to the head in bounded
+ * batches; the history before it is the job of the history lanes. Otherwise it resumes from the highest canonical
+ * block. A branch that replaces the recorded chain from its first block (a store that began at an unfinalized block
+ * the upstream then reorganised away) is recorded and announced like any reorganisation; the chain lane decides. The upstream URL is only ever logged redacted (no credentials, no query).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields, redactUrl } from '../../runtime/log.js';
-import { recordBlocks, getBlockNumber } from '../../store/chain-material.js';
+import { getBlockNumber, getCanonicalHash, recordBlocks } from '../../store/chain-material.js';
 import { openStore, type Store } from '../../store/env.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { EthFormatError } from '../../net/eth/errors.js';
@@ -127,11 +129,12 @@ async function runFollower(ctx: Ctx, store: Store, client: RpcClient, waker: Wak
     let behind = false;
     try {
       const result = await follow({
-        client, localHead, maxReorgDepth: ctx.args.maxReorgDepth, pooledBlobRoots: ctx.args.pooledBlobRoots === true,
-        isKnown: (hash) => isRecorded(store, hash),
+        client, localHead, base: canonicalBase(store), maxReorgDepth: ctx.args.maxReorgDepth, pooledBlobRoots: ctx.args.pooledBlobRoots === true,
+        isKnown: (hash) => isRecorded(store, hash), canonicalHash: (number) => canonicalHashAt(store, number),
       });
       if (signal.aborted) break;
       await record(store, result, metrics);
+      if (localHead === null) ctx.log.info('following begins', { number: result.head.number, hash: result.head.hash, behind: result.behind });
       localHead = result.head;
       if (announced?.hash !== result.head.hash) {
         await ctx.send('chain', { type: 'head', number: result.head.number, hash: result.head.hash } satisfies HeadNotice);
@@ -179,10 +182,24 @@ function isRecorded(store: Store, hash: Hash): boolean {
 
 /** The highest canonical block the chain lane has published, or null on a fresh store. */
 function canonicalTip(store: Store): BlockRef | null {
-  for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
+  return canonicalEdge(store, true);
+}
+
+/** The lowest canonical block: where the recorded chain begins (nothing below it is recorded live). */
+function canonicalBase(store: Store): BlockRef | null {
+  return canonicalEdge(store, false);
+}
+
+function canonicalEdge(store: Store, reverse: boolean): BlockRef | null {
+  for (const { key, value } of store.chain.canonical.getRange({ reverse, limit: 1 })) {
     return { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) };
   }
   return null;
+}
+
+function canonicalHashAt(store: Store, number: number): Hash | undefined {
+  const hash = getCanonicalHash(store, number);
+  return hash ? bytesToHex(hash) : undefined;
 }
 
 interface Waker {

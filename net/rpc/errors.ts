@@ -76,20 +76,51 @@ export class BlockUnavailableError extends Error {
   }
 }
 
-/** The upstream's new branch forks below the deepest reorganisation this source accepts. */
+/**
+ * Where a refused branch leaves the followed chain: right above a recorded block the upstream still has (`at`), or
+ * below the recorded chain's first block (`below`: the upstream shares none of it).
+ */
+export type ForkPoint = { readonly at: { readonly number: number; readonly hash: string } } | { readonly below: number };
+
+/**
+ * The upstream's new branch forks below the deepest reorganisation this source accepts. `fork` says where, when it
+ * could be found out (see ForkPoint); without it the depth is a lower bound from the walk.
+ */
 export class ReorgTooDeepError extends Error {
   override name = 'ReorgTooDeepError';
   constructor(
     readonly localHead: { readonly number: number; readonly hash: string },
     readonly maxReorgDepth: number,
     readonly unknownBlock: { readonly number: number; readonly hash: string },
+    readonly fork?: ForkPoint,
   ) {
     super(
-      `Upstream branch forks more than ${maxReorgDepth} blocks below the followed head ${localHead.number} (${localHead.hash}): ` +
-      `its block ${unknownBlock.number} (${unknownBlock.hash}) has no recorded ancestor within that depth. Nothing was recorded; ` +
+      `Upstream branch ${forkDescription(localHead, unknownBlock, fork)}; the limit is max_reorg_depth = ${maxReorgDepth}. Nothing was recorded; ` +
       'check that the upstream serves the same chain, or raise max_reorg_depth if such reorganisations are expected.',
     );
   }
+
+  /** Blocks of the followed chain the branch would undo: exact when the fork is at a known block, a lower bound otherwise. */
+  get depth(): number {
+    return forkDepth(this.localHead, this.unknownBlock, this.fork);
+  }
+}
+
+function forkDepth(head: { readonly number: number }, unknown: { readonly number: number }, fork: ForkPoint | undefined): number {
+  if (fork === undefined) return head.number - unknown.number + 1;
+  return 'at' in fork ? head.number - fork.at.number : head.number - fork.below + 1;
+}
+
+function forkDescription(
+  head: { readonly number: number; readonly hash: string },
+  unknown: { readonly number: number; readonly hash: string },
+  fork: ForkPoint | undefined,
+): string {
+  const depth = forkDepth(head, unknown, fork);
+  const followed = `the followed head ${head.number} (${head.hash})`;
+  if (fork === undefined) return `forks at least ${depth} blocks below ${followed}: its block ${unknown.number} (${unknown.hash}) has no recorded ancestor that near`;
+  if ('at' in fork) return `forks at block ${fork.at.number} (${fork.at.hash}), ${depth} blocks below ${followed}`;
+  return `shares no block with the recorded chain, which begins at block ${fork.below}: it forks below it, at least ${depth} blocks below ${followed}`;
 }
 
 /** An upstream URL that cannot be used; the message never repeats the URL, which may hold secrets. */

@@ -11,15 +11,23 @@
  * alone goes through the object path (`materialFromJson`), which accepts anvil's pooled-form root when
  * `pooledBlobRoots` is set and otherwise throws the error it always has (`PooledBlobRootError` when that is the cause).
  *
- * Bounds: a branch that forks more than `maxReorgDepth` blocks below the local head throws `ReorgTooDeepError`;
- * a source far behind catches up `maxBlocks` blocks per call (`behind` says more are waiting).
+ * Where following begins: with nothing recorded, at the upstream's finalized block or `maxReorgDepth` below its head,
+ * whichever is higher — never at the head itself, so a reorganisation the limit accepts always finds a recorded
+ * ancestor (a first block recorded at the head of a chain that then reorganised left nothing to attach to).
+ * Below the recorded chain's first block (`base`) nothing is recorded: a branch reaching it replaces the recorded
+ * chain from there up, and the chain lane undoes it unless it is finalized (a store that started at an unfinalized
+ * head, as earlier versions did, recovers this way).
+ *
+ * Bounds: a branch that forks more than `maxReorgDepth` blocks below the local head throws `ReorgTooDeepError`,
+ * which says where it forks (found by comparing the upstream's blocks with the recorded ones, when it can); a
+ * source far behind catches up `maxBlocks` blocks per call (`behind` says more are waiting).
  */
 import { BlockVerificationError } from '../eth/errors.js';
 import { bytesToHex, type Hash } from '../eth/hex.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import type { RpcClient } from './client.js';
 import { materialFromJson, verifiedMaterialFromJson, type ConvertOptions } from './convert.js';
-import { BlockUnavailableError, ReorgTooDeepError, UpstreamError, UpstreamFormatError } from './errors.js';
+import { BlockUnavailableError, ReorgTooDeepError, UpstreamError, UpstreamFormatError, type ForkPoint } from './errors.js';
 import { JsonFields } from './json-fields.js';
 
 export interface BlockRef {
@@ -43,6 +51,10 @@ export interface FollowOptions {
   readonly isKnown: (hash: Hash) => boolean;
   /** The head this source last followed; null when nothing is recorded yet (following starts at the upstream head). */
   readonly localHead: BlockRef | null;
+  /** The lowest recorded canonical block, where the recorded chain begins; null (or absent) when nothing is recorded. */
+  readonly base?: BlockRef | null;
+  /** The recorded canonical hash at a number, to say where a refused branch forks; without it the error says less. */
+  readonly canonicalHash?: (number: number) => Hash | undefined;
   readonly maxReorgDepth: number;
   readonly maxBlocks?: number;
   /** Accept anvil's pooled-form blob transactions root (see pooled-blob-root.ts); dev chains only. */
@@ -52,7 +64,10 @@ export interface FollowOptions {
 export interface FollowResult {
   /** The block followed to: the last of `branch`, or an already recorded block when nothing is new. */
   readonly head: BlockRef;
-  /** New verified blocks, oldest first; the first one's parent is recorded (unless this is the first block ever followed). */
+  /**
+   * New verified blocks, oldest first; the first one's parent is recorded, unless this is the first block ever
+   * followed or the branch replaces the recorded chain from its first block up (`reorged`).
+   */
   readonly branch: readonly FollowedBlock[];
   /** The new branch does not attach to the previous local head, or the upstream head moved to a recorded block at or below it. */
   readonly reorged: boolean;
@@ -64,36 +79,107 @@ export async function follow(options: FollowOptions): Promise<FollowResult> {
   const { client, localHead } = options;
   const maxBlocks = options.maxBlocks ?? DEFAULT_MAX_BLOCKS_PER_FOLLOW;
   const latest = await blockRef(client, 'latest');
-  const behind = localHead !== null && latest.number > localHead.number + maxBlocks;
+  if (localHead === null) return followFirst(options, latest);
+  const behind = latest.number > localHead.number + maxBlocks;
   const target = behind ? await blockRef(client, localHead.number + maxBlocks) : latest;
   if (options.isKnown(target.hash)) {
-    const steppedBack = localHead !== null && target.hash !== localHead.hash && target.number <= localHead.number;
+    const steppedBack = target.hash !== localHead.hash && target.number <= localHead.number;
     return { head: target, branch: [], reorged: steppedBack, behind };
   }
   const branch = [await fetchBlock(client, target.hash, options)];
-  if (localHead !== null) await walkBack(branch, options, localHead);
+  await walkBack(branch, options, localHead);
   branch.reverse();
   const first = branch[0]!;
-  const reorged = localHead !== null && first.parentHash !== localHead.hash;
-  return { head: target, branch, reorged, behind };
+  return { head: target, branch, reorged: first.parentHash !== localHead.hash, behind };
+}
+
+/** The first block a fresh store follows (see the module comment): recorded alone, the rest comes by catching up. */
+async function followFirst(options: FollowOptions, latest: BlockRef): Promise<FollowResult> {
+  const finalized = options.maxReorgDepth === 0 ? null : await finalizedIfServed(options.client);
+  const number = firstFollowedNumber(latest.number, finalized?.number ?? null, options.maxReorgDepth);
+  const start = number === latest.number ? latest : await blockRef(options.client, number);
+  const branch = options.isKnown(start.hash) ? [] : [await fetchBlock(options.client, start.hash, options)];
+  return { head: start, branch, reorged: false, behind: latest.number > start.number };
+}
+
+/** The upstream's finalized block; null as well when it refuses the tag (a dev chain, a stub): the start then stands on the depth alone. */
+async function finalizedIfServed(client: RpcClient): Promise<BlockRef | null> {
+  try {
+    return await fetchFinalized(client);
+  } catch (error) {
+    if (error instanceof UpstreamError && error.failure === 'rpc') return null;
+    throw error;
+  }
+}
+
+/** The upstream's finalized block or `maxReorgDepth` below its head, whichever is higher (never above the head, never below 0). */
+export function firstFollowedNumber(latest: number, finalized: number | null, maxReorgDepth: number): number {
+  const deepestReorg = Math.max(0, latest - maxReorgDepth);
+  return finalized === null ? deepestReorg : Math.min(latest, Math.max(finalized, deepestReorg));
 }
 
 /**
- * Appends parents to `branch` (newest first while walking) until one is recorded. Throws before fetching a parent
- * whose own parent would be the common ancestor deeper than `maxReorgDepth` below the local head.
+ * Appends parents to `branch` (newest first while walking) until one is recorded, or until the branch reaches the
+ * recorded chain's first block (below which nothing is recorded: the branch replaces the recorded chain from there;
+ * never block 0, which the chain spec fixes).
+ * Throws before fetching a parent whose own parent would be the common ancestor deeper than `maxReorgDepth` below
+ * the local head.
  */
 async function walkBack(branch: FollowedBlock[], options: FollowOptions, localHead: BlockRef): Promise<void> {
   const lowestAllowedAncestor = localHead.number - options.maxReorgDepth;
+  const base = options.base ?? null;
   for (let oldest = branch[0]!; !options.isKnown(oldest.parentHash); oldest = branch.at(-1)!) {
-    const parentNumber = oldest.number - 1;
-    if (parentNumber < 0 || parentNumber - 1 < lowestAllowedAncestor) {
-      throw new ReorgTooDeepError(localHead, options.maxReorgDepth, { number: oldest.number, hash: oldest.hash });
+    if (base !== null && oldest.number <= base.number && oldest.number > 0) {
+      if (oldest.number - 1 < lowestAllowedAncestor) throw await reorgTooDeep(options, localHead, oldest);
+      return;
     }
+    const parentNumber = oldest.number - 1;
+    if (parentNumber < 0 || parentNumber - 1 < lowestAllowedAncestor) throw await reorgTooDeep(options, localHead, oldest);
     const parent = await fetchBlock(options.client, oldest.parentHash, options);
     if (parent.number !== parentNumber) {
       throw new BlockVerificationError('number', String(parentNumber), String(parent.number), parent.number, parent.hash);
     }
     branch.push(parent);
+  }
+}
+
+/** The refusal, saying where the branch forks when the upstream's blocks tell (see `forkPoint`). */
+async function reorgTooDeep(options: FollowOptions, localHead: BlockRef, unknownBlock: BlockRef): Promise<ReorgTooDeepError> {
+  return new ReorgTooDeepError(localHead, options.maxReorgDepth, unknownBlock, await forkPoint(options, localHead));
+}
+
+/**
+ * Where the followed chain and the upstream part: the newest recorded canonical block the upstream still serves at
+ * its number (a binary search from the recorded chain's first block to the local head, one header a step), or
+ * below the first recorded block when even that differs; undefined when it cannot tell (no store view, or the
+ * upstream failed while asked) — the error then says less, never something wrong.
+ */
+async function forkPoint(options: FollowOptions, localHead: BlockRef): Promise<ForkPoint | undefined> {
+  const { canonicalHash, base } = options;
+  if (canonicalHash === undefined || base === undefined || base === null) return undefined;
+  const matches = async (number: number): Promise<boolean> => {
+    const recorded = canonicalHash(number);
+    if (recorded === undefined) return false;
+    try {
+      return (await blockRef(options.client, number)).hash === recorded;
+    } catch (error) {
+      if (error instanceof BlockUnavailableError) return false;
+      throw error;
+    }
+  };
+  try {
+    if (!(await matches(base.number))) return { below: base.number };
+    let low = base.number;
+    let high = localHead.number + 1;
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (await matches(middle)) low = middle;
+      else high = middle;
+    }
+    return { at: { number: low, hash: canonicalHash(low)! } };
+  } catch (error) {
+    if (error instanceof UpstreamError || error instanceof UpstreamFormatError) return undefined;
+    throw error;
   }
 }
 

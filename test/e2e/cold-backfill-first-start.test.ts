@@ -1,6 +1,6 @@
 /**
- * A fresh node following an upstream's JSON-RPC records its first block at the upstream's head and learns the first
- * finalized block only after its processors have started. Instances with `start_block = 0` must still be
+ * A fresh node following an upstream's JSON-RPC records its first block near the upstream's head (`max_reorg_depth`
+ * below it, with no finalized block higher) and learns the first finalized block only after its processors have started. Instances with `start_block = 0` must still be
  * cold-backfilled from the history source — not start live at the upstream's head and leave [0, head) a gap no one
  * fills (what a fresh follower did before: coverage from the head, `complete: false` forever).
  */
@@ -13,6 +13,13 @@ import { missingIn, PRODUCER, rpcCall } from './history-support.js';
 const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
 
 const CHUNK_BLOCKS = 16;
+
+/**
+ * The follower keeps 8 blocks of reorg, so it begins 8 below the upstream's head (far above block 0) while the upstream
+ * reports no finalized block that high: the default 64 would begin at genesis on these short chains, and the journal
+ * would reach start_block 0 itself.
+ */
+const FOLLOWER = ['chain.max_reorg_depth=8', 'runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'];
 
 /** The wait's reason; it names the block the recorded chain begins at once the node recorded one (refreshed as the journal moves). */
 const WAIT_REASON = /^the cold backfill from start_block 0 waits for the chain's finalized block to reach the recorded chain: (the node's recorded chain begins at block \d+|the node has recorded no block yet), (no finalized block is recorded yet|the newest finalized block recorded is \d+); nothing is applied until then$/;
@@ -82,7 +89,7 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
       '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0',
       '[[processors]]', 'id = "erc20"', 'kind = "erc20"', TOKENS, 'start_block = 0', '',
     ].join('\n'),
-    sets: ['runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'],
+    sets: FOLLOWER,
     // Not ready while finality is not usable (what the gate holds back).
     waitReady: false,
   });
@@ -124,8 +131,8 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
   // them again. Only the blocks the live lane recorded before finality (from its first block up to the target) are
   // checked by each job against the source, and with them the rest of the one chunk that holds both kinds.
   const target = (await coverage(follower, 'blobs')).historicalTargetBlock!;
-  const firstLive = follower.output.map((line) => /"number":(\d+),[^\n]*"message":"following the upstream head"/.exec(line)).find((m) => m !== null);
-  assert.ok(firstLive, 'the follower logged the head it started following');
+  const firstLive = follower.output.map((line) => /"number":(\d+),[^\n]*"message":"following begins"/.exec(line)).find((m) => m !== null);
+  assert.ok(firstLive, 'the follower logged the block it began following at');
   const once = Number(firstLive[1]) - CHUNK_BLOCKS;
   const wrong = [...Array(target + 1).keys()].filter((n) => n < once ? receiptsFetched.get(n) !== 1 : ![1, 2].includes(receiptsFetched.get(n) ?? 0));
   assert.deepEqual(wrong.map((n) => `${n}: ${receiptsFetched.get(n) ?? 0}`), [], `blocks 0-${once - 1} fetched once, ${once}-${target} at most once per job`);
@@ -180,7 +187,7 @@ test('an upstream whose finalized block stays below the first block the follower
       '[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${upstream.rpcUrl}"`,
       '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0', '',
     ].join('\n'),
-    sets: ['runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'],
+    sets: FOLLOWER,
     waitReady: false,
   });
   t.after(async () => { await follower.stop('SIGKILL'); removeDir(follower.dir); });

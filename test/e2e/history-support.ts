@@ -109,7 +109,7 @@ export async function assertSameRows(node: NodeProcess, from: number, to: number
 /** The devnet producer, without reorgs, every fork active at genesis (so a follower derives the schedule from its eth_config). */
 export const PRODUCER = ['devnet.block_time_ms=100', 'devnet.prague_after_seconds=0', 'devnet.osaka_after_seconds=0', 'devnet.bpo1_after_seconds=0', 'devnet.finality_lag=4', 'devnet.reorg_every=0', 'finality.poll_interval_ms=100', 'runtime.shutdown_timeout_seconds=3', 'runtime.pool_threads=1'];
 
-/** A node following `honest`'s JSON-RPC (so its recorded chain starts at that node's head), with rpc history sources. */
+/** A node following `honest`'s JSON-RPC (its recorded chain begins at that node's finalized block or `chain.max_reorg_depth` below its head), with rpc history sources. */
 export function followerToml(honest: string, forked: string | null): string {
   return [
     '[sources.live]', 'kind = "rpc"', `url = "${honest}"`, 'poll_interval_ms = 100',

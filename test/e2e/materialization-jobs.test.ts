@@ -44,6 +44,7 @@ test('a materialization job fills exactly the gaps of its range, once each, with
   const done = await waitForJob(node, whole.id, ['completed', 'failed']);
   assert.equal(done.state, 'completed', JSON.stringify(done.lastError));
   assert.equal(done.progress.blocksDone, gaps.length);
+  assert.equal(done.progress.currentChunk, null, 'a completed job works on no chunk');
   assert.deepEqual(missingIn(await coverage(node, 'od'), 0, to), [], 'no gap left in the range');
   assertOncePerBlock(await appliesPerBlock(node, 'od'), 0, start - 1);
   await assertSameRows(node, 0, start - 1);

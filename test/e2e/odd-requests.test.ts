@@ -25,6 +25,7 @@ function assertRefusal(answer: RawAnswer, status: number, allow: string, label: 
   assert.ok(error.message.length > 10, label);
   assert.equal(error.retryable, false, label);
   assert.match(error.requestId, REQUEST_ID, label);
+  assert.equal(answer.headers.get('x-request-id'), error.requestId, `${label}: the id in the x-request-id header too`);
   if (status === 405) {
     assert.equal(answer.headers.get('allow'), allow, label);
     assert.deepEqual(error.details?.allowed, allow.split(', '), label);

@@ -170,16 +170,19 @@ static void answer(int fd, const struct conn* k) {
   message_for(k->reason, message, sizeof message);
   details_for(k, l, details, sizeof details);
   unsigned long long id = (atomic_fetch_add(&request_counter, 1) + 1) & 0xffffffffffffULL;
+  // The id goes in the body and in `x-request-id`, as on every answer the node's routes give.
+  char request_id[80];
+  snprintf(request_id, sizeof request_id, "%s%012llx", request_id_prefix, id);
   char body[768];
-  int body_length = snprintf(body, sizeof body, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\",\"retryable\":false,%s\"requestId\":\"%s%012llx\"}}",
-                             text.code, message, details, request_id_prefix, id);
+  int body_length = snprintf(body, sizeof body, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\",\"retryable\":false,%s\"requestId\":\"%s\"}}",
+                             text.code, message, details, request_id);
   if (body_length < 0 || body_length >= (int)sizeof body) return;
   char allow[128] = "";
   if (k->reason == GUARD_METHOD) snprintf(allow, sizeof allow, "Allow: %s\r\n", l->allow);
   char response[1200];
   int length = snprintf(response, sizeof response,
-                        "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n%s\r\n%s",
-                        text.status, text.phrase, body_length, allow, body);
+                        "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nx-request-id: %s\r\nConnection: close\r\n%s\r\n%s",
+                        text.status, text.phrase, body_length, request_id, allow, body);
   if (length > 0 && length < (int)sizeof response) send(fd, response, (size_t)length, MSG_NOSIGNAL | MSG_DONTWAIT);
   shutdown(fd, SHUT_WR);
 }

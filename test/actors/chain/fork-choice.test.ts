@@ -12,6 +12,7 @@ function view(tree: Record<string, [number, string | null]>, canonical: string[]
   return {
     head: canonical.length ? ref(canonical[canonical.length - 1]!) : null,
     finalized: finalized ? ref(finalized) : null,
+    anchor: canonical.length ? tree[canonical[0]!]![0] : null,
     canonicalHash: (n) => {
       const label = canonical.find((l) => tree[l]![0] === n);
       return label ? h(label) : undefined;
@@ -64,4 +65,23 @@ test('a branch whose material is not recorded is refused without failing closed'
   const partial = { ...TREE };
   delete partial.b2;
   assert.throws(() => planHead(view(partial, ['g', 'a1', 'a2']), { number: 4, hash: h('b4') }, 8), (error: unknown) => error instanceof ForkChoiceError && error.reason === 'missing_material');
+});
+
+/** A chain anchored at block 2 (nothing below it recorded, as a follower that began there): a2 a3; the upstream's b2 b3 b4 with b1 unknown. */
+const ANCHORED: Record<string, [number, string | null]> = { a2: [2, 'a1'], a3: [3, 'a2'], b2: [2, 'b1'], b3: [3, 'b2'], b4: [4, 'b3'], c3: [3, 'c2'], c4: [4, 'c3'] };
+
+test('a branch that reaches the unfinalized anchor without meeting the chain replaces it from the anchor up', () => {
+  const plan = planHead(view(ANCHORED, ['a2', 'a3']), { number: 4, hash: h('b4') }, 8);
+  assert.deepEqual(plan.undo, [{ number: 3, hash: h('a3') }, { number: 2, hash: h('a2') }]);
+  assert.deepEqual(plan.apply, [{ number: 2, hash: h('b2') }, { number: 3, hash: h('b3') }, { number: 4, hash: h('b4') }]);
+  assert.equal(plan.commonAncestor, null);
+});
+
+test('replacing the chain from its anchor is refused when the anchor is finalized, or deeper than the limit', () => {
+  assert.throws(() => planHead(view(ANCHORED, ['a2', 'a3'], 'a2'), { number: 4, hash: h('b4') }, 8), (error: unknown) => error instanceof ForkChoiceError && error.reason === 'contradicts_finalized' && /replaces the recorded chain from block 2/.test(error.message));
+  assert.throws(() => planHead(view(ANCHORED, ['a2', 'a3']), { number: 4, hash: h('b4') }, 1), (error: unknown) => error instanceof ForkChoiceError && error.reason === 'reorg_too_deep' && /would undo 2 blocks/.test(error.message));
+});
+
+test('a branch whose unknown parent lies above the anchor is still missing material, not a replacement', () => {
+  assert.throws(() => planHead(view(ANCHORED, ['a2', 'a3']), { number: 4, hash: h('c4') }, 8), (error: unknown) => error instanceof ForkChoiceError && error.reason === 'missing_material');
 });

@@ -135,9 +135,10 @@ describe('the live follower converts the mainnet fixture blocks as the object pa
   });
 
   it('follow from an empty store records the upstream head with the same bytes', async () => {
+    // maxReorgDepth 0 accepts no reorg, so following begins at the head itself (the stub serves only these blocks).
     for (const hash of hashes) {
       latest = hash;
-      const result = await follow({ client, localHead: null, maxReorgDepth: 8, isKnown: () => false });
+      const result = await follow({ client, localHead: null, maxReorgDepth: 0, isKnown: () => false });
       assert.equal(result.branch.length, 1);
       assert.deepEqual(result.head, { number: result.branch[0]!.number, hash });
       await assertSameAsObjectPath(result.branch[0]!, served.get(hash)!);
@@ -157,7 +158,7 @@ describe('the live follower converts the mainnet fixture blocks as the object pa
     try {
       await assert.rejects(fetchBlock(client, hash), sameError(expected));
       latest = hash;
-      await assert.rejects(follow({ client, localHead: null, maxReorgDepth: 8, isKnown: () => false }), (error: unknown) => {
+      await assert.rejects(follow({ client, localHead: null, maxReorgDepth: 0, isKnown: () => false }), (error: unknown) => {
         assert.ok(error instanceof EthFormatError, 'the rpc source counts it a source failure (isSourceFailure), not a bug');
         return sameError(expected)(error);
       });
@@ -214,7 +215,7 @@ describe('anvil\'s pooled-form blob transactions root: accepted with pooledBlobR
   };
 
   it('with pooledBlobRoots the blob block is followed, stored as the object path stores it', async () => {
-    const result = await follow({ client, localHead: null, maxReorgDepth: 8, isKnown: () => false, pooledBlobRoots: true });
+    const result = await follow({ client, localHead: null, maxReorgDepth: 0, isKnown: () => false, pooledBlobRoots: true });
     assert.deepEqual(result.head, blobBlock);
     assert.equal(result.branch.length, 1);
     await assertSameAsObjectPath(result.branch[0]!, await servedJson(), { pooledBlobRoots: true });
@@ -224,7 +225,7 @@ describe('anvil\'s pooled-form blob transactions root: accepted with pooledBlobR
     const expected = await objectPathError(await servedJson());
     assert.ok(expected instanceof PooledBlobRootError, String(expected));
     await assert.rejects(fetchBlock(client, blobBlock.hash), sameError(expected));
-    await assert.rejects(follow({ client, localHead: null, maxReorgDepth: 8, isKnown: () => false }), sameError(expected));
+    await assert.rejects(follow({ client, localHead: null, maxReorgDepth: 0, isKnown: () => false }), sameError(expected));
   });
 
   it('with pooledBlobRoots a changed sidecar is still refused, with the object path\'s error', async () => {

@@ -7,7 +7,7 @@ import { keccak256 } from '../../../net/eth/keccak.js';
 import { decodeEth69Receipts } from '../../../net/eth/receipt.js';
 import { createRpcClient, type RpcClient } from '../../../net/rpc/client.js';
 import { ReorgTooDeepError, UpstreamError } from '../../../net/rpc/errors.js';
-import { fetchFinalized, follow, type BlockRef, type FollowedBlock, type FollowResult } from '../../../net/rpc/follow.js';
+import { fetchFinalized, firstFollowedNumber, follow, type BlockRef, type FollowedBlock, type FollowResult } from '../../../net/rpc/follow.js';
 import { subscribeNewHeads } from '../../../net/rpc/new-heads.js';
 import { startAnvil, type Anvil } from '../../support/anvil.js';
 import { freePort } from '../../support/ports.js';
@@ -34,13 +34,25 @@ const receiptsOf = (block: FollowedBlock) => decodeEth69Receipts(block.material.
 describe('follow() walks an anvil chain by parent hash, across reorganisations', () => {
   let anvil: Anvil;
   let client: RpcClient;
-  /** What a store would hold: verified blocks by hash. */
+  /** What a store would hold: verified blocks by hash, and the canonical chain the chain lane would make of them. */
   const recorded = new Map<Hash, number>();
+  const canonical = new Map<number, Hash>();
   let localHead: BlockRef | null = null;
+  const base = (): BlockRef | null => {
+    const number = Math.min(...canonical.keys());
+    return Number.isFinite(number) ? { number, hash: canonical.get(number)! } : null;
+  };
 
   const step = async (options: { maxReorgDepth?: number; maxBlocks?: number } = {}): Promise<FollowResult> => {
-    const result = await follow({ client, localHead, maxReorgDepth: options.maxReorgDepth ?? 8, maxBlocks: options.maxBlocks, isKnown: (hash) => recorded.has(hash) });
-    for (const block of result.branch) recorded.set(hashOf(block), block.number);
+    const result = await follow({
+      client, localHead, base: base(), maxReorgDepth: options.maxReorgDepth ?? 8, maxBlocks: options.maxBlocks,
+      isKnown: (hash) => recorded.has(hash), canonicalHash: (number) => canonical.get(number),
+    });
+    for (const block of result.branch) {
+      recorded.set(hashOf(block), block.number);
+      canonical.set(block.number, block.hash);
+    }
+    for (const number of canonical.keys()) if (number > result.head.number) canonical.delete(number);
     localHead = result.head;
     return result;
   };
@@ -61,13 +73,18 @@ describe('follow() walks an anvil chain by parent hash, across reorganisations',
     await anvil?.stop();
   });
 
-  it('with nothing recorded it starts at the upstream head', async () => {
-    const head = await transferAndMine(5);
-    const result = await step();
-    assert.deepEqual(numbers(result), [head]);
-    assert.equal(result.head.hash, await hashAt(head));
-    assert.equal(result.reorged, false);
-    assert.equal(result.behind, false);
+  it('with nothing recorded it starts maxReorgDepth below the upstream head (anvil has no finalized block that high), then catches up', async () => {
+    const head = await transferAndMine(12);
+    const first = await step();
+    assert.deepEqual(numbers(first), [head - 8]);
+    assert.equal(first.head.hash, await hashAt(head - 8));
+    assert.equal(first.reorged, false);
+    assert.equal(first.behind, true, 'the head is still to come');
+    const rest = await step();
+    assert.deepEqual(numbers(rest), Array.from({ length: 8 }, (_, i) => head - 7 + i));
+    assert.equal(rest.branch[0]!.parentHash, first.head.hash);
+    assert.equal(rest.reorged, false);
+    assert.equal(rest.behind, false);
   });
 
   it('new blocks come back oldest first, verified, each the parent of the next, attached to the previous head', async () => {
@@ -112,6 +129,10 @@ describe('follow() walks an anvil chain by parent hash, across reorganisations',
       assert.ok(error instanceof ReorgTooDeepError, String(error));
       assert.equal(error.maxReorgDepth, 4);
       assert.equal(error.localHead.number, head);
+      assert.deepEqual(error.fork, { at: { number: head - 5, hash: canonical.get(head - 5) } }, 'the fork point found among the recorded blocks');
+      assert.equal(error.depth, 5, 'the real depth, not the limit');
+      assert.match(error.message, new RegExp(`forks at block ${head - 5} \\(0x[0-9a-f]{64}\\), 5 blocks below the followed head ${head}`));
+      assert.match(error.message, /max_reorg_depth = 4/);
       assert.match(error.message, /Nothing was recorded/);
       return true;
     });
@@ -151,6 +172,64 @@ describe('follow() walks an anvil chain by parent hash, across reorganisations',
     const finalized = await anvil.rpc<{ number: string; hash: Hash }>('eth_getBlockByNumber', ['finalized', false]);
     assert.deepEqual(await fetchFinalized(client), { number: Number(finalized.number), hash: finalized.hash });
     assert.ok(Number(finalized.number) > 0, 'anvil finalizes head - 64');
+  });
+
+  describe('a chain recorded from an unfinalized block the upstream abandons', () => {
+    let fresh: Anvil;
+    let freshClient: RpcClient;
+    const blocks = new Map<Hash, number>();
+    before(async () => {
+      fresh = await startAnvil();
+      freshClient = createRpcClient({ url: fresh.url, timeoutMs: 5000, maxRetries: 2, backoffInitialMs: 10, backoffMaxMs: 100 });
+    });
+    after(async () => {
+      await fresh?.stop();
+    });
+    const freshHash = async (number: number): Promise<Hash> => (await fresh.rpc<{ hash: Hash }>('eth_getBlockByNumber', [`0x${number.toString(16)}`, false])).hash;
+
+    it('a store that began at the upstream head (as earlier versions did) is replaced from that block up when it is reorganised away', async () => {
+      const head = await fresh.mine(20);
+      // What an earlier version recorded: the head alone, as the chain's first block.
+      const began: BlockRef = { number: head, hash: await freshHash(head) };
+      blocks.set(began.hash, head);
+      await fresh.rpc('anvil_reorg', [3, []]);
+      const newHead = await fresh.mine(1);
+      const result = await follow({
+        client: freshClient, localHead: began, base: began, maxReorgDepth: 64, isKnown: (hash) => blocks.has(hash),
+        canonicalHash: (number) => (number === head ? began.hash : undefined),
+      });
+      assert.deepEqual(numbers(result), [head, newHead], 'from the first recorded block up, nothing below it');
+      assert.notEqual(result.branch[0]!.hash, began.hash);
+      assert.equal(result.branch[0]!.parentHash, await freshHash(head - 1));
+      assert.equal(result.reorged, true);
+    });
+
+    it('a replacement deeper than the limit is refused, saying the branch shares no recorded block', async () => {
+      const head = await fresh.mine(3);
+      const began: BlockRef = { number: head - 2, hash: await freshHash(head - 2) };
+      const recordedHashes = new Map<number, Hash>();
+      for (let n = head - 2; n <= head; n += 1) recordedHashes.set(n, await freshHash(n));
+      const known = new Set(recordedHashes.values());
+      await fresh.rpc('anvil_reorg', [4, []]);
+      await assert.rejects(follow({
+        client: freshClient, localHead: { number: head, hash: recordedHashes.get(head)! }, base: began, maxReorgDepth: 2,
+        isKnown: (hash) => known.has(hash), canonicalHash: (number) => recordedHashes.get(number),
+      }), (error: unknown) => {
+        assert.ok(error instanceof ReorgTooDeepError, String(error));
+        assert.deepEqual(error.fork, { below: head - 2 });
+        assert.equal(error.depth, 3, 'at least the whole recorded chain');
+        assert.match(error.message, new RegExp(`shares no block with the recorded chain, which begins at block ${head - 2}: it forks below it, at least 3 blocks below the followed head ${head}`));
+        return true;
+      });
+    });
+
+    it('the first block followed is the finalized block or maxReorgDepth below the head, whichever is higher', () => {
+      assert.equal(firstFollowedNumber(100, null, 64), 36);
+      assert.equal(firstFollowedNumber(100, 90, 64), 90);
+      assert.equal(firstFollowedNumber(100, 10, 64), 36);
+      assert.equal(firstFollowedNumber(5, null, 64), 0);
+      assert.equal(firstFollowedNumber(5, 7, 64), 5, 'never above the head');
+    });
   });
 
   describe('finality and wake-ups through other upstream answers', () => {

@@ -62,8 +62,8 @@ describe('the rpc source actor follows anvil through the real runtime', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('starts at the upstream head, records verified material, announces heads, follows a reorg, degrades and recovers', async () => {
-    await anvil.mine(3);
+  it('starts maxReorgDepth below the upstream head, records verified material, announces heads, follows a reorg, degrades and recovers', async () => {
+    await anvil.mine(20);
     const system = start(args());
     let notices: HeadNotice[] = [];
     const until = async (predicate: (list: HeadNotice[]) => boolean, what: string) => {
@@ -74,8 +74,10 @@ describe('the rpc source actor follows anvil through the real runtime', () => {
     const poll = setInterval(() => void heads(system).then((list) => { notices = list; }, () => undefined), 25);
     try {
       const first = await upstreamHead();
-      await until((list) => list.some((head) => head.hash === first.hash), 'the first head notice');
-      assert.deepEqual(notices[0], { type: 'head', number: Number(first.number), hash: first.hash }, 'the first notice is the upstream head');
+      await until((list) => list.some((head) => head.hash === first.hash), 'the upstream head');
+      // maxReorgDepth 16, and anvil's finalized block is lower: following began 16 below the head it saw.
+      const began = await anvil.rpc<{ hash: Hash }>('eth_getBlockByNumber', [`0x${(Number(first.number) - 16).toString(16)}`, false]);
+      assert.deepEqual(notices[0], { type: 'head', number: Number(first.number) - 16, hash: began.hash }, 'the first notice is where following began');
       await waitFor(() => sourceLane(system).state === 'ready', 30_000, 'the source lane to be ready');
 
       await anvil.rpc('evm_setAutomine', [false]);
