@@ -94,10 +94,10 @@ export function readGenesisFile(path: string, key: string): ParsedGenesis {
 }
 
 /** The spec of a chain known only from its genesis.json (an imported chain): the genesis hash is computed from the alloc. */
-export async function genesisFileSpec(genesis: ParsedGenesis): Promise<ChainSpec> {
+export function genesisFileSpec(genesis: ParsedGenesis): ChainSpec {
   if (genesis.chainId > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError([{ key: 'sources.live.genesis_file', value: genesis.chainId.toString(), expected: 'a chain id below 2^53' }]);
   const chainId = Number(genesis.chainId);
-  const block = await buildGenesisBlock(genesis);
+  const block = buildGenesisBlock(genesis);
   return { chainId, network: chainId === 1 ? 'mainnet' : `chain-${chainId}`, schedule: genesis.schedule, genesis: { hash: block.hash, timestamp: block.header.timestamp } };
 }
 
