@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `chain-node`: start the node, check a configuration, import a chain file, and run the store commands.
+ * `chain-node`: start the node, check a configuration, import a chain file, export the devnet's genesis.json, and run
+ * the store commands.
  * Exit codes: 0 success, 1 failure (bad config, store locked, verification failed), 2 usage error.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -12,6 +13,7 @@ import { dbPruneChanges } from './store/prune-command.js';
 import { DataDirLockedError } from './store/lock.js';
 import { runImport } from './actors/import/import-command.js';
 import { ImportError } from './actors/import/errors.js';
+import { exportDevnetGenesis, writeGenesisFile } from './actors/node/devnet-genesis-command.js';
 
 const USAGE = `chain-node — a self-hosted Ethereum data node
 
@@ -31,6 +33,11 @@ Usage:
       receipts are recorded as receipts unavailable. The last block is finalized unless
       --no-finalize. A re-run skips blocks already imported; a bad block stops the import
       before anything is written, naming the block and the check that failed.
+  chain-node devnet genesis --config FILE [--set ...] [--out FILE]
+      Write the chain [devnet] describes as a geth genesis.json (chain id, every fork's block or
+      time, blobSchedule, the genesis header fields and alloc) to FILE, or to stdout without --out;
+      with --out, print the chain id, genesis hash and fork times. A node that follows this devnet
+      node over JSON-RPC (sources.live.kind = "rpc") names the file as sources.live.genesis_file.
   chain-node db inspect --data-dir DIR
       Print the store epoch, schema version, chain id and every table with entries and size.
   chain-node db verify --data-dir DIR
@@ -62,6 +69,7 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
 
 const CONFIG_OPTIONS = { config: { type: 'string' }, set: { type: 'string', multiple: true } } as const;
 const DB_OPTIONS = { 'data-dir': { type: 'string' } } as const;
+const DEVNET_GENESIS_OPTIONS = { ...CONFIG_OPTIONS, out: { type: 'string' } } as const;
 const IMPORT_OPTIONS = { ...CONFIG_OPTIONS, genesis: { type: 'string' }, receipts: { type: 'string' }, 'no-finalize': { type: 'boolean' } } as const;
 
 function parseWithPositionals(args: string[], options: NonNullable<ParseArgsConfig['options']>): { values: Record<string, unknown>; positionals: string[] } {
@@ -116,6 +124,18 @@ async function main(argv: string[]): Promise<number> {
         finalize: values['no-finalize'] !== true,
         progress: (line) => process.stderr.write(`${line}\n`),
       }));
+      return 0;
+    }
+    case 'devnet': {
+      const [sub, ...flags] = rest;
+      if (sub !== 'genesis') throw new UsageError(`unknown devnet command '${sub ?? ''}'`);
+      const values = parse(flags, DEVNET_GENESIS_OPTIONS);
+      const exported = exportDevnetGenesis(loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
+      if (values.out === undefined) {
+        process.stdout.write(exported.text);
+        return 0;
+      }
+      printJson({ out: writeGenesisFile(requireString(values, 'out'), exported.text), ...exported.summary });
       return 0;
     }
     case 'db': {

@@ -101,7 +101,7 @@ export async function importChain(options: ImportOptions): Promise<ImportResult>
   try {
     const store = openStore({ dataDir: options.dataDir, chainId: Number(chainId) });
     try {
-      const genesis = await buildGenesisBlock(options.genesis);
+      const genesis = buildGenesisBlock(options.genesis);
       const chain = loadChainState(store);
       const plan = await verifyFile(store, chain, options, genesis);
       const written = await writeBlocks(store, chain, options, plan);

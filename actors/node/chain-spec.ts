@@ -94,10 +94,10 @@ export function readGenesisFile(path: string, key: string): ParsedGenesis {
 }
 
 /** The spec of a chain known only from its genesis.json (an imported chain): the genesis hash is computed from the alloc. */
-export async function genesisFileSpec(genesis: ParsedGenesis): Promise<ChainSpec> {
+export function genesisFileSpec(genesis: ParsedGenesis): ChainSpec {
   if (genesis.chainId > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError([{ key: 'sources.live.genesis_file', value: genesis.chainId.toString(), expected: 'a chain id below 2^53' }]);
   const chainId = Number(genesis.chainId);
-  const block = await buildGenesisBlock(genesis);
+  const block = buildGenesisBlock(genesis);
   return { chainId, network: chainId === 1 ? 'mainnet' : `chain-${chainId}`, schedule: genesis.schedule, genesis: { hash: block.hash, timestamp: block.header.timestamp } };
 }
 
@@ -125,7 +125,7 @@ export async function resolveChainSpec(config: NodeConfig, configDir: string): P
   if (url === '') throw new ConfigError([{ key: 'sources.live.url', value: '""', expected: 'the upstream JSON-RPC URL when sources.live.kind = "rpc"' }]);
   const [{ chainId, genesis }, ethConfig] = await Promise.all([upstreamIdentity(config), upstreamEthConfig(config)]);
   if (genesisFile !== '') {
-    const parsed = parseGethGenesis(JSON.parse(readFileSync(resolve(configDir, genesisFile), 'utf8')));
+    const parsed = readGenesisFile(resolve(configDir, genesisFile), 'sources.live.genesis_file');
     if (Number(parsed.chainId) !== chainId) throw new ConfigError([{ key: 'sources.live.genesis_file', value: JSON.stringify(genesisFile), expected: `a genesis for the upstream's chain ${chainId} (it names chain ${parsed.chainId})` }]);
     checkAgainstEthConfig(ethConfig, parsed.schedule, 'sources.live.genesis_file', JSON.stringify(genesisFile));
     return { chainId, network: chainId === 1 ? 'mainnet' : `chain-${chainId}`, schedule: parsed.schedule, genesis };
@@ -144,5 +144,5 @@ export async function resolveChainSpec(config: NodeConfig, configDir: string): P
     }
     why = `its eth_config does not determine the schedule: ${derived.reason}`;
   }
-  throw new ConfigError([{ key: 'sources.live.genesis_file', value: '""', expected: `a geth genesis.json for the upstream's chain ${chainId} (only mainnet is built in, and ${why})` }]);
+  throw new ConfigError([{ key: 'sources.live.genesis_file', value: '""', expected: `a geth genesis.json for the upstream's chain ${chainId} (only mainnet is built in, and ${why}); when the upstream is a chain-data-node devnet, \`chain-node devnet genesis --config <its config> --out FILE\` writes its genesis.json` }]);
 }

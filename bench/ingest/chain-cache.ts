@@ -22,7 +22,7 @@ export interface CachedChain {
 }
 
 /** Bump when the generator's output for the same config changes. */
-const CACHE_GENERATION = 1;
+const CACHE_GENERATION = 2;
 
 export const CACHE_DIR = resolve('bench', 'cache');
 

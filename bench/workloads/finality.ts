@@ -24,7 +24,7 @@ import { freePort, startBenchNode } from '../node.js';
 import { percentile, summarize } from '../stats.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 
-const DEVNET_CHECKPOINT = '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261';
+const DEVNET_CHECKPOINT = '0x09b0f1635ea8c671af3ba22f56bc2c58e66cb9925c5038a3ae20a9b850710b45';
 const POLL_MS = 250;
 
 const read = (file: string) => JSON.parse(readFileSync(join(FIXTURES, 'helios/beacon', file), 'utf8'));

@@ -1,14 +1,15 @@
 /**
- * The devnet genesis block. The devnet has no state trie: its `stateRoot` is a keccak chain that starts here from
- * the seed and chain id and absorbs each block's roots (see `nextStateRoot`).
+ * The devnet genesis block. Its `stateRoot` is the state root of the devnet's genesis alloc (`genesis-alloc.ts`), as
+ * geth would build it from the exported genesis.json. After genesis the devnet keeps no state trie: each block's
+ * `stateRoot` is a keccak chain that starts at the genesis root and absorbs the block's roots (see `nextStateRoot`).
  */
 import {
-  bytesToHex,
   concatBytes,
   EMPTY_BLOOM,
   EMPTY_REQUESTS_HASH,
   EMPTY_TRIE_ROOT,
   EMPTY_UNCLES_HASH,
+  genesisStateRoot,
   hashHeader,
   hexToBytes,
   isForkActive,
@@ -19,8 +20,8 @@ import {
 } from '../eth/index.js';
 import type { DevnetConfig } from './config.js';
 import { devnetForkSchedule } from './fork-schedule.js';
+import { devnetGenesisAlloc } from './genesis-alloc.js';
 import { DEVNET_EXTRA_DATA, INITIAL_BASE_FEE, ZERO_ADDRESS, ZERO_HASH, ZERO_NONCE } from './header-fields.js';
-import { deriveBytes } from './prng.js';
 
 /** A block's `stateRoot`: keccak256(parent stateRoot ‖ transactionsRoot ‖ receiptsRoot ‖ withdrawalsRoot). */
 export function nextStateRoot(parentStateRoot: Hash, transactionsRoot: Hash, receiptsRoot: Hash, withdrawalsRoot: Hash): Hash {
@@ -34,7 +35,7 @@ export function devnetGenesis(config: DevnetConfig): GenesisBlock {
     parentHash: ZERO_HASH,
     sha3Uncles: EMPTY_UNCLES_HASH,
     miner: ZERO_ADDRESS,
-    stateRoot: bytesToHex(deriveBytes(config.seed, 'genesis-state', config.chainId)),
+    stateRoot: genesisStateRoot(devnetGenesisAlloc(config)),
     transactionsRoot: EMPTY_TRIE_ROOT,
     receiptsRoot: EMPTY_TRIE_ROOT,
     logsBloom: EMPTY_BLOOM,

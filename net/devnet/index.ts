@@ -18,6 +18,8 @@ export { SWAP_TOPIC, SYNC_TOPIC, TRANSFER_TOPIC } from './events.js';
 export { devnetForkSchedule } from './fork-schedule.js';
 export { devnetSteps, generateChain } from './generate-chain.js';
 export { devnetGenesis, nextStateRoot } from './genesis.js';
+export { DEVNET_CONTRACT_CODE, devnetGenesisAlloc, INITIAL_ACCOUNT_ETH_BALANCE } from './genesis-alloc.js';
+export { devnetGenesisJson } from './genesis-json.js';
 export { DEVNET_EXTRA_DATA } from './header-fields.js';
 export { Prng, randomStream } from './prng.js';
 export type { BlockRef, DevnetBlock, DevnetReorg, DevnetStep } from './types.js';

@@ -36,14 +36,16 @@ const INITIAL_BASE_FEE = 1_000_000_000n;
 const DEFAULT_GAS_LIMIT = 4_712_388n;
 const DEFAULT_DIFFICULTY = 131_072n;
 
-const BLOCK_KEYS: readonly (readonly [string, ForkName])[] = [
+/** geth `config` keys of block-activated forks, in activation order. */
+export const GENESIS_BLOCK_KEYS: readonly (readonly [string, ForkName])[] = [
   ['homesteadBlock', 'homestead'], ['daoForkBlock', 'dao'], ['eip150Block', 'tangerineWhistle'],
   ['eip155Block', 'spuriousDragon'], ['byzantiumBlock', 'byzantium'], ['constantinopleBlock', 'constantinople'],
   ['petersburgBlock', 'petersburg'], ['istanbulBlock', 'istanbul'], ['muirGlacierBlock', 'muirGlacier'],
   ['berlinBlock', 'berlin'], ['londonBlock', 'london'], ['arrowGlacierBlock', 'arrowGlacier'],
   ['grayGlacierBlock', 'grayGlacier'], ['mergeNetsplitBlock', 'paris'],
 ];
-const TIME_KEYS: readonly (readonly [string, ForkName])[] = [
+/** geth `config` keys of timestamp-activated forks, in activation order. */
+export const GENESIS_TIME_KEYS: readonly (readonly [string, ForkName])[] = [
   ['shanghaiTime', 'shanghai'], ['cancunTime', 'cancun'], ['pragueTime', 'prague'], ['osakaTime', 'osaka'],
   ['bpo1Time', 'bpo1'], ['bpo2Time', 'bpo2'], ['bpo3Time', 'bpo3'], ['bpo4Time', 'bpo4'], ['bpo5Time', 'bpo5'],
   ['amsterdamTime', 'amsterdam'],
@@ -71,7 +73,7 @@ function blobEntry(blobSchedule: JsonObject, name: ForkName): BlobScheduleEntry 
 }
 
 function checkForkKeys(config: JsonObject): void {
-  const known = new Set([...BLOCK_KEYS, ...TIME_KEYS].map(([key]) => key).concat('eip158Block'));
+  const known = new Set([...GENESIS_BLOCK_KEYS, ...GENESIS_TIME_KEYS].map(([key]) => key).concat('eip158Block'));
   for (const key of Object.keys(config)) {
     if ((key.endsWith('Block') || key.endsWith('Time')) && !known.has(key)) {
       throw new GenesisFormatError(`config.${key}`, 'unknown fork; its activation would change the fork id');
@@ -88,11 +90,11 @@ function parseSchedule(config: JsonObject, chainId: bigint): ForkSchedule {
   checkForkKeys(config);
   const blobSchedule = config.blobSchedule === undefined ? {} : objectAt(config.blobSchedule, 'config.blobSchedule');
   const forks: ForkActivation[] = [];
-  for (const [key, name] of BLOCK_KEYS) {
+  for (const [key, name] of GENESIS_BLOCK_KEYS) {
     if (config[key] === undefined || config[key] === null) continue;
     forks.push({ name, block: safeNumberAt(config[key], `config.${key}`), inForkId: true });
   }
-  for (const [key, name] of TIME_KEYS) {
+  for (const [key, name] of GENESIS_TIME_KEYS) {
     if (config[key] === undefined || config[key] === null) continue;
     const fork: ForkActivation = { name, timestamp: safeNumberAt(config[key], `config.${key}`), inForkId: true };
     const blob = blobEntry(blobSchedule, name);

@@ -10,6 +10,7 @@ export * from './errors.js';
 export * from './fork-id.js';
 export * from './fork-schedule.js';
 export * from './genesis.js';
+export * from './genesis-format.js';
 export * from './genesis-state.js';
 export * from './header.js';
 export * from './hex.js';

@@ -14,7 +14,7 @@ import { freePort } from '../support/ports.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 
 /** The devnet's genesis beacon block root for the default seed (README and config.example.toml name it). */
-const DEVNET_CHECKPOINT = '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261';
+const DEVNET_CHECKPOINT = '0x09b0f1635ea8c671af3ba22f56bc2c58e66cb9925c5038a3ae20a9b850710b45';
 const FAST = ['devnet.block_time_ms=150', 'devnet.reorg_every=0', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'finality.max_retries=0'];
 
 async function beaconNode(port: number, urls: string[], extra: string[] = [], waitReady = true): Promise<NodeProcess> {

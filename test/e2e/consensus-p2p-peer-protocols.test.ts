@@ -13,7 +13,7 @@ import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.
 import { startDialer, u64, type Dialer } from '../net/beacon/p2p/raw-peer.js';
 import { until } from '../support/until.js';
 
-const DEVNET_CHECKPOINT = '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261';
+const DEVNET_CHECKPOINT = '0x09b0f1635ea8c671af3ba22f56bc2c58e66cb9925c5038a3ae20a9b850710b45';
 
 const parseStatus = (ssz: Buffer) => ({
   digest: ssz.subarray(0, 4).toString('hex'), finalizedRoot: ssz.subarray(4, 36).toString('hex'), finalizedEpoch: ssz.readBigUInt64LE(36),

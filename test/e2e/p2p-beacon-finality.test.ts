@@ -14,7 +14,7 @@ import { freePort } from '../support/ports.js';
 import { removeDir, startNodeProcess } from '../support/node-process.js';
 
 /** The devnet's genesis beacon block root for the default seed (as in beacon-finality.test.ts). */
-const DEVNET_CHECKPOINT = '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261';
+const DEVNET_CHECKPOINT = '0x09b0f1635ea8c671af3ba22f56bc2c58e66cb9925c5038a3ae20a9b850710b45';
 const FAST = ['devnet.block_time_ms=150', 'devnet.reorg_every=0', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
 
 test('a p2p follower takes its finality from Beacon API light-client proofs', async (t) => {

@@ -66,7 +66,7 @@ describe('devnet Beacon API endpoint', () => {
   test('the documented devnet checkpoint (README, config.example.toml, e2e) is the default devnet genesis beacon block root', () => {
     const defaults = createDevnet({});
     const chain = new DevnetBeaconChain(devnetBeaconConfig(defaults.config), { blockAt: (n) => (n === 0 ? { header: defaults.genesis.block.header, hash: defaults.genesis.hash } : undefined), head: () => 0 }, String(defaults.config.seed), defaults.config.finalityLag);
-    assert.equal(bytesToHex(chain.slot(0)!.root), '0xbacb0f02ea2a898628a25533b3c2e7857f0bc6e17c1b4b2eddf1bad7aca7a261');
+    assert.equal(bytesToHex(chain.slot(0)!.root), '0x09b0f1635ea8c671af3ba22f56bc2c58e66cb9925c5038a3ae20a9b850710b45');
   });
 
   test('unknown roots and bad queries answer 404 and 400', async () => {

@@ -43,7 +43,7 @@ function describeChain(folder: string, blockCount: number, headHash: () => Hash,
     before(async () => {
       const genesis = parseGethGenesis(readJson(`${folder}/genesis.json`));
       const bytes = readBytes(`${folder}/chain.rlp`);
-      chain = { genesis, genesisBlock: await buildGenesisBlock(genesis), blocks: [...decodeChainRlp(bytes)], bytes };
+      chain = { genesis, genesisBlock: buildGenesisBlock(genesis), blocks: [...decodeChainRlp(bytes)], bytes };
     });
 
     it(`decodes ${blockCount} blocks numbered 1..${blockCount}, re-encoding to the file byte for byte`, () => {

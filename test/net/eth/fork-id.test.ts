@@ -42,7 +42,7 @@ describe('EIP-2124 fork ids', () => {
 
   it("the execution-apis chain's fork id equals the one its client reported in eth_config (0xe272ecbe after BPO2)", async () => {
     const genesis = parseGethGenesis(readJson('execution-apis/genesis.json'));
-    const { header, hash } = await buildGenesisBlock(genesis);
+    const { header, hash } = buildGenesisBlock(genesis);
     const id = forkId(genesis.schedule, { hash, timestamp: header.timestamp }, { number: 54, timestamp: 540 });
     assert.deepEqual(id, { hash: '0xe272ecbe', next: 0 });
     const beforeBpo2 = forkId(genesis.schedule, { hash, timestamp: header.timestamp }, { number: 50, timestamp: 539 });

@@ -49,7 +49,7 @@ async function main(): Promise<Record<string, unknown>> {
   writeFileSync(keyFile, KEY);
   const address = privateKeyToAddress(`0x${KEY}`);
   const genesis = parseGethGenesis(devGenesis(address));
-  const built = await buildGenesisBlock(genesis);
+  const built = buildGenesisBlock(genesis);
   const chain: ChainIdentity = { chainId: Number(genesis.chainId), schedule: genesis.schedule, genesis: { hash: built.hash, timestamp: built.header.timestamp } };
   const cli = process.argv[3];
   if (!cli) throw new Error('usage: ejs-peer-follow.js <blocks> <path of @ethereumjs/client\'s cli.js>');

@@ -28,7 +28,7 @@ export interface HiveChain {
 export async function loadHiveChain(): Promise<HiveChain> {
   const dir = join(FIXTURES, 'hive-eth-chain');
   const genesis = parseGethGenesis(JSON.parse(readFileSync(join(dir, 'genesis.json'), 'utf8')));
-  const built = await buildGenesisBlock(genesis);
+  const built = buildGenesisBlock(genesis);
   const genesisHeader = encodeHeader(built.header);
   const blocks: RawBlock[] = [{ number: 0, hash: built.hash, header: genesisHeader, body: rawList([rawList([]), rawList([]), ...(built.header.withdrawalsRoot ? [rawList([])] : [])]) }];
   const bytes = new Uint8Array(readFileSync(join(dir, 'chain.rlp')));
