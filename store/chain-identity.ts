@@ -48,7 +48,9 @@ function ensureGenerator(store: Store, generator: Readonly<Record<string, string
   const keys = [...new Set([...Object.keys(stored), ...Object.keys(generator)])].sort();
   const differing = keys.filter((key) => stored[key] !== generator[key]);
   if (differing.length > 0) {
-    const described = differing.map((key) => `${key} was ${stored[key] ?? '(unset)'}, is now ${generator[key] ?? '(unset)'}`).join('; ');
+    const described = differing.map((key) => (stored[key] === undefined
+      ? `${key} = ${generator[key]} is new since an earlier version made the store`
+      : `${key} was ${stored[key]}, is now ${generator[key] ?? '(unset)'}`)).join('; ');
     throw new StoreChainIdentityError(store.path, `the settings that generate its chain changed (${described})`);
   }
 }
