@@ -10,8 +10,9 @@
  *   `bsub-gap:<id>:<from, 16 digits>`        → `to`: one run of blocks the subscription owns (fill_missing: the
  *                                              range's gaps at creation; recompute: the whole range, one run)
  *
- * The stream is a change log of its own: the tables of the pseudo-instance `bs~<id without its bs- prefix>`
- * (`p.bs~….changes`, `….state`, … — store/tables.ts), so its sequences start at 1, its cursors name the stream and
+ * The stream is a change log of its own: the tables of the pseudo-instance `bs~<id without its bs- prefix>`, kept as
+ * keyed views over the shared stream tables (`s.changes`, `s.state`, … — store/stream-tables.ts: as many streams as
+ * the disk holds, none taking a named table), so its sequences start at 1, its cursors name the stream and
  * are refused by the processor's own log (and the other way round), `db verify`, epoch rotation and the outbox treat
  * it as any change log. The subscription's consumer is an ordinary consumer record of the stream instance (keyed
  * `<stream>/<consumer id>`, credential hashed at rest). The stream's progress record (store/coverage.ts) carries
@@ -51,14 +52,10 @@ const gapKey = (id: string, from: number) => `${gapPrefix(id)}${String(from).pad
 
 export const SUBSCRIPTION_ID = /^bs-[0-9a-f]{12}-[0-9a-f]{8}$/;
 
-/** The stream pseudo-instance of a subscription id (`bs-…` → `bs~…`): a valid instance id no configured processor takes. */
-export function streamInstance(id: string): string {
-  return `bs~${id.slice(3)}`;
-}
+import { isStreamInstance, migrateStreamTables } from './stream-tables.js';
+import { PROCESSOR_TABLE_KINDS } from './tables.js';
 
-export function isStreamInstance(instance: string): boolean {
-  return instance.startsWith('bs~');
-}
+export { isStreamInstance, streamInstance } from './stream-tables.js';
 
 export function readSubscription(store: Pick<Store, 'jobs'>, id: string): BackfillSubscription | undefined {
   return store.jobs.get(recordKey(id)) as BackfillSubscription | undefined;
@@ -178,9 +175,9 @@ export function updateSubscription(store: Store, id: string, change: (record: Ba
 
 /**
  * Deletes a (terminal) subscription with everything it created, in one write transaction: the record, its key, its
- * owned runs, the consumer binding and record, and the stream's tables — dropped, not emptied, so their slots in the
- * environment's table limit are free again (store/drop-instance.ts): creating and deleting subscriptions has no
- * lifetime limit. Returns the stream's dropped table names.
+ * owned runs, the consumer binding and record, and the stream's keys in the shared stream tables (or, for a stream an
+ * earlier version kept in tables of its own, those tables: store/drop-instance.ts). Returns the dropped table names
+ * (none for a stream in the shared tables).
  */
 export async function deleteSubscription(store: Store, record: BackfillSubscription): Promise<string[]> {
   store.processor(record.stream);
@@ -213,3 +210,25 @@ export async function dropOrphanStreams(store: Store): Promise<string[]> {
   for (const stream of orphans) store.forgetProcessor(stream);
   return orphans;
 }
+
+/**
+ * Creates the shared stream tables (store/stream-tables.ts) and moves the streams an earlier version kept in tables of
+ * their own into them, dropping their own: run at every start, before any lane reads a stream. Returns the streams moved.
+ */
+export async function migrateOwnStreamTables(store: Store): Promise<string[]> {
+  // The shared tables exist from the first start on, so streams coming and going never change the store's table count.
+  for (const kind of PROCESSOR_TABLE_KINDS) store.streamTable(kind);
+  const streams = [...new Set(store.tableNames().map((name) => OWN_STREAM_CHANGES.exec(name)?.[1]).filter((stream): stream is string => stream !== undefined))];
+  const moved = await migrateStreamTables({
+    streams,
+    open: (kind) => store.streamTable(kind),
+    // Still the stream's own tables: they exist until the drop below commits.
+    ownTables: (stream) => store.processor(stream),
+    drop: (stream) => dropInstanceTables(store, stream),
+    write: (action) => store.write(action),
+  });
+  for (const stream of moved) store.forgetProcessor(stream);
+  return moved;
+}
+
+const OWN_STREAM_CHANGES = /^p\.(bs~[^.]+)\.changes$/;

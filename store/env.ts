@@ -12,6 +12,7 @@ import { recoverInterruptedCompaction } from './compaction-recovery.js';
 import { StoreChainMismatchError, StoreNotFoundError, StoreTableMissingError } from './errors.js';
 import { listTableNames, openEnvironment, openTable, storeExists, storePath, type RootEnvironment } from './environment.js';
 import { ensureMeta, readRawMeta, validateMeta, type MetaTable, type StoreMeta } from './meta.js';
+import { isStreamInstance, listStreams, openStreamTables, type OpenShared } from './stream-tables.js';
 import {
   CHAIN_TABLES,
   META_TABLE,
@@ -19,6 +20,7 @@ import {
   processorTableSpec,
   SHARED_TABLES,
   OPTIONAL_TABLES,
+  STREAM_TABLES,
   type ProcessorTableKind,
   type TableSpec,
 } from './tables.js';
@@ -90,8 +92,10 @@ export interface Store {
   historyCanonical(): BinaryTable | undefined;
   /** The tables of one processor instance, created on first use (read-only: must exist). */
   processor(instance: string): ProcessorTables;
-  /** Instances that have tables in this store. */
+  /** Instances that have tables in this store (backfill-subscription streams included). */
   processorInstances(): string[];
+  /** A shared stream table (store/stream-tables.ts), undefined when a read-only store has none yet. */
+  streamTable(kind: ProcessorTableKind): Database<unknown, Buffer | string> | undefined;
   /** Forgets this thread's handles of an instance whose tables were dropped (store/rebuilds.ts dropInstanceTables). */
   forgetProcessor(instance: string): void;
   /** Every table present on disk. */
@@ -151,7 +155,24 @@ function buildStore(
   let devnetBlocks: Database<unknown, Buffer> | undefined;
   let finalityLightClient: Database<unknown, string> | undefined;
   let historyCanonical: BinaryTable | undefined;
+  // The shared stream tables: opened once per thread, created with the first stream (absent from read-only stores before it).
+  const sharedStreamTables = new Map<string, Database<unknown, Buffer | string>>();
+  const openShared: OpenShared = (kind) => {
+    const spec = STREAM_TABLES[kind];
+    let db = sharedStreamTables.get(spec.name);
+    if (db === undefined && (!readOnly || listTableNames(env).includes(spec.name))) {
+      db = table<unknown, Buffer | string>(spec);
+      sharedStreamTables.set(spec.name, db);
+    }
+    return db;
+  };
+  // A stream an earlier version kept in tables of its own is read there until the node migrates it (store/stream-tables.ts).
+  const hasOwnTables = (instance: string) => listTableNames(env).includes(processorTableSpec(instance, 'changes').name);
   const openProcessor = (instance: string): ProcessorTables => {
+    if (isStreamInstance(instance) && !hasOwnTables(instance)) return openStreamTables(openShared, instance) as unknown as ProcessorTables;
+    return openOwnTables(instance);
+  };
+  const openOwnTables = (instance: string): ProcessorTables => {
     const of = <V, K extends string | Buffer>(kind: ProcessorTableKind) => table<V, K>(processorTableSpec(instance, kind));
     return {
       instance,
@@ -200,13 +221,14 @@ function buildStore(
       processors.delete(instance);
     },
     processorInstances() {
-      const instances = new Set<string>();
+      const instances = new Set<string>(listStreams(openShared));
       for (const name of listTableNames(env)) {
         const parsed = parseProcessorTableName(name);
         if (parsed) instances.add(parsed.instance);
       }
       return [...instances].sort();
     },
+    streamTable: openShared,
     tableNames: () => listTableNames(env),
     write: (action) => env.childTransaction(action),
     close: () => env.close(),

@@ -21,7 +21,8 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { listTableNames, openTable, type RootEnvironment } from './environment.js';
 import { decodeU64Key, readU64 } from './keys.js';
 import { epochToHex, readRawMeta, validateMeta, STORE_EPOCH_BYTES, type MetaTable } from './meta.js';
-import { META_TABLE, parseProcessorTableName, SHARED_TABLES, tableSpecByName } from './tables.js';
+import { instanceLogs } from './stream-tables.js';
+import { META_TABLE, SHARED_TABLES, tableSpecByName } from './tables.js';
 
 /** Changes rewritten per write transaction. */
 const ROTATION_BATCH = 4096;
@@ -67,7 +68,7 @@ export function rotateStoreEpoch(env: RootEnvironment, path: string): EpochRotat
   const epochBytes = newEpoch(identity.epoch);
   const epoch = readU64(epochBytes);
   const chainId = identity.chainId ?? 0;
-  const instances = [...new Set(listTableNames(env).map((name) => parseProcessorTableName(name)?.instance).filter((i): i is string => i !== undefined))];
+  const logs = instanceLogs(listTableNames(env), (name) => table<unknown, Buffer | string>(env, name));
   const consumers = table<ConsumerRecord, string>(env, SHARED_TABLES.consumers.name);
   const snapshots = table<unknown, string>(env, SHARED_TABLES.snapshots.name);
   const snapshotRows = table<Buffer, Buffer>(env, SHARED_TABLES.snapshotRows.name);
@@ -75,8 +76,8 @@ export function rotateStoreEpoch(env: RootEnvironment, path: string): EpochRotat
   // instead of growing the file by a whole second copy of the logs; the new epoch is written last,
   // in the final transaction, so an interrupted rotation leaves a store `db verify` refuses.
   let changes = 0;
-  for (const instance of instances) {
-    const log = table<Buffer, Buffer>(env, `p.${instance}.changes`);
+  for (const { instance, changes: log } of logs) {
+    if (!log) continue;
     const from = { epoch: identity.epoch, chainId, instance };
     let start: Buffer | undefined;
     for (;;) {

@@ -105,6 +105,16 @@ export const PROCESSOR_TABLE_SHAPES = {
 export type ProcessorTableKind = keyof typeof PROCESSOR_TABLE_SHAPES;
 export const PROCESSOR_TABLE_KINDS = Object.keys(PROCESSOR_TABLE_SHAPES) as ProcessorTableKind[];
 
+/**
+ * Backfill-subscription streams (store/stream-tables.ts): one shared table per processor table kind, created with the
+ * first stream, every key `stream instance ‖ 0x00 ‖ the instance table's key` (string keys: `stream instance/key`).
+ */
+export const STREAM_TABLES = Object.fromEntries(PROCESSOR_TABLE_KINDS.map((kind) => {
+  const { keyEncoding, valueEncoding, keyLayout } = PROCESSOR_TABLE_SHAPES[kind];
+  const spec: TableSpec = { name: `s.${kind}`, keyEncoding, valueEncoding, keyLayout: `stream instance ‖ ${keyEncoding === 'string' ? '"/"' : '0x00'} ‖ ${keyLayout}` };
+  return [kind, spec];
+})) as Readonly<Record<ProcessorTableKind, TableSpec>>;
+
 const PROCESSOR_PREFIX = 'p.';
 /** URL-safe, because instance ids appear in paths such as /v1/processors/{instance}. */
 const INSTANCE_ID = /^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/;
@@ -124,7 +134,7 @@ export function processorTableSpec(instance: string, kind: ProcessorTableKind): 
 
 /** The spec of a table found on disk, or undefined when the name is not one this binary knows. */
 export function tableSpecByName(name: string): TableSpec | undefined {
-  const fixed = [...FIXED_TABLES, ...Object.values(OPTIONAL_TABLES)].find((spec) => spec.name === name);
+  const fixed = [...FIXED_TABLES, ...Object.values(OPTIONAL_TABLES), ...Object.values(STREAM_TABLES)].find((spec) => spec.name === name);
   if (fixed) return fixed;
   const parsed = parseProcessorTableName(name);
   return parsed ? processorTableSpec(parsed.instance, parsed.kind) : undefined;

@@ -5,7 +5,7 @@
 import { checkStoredEntry } from './change-log.js';
 import { decodeJournalMove } from './journal.js';
 import { decodeU64Key, decodeU64KeyAsNumber } from './keys.js';
-import { parseProcessorTableName } from './tables.js';
+import { instanceLogs } from './stream-tables.js';
 import { registerVerifyCheck, type VerifyCheckResult, type VerifyContext } from './verify.js';
 import { decode } from '../runtime/codec.js';
 import type { Database } from 'lmdb';
@@ -42,12 +42,10 @@ function journalReplay(context: VerifyContext): VerifyCheckResult {
 }
 
 function processorLogs(context: VerifyContext): VerifyCheckResult[] {
-  const instances = new Set(context.tableNames.map(parseProcessorTableName).filter((p) => p !== undefined).map((p) => p.instance));
-  return [...instances].map((instance) => {
-    const name = `processor ${instance} change log and coverage`;
-    const changes = context.table<Buffer, Buffer>(`p.${instance}.changes`);
-    const state = context.table<Buffer, Buffer>(`p.${instance}.state`);
-    const coverage = context.table<unknown, Buffer>(`p.${instance}.coverage`) as Database<{ to: number }, Buffer> | undefined;
+  return instanceLogs(context.tableNames, (name) => context.table(name)).map((log) => {
+    const name = `processor ${log.instance} change log and coverage`;
+    const { changes, state } = log;
+    const coverage = log.coverage as Database<{ to: number }, Buffer> | undefined;
     if (!changes || !state || !coverage) return { name, ok: false, detail: 'a table of the instance is missing' };
     let expected: bigint | null = null;
     let count = 0;

@@ -9,7 +9,7 @@ import { changeEntries } from './change-log.js';
 import type { ConsumerRecord } from './consumers.js';
 import { decodeCursor } from './cursor.js';
 import { epochFromBytes, isChainId } from './meta.js';
-import { parseProcessorTableName } from './tables.js';
+import { instanceLogs } from './stream-tables.js';
 import { registerVerifyCheck, type VerifyCheckResult, type VerifyContext } from './verify.js';
 
 const NAME = 'cursors';
@@ -20,11 +20,10 @@ function cursors(context: VerifyContext): VerifyCheckResult {
   const chainId = isChainId(context.meta.chainId) ? context.meta.chainId : 0;
   const problem = (detail: string): VerifyCheckResult => ({ name: NAME, ok: false, detail });
   let changes = 0;
-  for (const name of context.tableNames) {
-    const parsed = parseProcessorTableName(name);
-    if (parsed?.kind !== 'changes') continue;
-    const expect = { epoch, chainId, instance: parsed.instance };
-    const table = context.table<Buffer, Buffer>(name);
+  for (const log of instanceLogs(context.tableNames, (name) => context.table(name))) {
+    const name = `${log.instance} change log`;
+    const expect = { epoch, chainId, instance: log.instance };
+    const table = log.changes;
     if (!table) continue;
     for (const stored of changeEntries({ changes: table, ...expect })) {
       try {

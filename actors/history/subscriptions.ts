@@ -20,8 +20,6 @@ import type { ConsumerRecord, ConsumerRole } from '../../store/consumers.js';
 import { hashCredential, verifyCredential } from '../../store/credential-hash.js';
 import { encodeCursor } from '../../store/cursor.js';
 import type { Store } from '../../store/env.js';
-import { MAX_TABLES } from '../../store/environment.js';
-import { PROCESSOR_TABLE_KINDS } from '../../store/tables.js';
 import {
   createSubscription, deleteSubscription, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance, streamProgress,
   subscriptionIdForKey, SubscriptionConflict, updateSubscription, type BackfillSubscription, type OwnedRun, type SubscriptionMode,
@@ -33,11 +31,7 @@ import type { HistorySource } from './sources.js';
 import type { HistoryProcessorArgs } from './actor.js';
 import type { HistoryPublishMessage } from '../processor/history-publish.js';
 
-/** Subscriptions that may exist at once: each stream takes a set of LMDB tables (store/environment.ts MAX_TABLES). */
-export const MAX_SUBSCRIPTIONS = 32;
 const PUBLISH_TIMEOUT_MS = 120_000;
-/** Tables kept free for the node's own lanes (processor instances added later, optional tables). */
-const TABLE_HEADROOM = 64;
 
 export interface SubscriptionLane {
   readonly store: Store;
@@ -150,15 +144,6 @@ export async function createBackfillSubscription(
   const finalized = readProgress(tables.state).finalizedNumber;
   if (finalized === null || request.toBlock > finalized) {
     throw new CodedError('conflict', `toBlock ${request.toBlock} is above processor '${processor.id}' finalized block ${finalized ?? '(none yet)'}; a backfill subscription publishes finalized blocks only`, { toBlock: request.toBlock, finalizedBlock: finalized });
-  }
-  if (listSubscriptions(lane.store).length >= MAX_SUBSCRIPTIONS) {
-    throw new CodedError('query_too_expensive', `${MAX_SUBSCRIPTIONS} backfill subscriptions exist, the most this node keeps; delete terminal ones first`, { limit: MAX_SUBSCRIPTIONS });
-  }
-  // Each stream is a set of named LMDB tables until its subscription is deleted (then they are dropped): refuse,
-  // naming why, before the environment's table limit would fail a write.
-  const tablesLeft = MAX_TABLES - TABLE_HEADROOM - lane.store.tableNames().length;
-  if (tablesLeft < PROCESSOR_TABLE_KINDS.length) {
-    throw new CodedError('query_too_expensive', `the store has ${lane.store.tableNames().length} tables of the ${MAX_TABLES} its environment allows (each backfill subscription's stream takes ${PROCESSOR_TABLE_KINDS.length} until it is deleted); delete terminal subscriptions first`, { tables: lane.store.tableNames().length, limit: MAX_TABLES });
   }
   const now = new Date();
   const id = `bs-${now.getTime().toString(16).padStart(12, '0')}-${randomBytes(4).toString('hex')}`;

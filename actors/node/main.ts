@@ -18,6 +18,7 @@ import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
 import { acquireDataDirLock } from '../../store/lock.js';
 import { openStore } from '../../store/env.js';
 import { ensureChainIdentity } from '../../store/chain-identity.js';
+import { migrateOwnStreamTables } from '../../store/backfill-subscriptions.js';
 import { epochToHex } from '../../store/meta.js';
 import { ensureP2pSecret } from '../../store/secret.js';
 import type { ReadinessReport } from '../../api/operational.js';
@@ -73,6 +74,8 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     throw error;
   }
   log.info('store open', { dataDir, storeEpoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion, chainId: spec.chainId, network: spec.network });
+  const movedStreams = await migrateOwnStreamTables(store);
+  if (movedStreams.length > 0) log.info('backfill-subscription streams moved into the shared stream tables', { streams: movedStreams.length });
   const unguarded = installHttpGuard();
   if (unguarded !== null) log.warn('the HTTP guard is not active: requests the web server cannot parse (HTTP/1.0, no Host, 49+ header fields, unknown methods) get no answer; put the proxy of README "Behind a reverse proxy" in front', { reason: unguarded });
 

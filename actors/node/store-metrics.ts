@@ -182,10 +182,13 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
       this.reset();
       let streams = 0;
       for (const instance of store.processorInstances()) {
-        const bytes = tableBytes(store.processor(instance).changes);
-        if (isStreamInstance(instance)) streams += bytes;
-        else this.set({ processor: instance }, bytes);
+        // Streams share one table (store/stream-tables.ts), counted once below; an unmigrated one has its own.
+        const changes = store.processor(instance).changes;
+        if (isStreamInstance(instance)) streams += 'getStats' in changes ? tableBytes(changes) : 0;
+        else this.set({ processor: instance }, tableBytes(changes));
       }
+      const shared = store.streamTable('changes');
+      if (shared !== undefined) streams += tableBytes(shared);
       if (streams > 0) this.set({ processor: 'backfill-subscriptions' }, streams);
     },
   });
