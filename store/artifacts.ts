@@ -12,7 +12,7 @@
  * A retained record lives while any owner claims it; the last released claim deletes it.
  */
 import { createHash } from 'node:crypto';
-import type { Hex } from '../net/eth/hex.js';
+import type { Hex } from './chain-types.js';
 import type { BinaryTable } from './env.js';
 import { u64Key } from './keys.js';
 

@@ -3,7 +3,7 @@
  * where a change log is read (store/change-log.ts keeps compact groups). Field order follows the spec table.
  */
 import type { Finality } from './coverage.js';
-import type { Hex } from '../net/eth/hex.js';
+import type { Hex } from './chain-types.js';
 
 export type ChangeOperation = 'apply' | 'undo' | 'finalized' | 'reset_required';
 

@@ -8,11 +8,10 @@
  *
  * Value layout (64 bytes): block hash (32) ‖ parent hash (32).
  */
+import type { Hash } from './chain-types.js';
 import type { Store } from './env.js';
 import { decodeU64KeyAsNumber, u64Key } from './keys.js';
 
-/** 0x-prefixed 32-byte hex (store/ imports nothing from net/). */
-export type Hash = `0x${string}`;
 
 const toHex = (bytes: Uint8Array): Hash => `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
 const fromHex = (hex: string): Buffer => Buffer.from(hex.slice(2), 'hex');

@@ -10,11 +10,7 @@
  * within the depth limit. A node that started at an unfinalized block the upstream then abandoned recovers so.
  */
 import type { Hex } from '../../net/eth/hex.js';
-
-export interface BlockRef {
-  readonly number: number;
-  readonly hash: Hex;
-}
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface ChainView {
   readonly head: BlockRef | null;

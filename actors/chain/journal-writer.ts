@@ -10,7 +10,8 @@ import { decodeJournalMove, encodeJournalMove, type JournalMove } from '../../st
 import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
 import { indexTransactions, txIndexIsEmpty, unindexTransactions } from '../../store/tx-index.js';
 import type { Store } from '../../store/env.js';
-import type { BlockRef, ChainView, HeadPlan } from './fork-choice.js';
+import type { ChainView, HeadPlan } from './fork-choice.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface ChainState {
   head: BlockRef | null;

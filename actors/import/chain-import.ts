@@ -36,7 +36,7 @@ import { getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial, t
 import { openStore, type Store } from '../../store/env.js';
 import { acquireDataDirLock } from '../../store/lock.js';
 import { commitFinalized, loadChainState, writeHeadPlan, type ChainState } from '../chain/journal-writer.js';
-import type { BlockRef } from '../chain/fork-choice.js';
+import type { BlockRef } from '../../store/chain-types.js';
 import { readChainFile } from './chain-file.js';
 import { ImportBlockError, ImportError, ReceiptsFileError } from './errors.js';
 import { headerLinkFailure } from './header-link.js';

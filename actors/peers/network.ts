@@ -7,7 +7,8 @@
  * (`running`, `backing_off`, `stopped`). Zero sessions for `recoveryMs` rebuilds the whole host; the replaced
  * manager is kept as a stopped record (at most 32).
  */
-import { fetchHeaderByHash, InvalidMaterial, type BlockRef } from '../../net/p2p/acquire.js';
+import { fetchHeaderByHash, InvalidMaterial } from '../../net/p2p/acquire.js';
+import type { BlockRef } from '../../store/chain-types.js';
 import { parseEnode, type Enode } from '../../net/p2p/enode.js';
 import { EthHost } from '../../net/p2p/host.js';
 import { PeerPool } from '../../net/p2p/peer-pool.js';

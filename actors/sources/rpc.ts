@@ -32,7 +32,8 @@ import { EthFormatError } from '../../net/eth/errors.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { createRpcClient, type RpcClient } from '../../net/rpc/client.js';
 import { BlockUnavailableError, ReorgTooDeepError, UpstreamError, UpstreamFormatError } from '../../net/rpc/errors.js';
-import { fetchFinalized, follow, type BlockRef, type FollowResult } from '../../net/rpc/follow.js';
+import { fetchFinalized, follow, type FollowResult } from '../../net/rpc/follow.js';
+import type { BlockRef } from '../../store/chain-types.js';
 import { subscribeNewHeads, type NewHeadsSubscription } from '../../net/rpc/new-heads.js';
 import type { HeadNotice } from '../chain-messages.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Hash } from '../eth/index.js';
 import type { BuiltBlock } from './block-builder.js';
-import type { BlockRef } from './types.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export class BlockStore {
   private readonly byHash = new Map<Hash, BuiltBlock>();

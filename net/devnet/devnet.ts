@@ -12,7 +12,8 @@ import { resolveDevnetConfig, type DevnetConfig, type DevnetConfigInput } from '
 import { DEVNET_CONTRACTS } from './contracts.js';
 import { devnetForkSchedule } from './fork-schedule.js';
 import { devnetGenesis } from './genesis.js';
-import type { BlockRef, DevnetBlock, DevnetReorg, DevnetStep } from './types.js';
+import type { DevnetBlock, DevnetReorg, DevnetStep } from './types.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface Devnet {
   readonly config: DevnetConfig;

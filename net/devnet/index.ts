@@ -22,4 +22,4 @@ export { DEVNET_CONTRACT_CODE, devnetGenesisAlloc, INITIAL_ACCOUNT_ETH_BALANCE }
 export { devnetGenesisJson } from './genesis-json.js';
 export { DEVNET_EXTRA_DATA } from './header-fields.js';
 export { Prng, randomStream } from './prng.js';
-export type { BlockRef, DevnetBlock, DevnetReorg, DevnetStep } from './types.js';
+export type { DevnetBlock, DevnetReorg, DevnetStep } from './types.js';

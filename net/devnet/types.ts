@@ -1,5 +1,6 @@
 /** What the devnet hands out: blocks with their receipts, and the steps (new block or reorg) of its chain. */
 import type { Block, Hash, Receipt, Withdrawal } from '../eth/index.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface DevnetBlock {
   /** Header and body; `withdrawals` always present (Shanghai from genesis), `uncles` always empty. */
@@ -7,11 +8,6 @@ export interface DevnetBlock {
   /** One receipt per transaction, in order. */
   receipts: Receipt[];
   /** keccak256 of the header's RLP. */
-  hash: Hash;
-}
-
-export interface BlockRef {
-  number: number;
   hash: Hash;
 }
 

@@ -1,11 +1,11 @@
 /** Byte and hex primitives shared by every format in `net/eth`. Hex strings are lower-case and `0x`-prefixed. */
 import { InvalidHexError } from './errors.js';
 
-export type Hex = `0x${string}`;
+import type { Hex } from '../../store/chain-types.js';
+
+export type { Hash, Hex } from '../../store/chain-types.js';
 /** A 20-byte account address as lower-case hex. */
 export type Address = `0x${string}`;
-/** A 32-byte Keccak-256 (or SHA-256) digest as lower-case hex. */
-export type Hash = `0x${string}`;
 
 function nibble(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;

@@ -16,11 +16,7 @@ import type { PeerPool, RequestLane, RequestOutcome } from './peer-pool.js';
 import { SessionError, type EthSession } from './session.js';
 import type { ItemsResponse } from './eth-messages.js';
 import { copyBytes } from './frame-crypto.js';
-
-export interface BlockRef {
-  readonly number: number;
-  readonly hash: Hash;
-}
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface AcquiredBlock {
   readonly number: number;

@@ -29,11 +29,7 @@ import type { RpcClient } from './client.js';
 import { materialFromJson, verifiedMaterialFromJson, type ConvertOptions } from './convert.js';
 import { BlockUnavailableError, ReorgTooDeepError, UpstreamError, UpstreamFormatError, type ForkPoint } from './errors.js';
 import { JsonFields } from './json-fields.js';
-
-export interface BlockRef {
-  readonly number: number;
-  readonly hash: Hash;
-}
+import type { BlockRef } from '../../store/chain-types.js';
 
 export const DEFAULT_MAX_BLOCKS_PER_FOLLOW = 64;
 

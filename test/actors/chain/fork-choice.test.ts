@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ForkChoiceError, planHead, type BlockRef, type ChainView } from '../../../actors/chain/fork-choice.js';
+import { ForkChoiceError, planHead, type ChainView } from '../../../actors/chain/fork-choice.js';
+import type { BlockRef } from '../../../store/chain-types.js';
 import type { Hex } from '../../../net/eth/hex.js';
 
 const h = (label: string): Hex => `0x${Buffer.from(label.padEnd(32, '.')).toString('hex')}` as Hex;

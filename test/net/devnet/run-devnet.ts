@@ -1,5 +1,6 @@
 /** Test helper: drives a devnet to a head and records every step, the final canonical chain and the finality trail. */
-import { createDevnet, type BlockRef, type Devnet, type DevnetBlock, type DevnetConfigInput, type DevnetStep } from '../../../net/devnet/index.js';
+import { createDevnet, type Devnet, type DevnetBlock, type DevnetConfigInput, type DevnetStep } from '../../../net/devnet/index.js';
+import type { BlockRef } from '../../../store/chain-types.js';
 
 export interface DevnetRun {
   devnet: Devnet;

@@ -1,0 +1,16 @@
+/**
+ * The chain's domain types, declared once, in the lowest folder that needs them (store/ records them; net/, actors/
+ * and api/ import them from here or through net/eth/hex.ts): hex strings, hashes, and a block named by number and hash.
+ */
+
+/** Lower-case, `0x`-prefixed hex. */
+export type Hex = `0x${string}`;
+
+/** A 32-byte Keccak-256 (or SHA-256) digest as lower-case hex. */
+export type Hash = `0x${string}`;
+
+/** A block by number and hash (reth's BlockNumHash). */
+export interface BlockRef {
+  readonly number: number;
+  readonly hash: Hash;
+}
