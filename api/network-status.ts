@@ -7,12 +7,13 @@
  * identity appears in it.
  */
 import type { Store } from '../store/env.js';
-import { decodeU64KeyAsNumber, u64Key } from '../store/keys.js';
+import { u64Key } from '../store/keys.js';
 import { pendingInverses } from '../store/undo-records.js';
 import type { P2pSnapshot } from '../net/p2p/network-snapshot.js';
 import type { ReadinessReport } from './operational.js';
 import type { Route } from './routes.js';
 import { DEBUG_NETWORK_PAGE } from './debug-network-page.js';
+import { canonicalBase, canonicalHeadNumber } from '../store/chain-heads.js';
 
 export type LiveSourceKind = 'devnet' | 'rpc' | 'none' | 'p2p';
 
@@ -59,10 +60,8 @@ const NOT_PEERS: Readonly<Record<Exclude<LiveSourceKind, 'p2p'>, string>> = {
 
 /** First and last canonical block, and how many canonical blocks lie between `from` and `to`. */
 function canonicalStats(store: Store, from: number, to: number): { present: number; first: number | null; last: number | null } {
-  let first: number | null = null;
-  let last: number | null = null;
-  for (const key of store.chain.canonical.getKeys({ limit: 1 })) first = decodeU64KeyAsNumber(key as Buffer);
-  for (const key of store.chain.canonical.getKeys({ reverse: true, limit: 1 })) last = decodeU64KeyAsNumber(key as Buffer);
+  const first = canonicalBase(store)?.number ?? null;
+  const last = canonicalHeadNumber(store);
   const present = to < from ? 0 : store.chain.canonical.getKeysCount({ start: u64Key(from), end: u64Key(to + 1) });
   return { present, first, last };
 }

@@ -12,6 +12,7 @@ import { indexTransactions, txIndexIsEmpty, unindexTransactions } from '../../st
 import type { Store } from '../../store/env.js';
 import type { ChainView, HeadPlan } from './fork-choice.js';
 import type { BlockRef } from '../../store/chain-types.js';
+import { canonicalBase, canonicalHead } from '../../store/chain-heads.js';
 
 export interface ChainState {
   head: BlockRef | null;
@@ -24,10 +25,8 @@ export interface ChainState {
 
 /** Reads the chain lane's state back from the store after a restart. */
 export function loadChainState(store: Store): ChainState {
-  let head: BlockRef | null = null;
-  let anchor: number | null = null;
-  for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) head = { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) };
-  for (const key of store.chain.canonical.getKeys({ limit: 1 })) anchor = decodeU64KeyAsNumber(key);
+  const head = canonicalHead(store);
+  const anchor = canonicalBase(store)?.number ?? null;
   let sequence = 0;
   let finalized: BlockRef | null = null;
   for (const { key, value } of store.chain.journal.getRange({ reverse: true })) {

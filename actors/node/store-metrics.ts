@@ -21,6 +21,7 @@ import type { Store } from '../../store/env.js';
 import { isStreamInstance } from '../../store/backfill-subscriptions.js';
 import { rebuildOfInstance } from '../../store/rebuilds.js';
 import { readTotals } from '../../store/artifacts.js';
+import { canonicalHeadNumber } from '../../store/chain-heads.js';
 
 /** Blocks over which the expected block interval is averaged. */
 const INTERVAL_WINDOW = 64;
@@ -78,11 +79,6 @@ function headerTimestamp(store: Store, number: number): number | undefined {
   return bytes ? decodeHeader(bytes).timestamp : undefined;
 }
 
-function canonicalHead(store: Store): number | null {
-  for (const key of store.chain.canonical.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key);
-  return null;
-}
-
 /**
  * The last finalized block the journal recorded. Finality never moves back, so each call scans only
  * the moves appended since the previous one, newest first, up to the newest finalize move.
@@ -134,7 +130,7 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
   });
   new Gauge({
     name: 'chain_node_chain_head_block', help: 'Highest canonical block in the chain journal', registers,
-    collect() { const head = canonicalHead(store); if (head === null) this.reset(); else this.set(head); },
+    collect() { const head = canonicalHeadNumber(store); if (head === null) this.reset(); else this.set(head); },
   });
   new Gauge({
     name: 'chain_node_chain_finalized_block', help: 'Finalized block recorded in the chain journal', registers,
@@ -147,7 +143,7 @@ export function registerStoreMetrics(registry: Registry, source: StoreMetricsSou
   new Gauge({
     name: 'chain_node_expected_block_interval_seconds', help: 'Mean timestamp step of the last stored canonical blocks (the chain\'s block interval)', registers,
     collect() {
-      const head = canonicalHead(store);
+      const head = canonicalHeadNumber(store);
       const back = head === null ? null : Math.max(0, head - INTERVAL_WINDOW);
       const [to, from] = head === null || back === null || back === head ? [undefined, undefined] : [headerTimestamp(store, head), headerTimestamp(store, back)];
       this.set(to !== undefined && from !== undefined && to > from ? (to - from) / (head! - back!) : source.fallbackBlockIntervalSeconds);

@@ -25,7 +25,6 @@ import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
 import { getBlockNumber, getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
 import { openStore, type Store } from '../../store/env.js';
-import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { ensureP2pSecret } from '../../store/secret.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { decodeHeader } from '../../net/eth/header.js';
@@ -45,6 +44,7 @@ import { dnsTxtResolver } from '../../net/discovery/dns-resolver.js';
 import { PeerStore } from '../../net/discovery/peer-store.js';
 import { join } from 'node:path';
 import type { NatMode } from '../../net/p2p/nat/mode.js';
+import { canonicalHead } from '../../store/chain-heads.js';
 
 export interface PeersSourceArgs {
   readonly dataDir: string;
@@ -296,12 +296,10 @@ async function announce(ctx: Ctx, head: BlockRef): Promise<void> {
 
 /** The highest canonical block the chain lane has published, or null on a fresh store. */
 function canonicalTip(store: Store): (BlockRef & { timestamp: number }) | null {
-  for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
-    const number = decodeU64KeyAsNumber(key);
-    const header = getHeaderBytes(store, value, number);
-    return { number, hash: bytesToHex(value) as Hash, timestamp: header ? decodeHeader(header).timestamp : 0 };
-  }
-  return null;
+  const head = canonicalHead(store);
+  if (head === null) return null;
+  const header = getHeaderBytes(store, hexToBytes(head.hash, 32), head.number);
+  return { ...head, timestamp: header ? decodeHeader(header).timestamp : 0 };
 }
 
 /** The newest `finalize` move of the journal, or null when nothing was ever finalized. */

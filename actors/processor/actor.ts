@@ -14,7 +14,6 @@ import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { Counter, Histogram } from 'prom-client';
 import { openStore, type Store, type ProcessorTables } from '../../store/env.js';
 import { readProgress, readRanges, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
-import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ChangesNotice, JournalNotice } from '../chain-messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
 import { kindContext } from './kinds.js';
@@ -30,6 +29,7 @@ import { BatchArtifactBudgetExceeded, type CommitResult } from './commit.js';
 import { replayArtifacts, type ArtifactReplayMessage } from './artifact-replay.js';
 import { addClaims, releaseClaims, type OwnerKind } from '../../store/artifacts.js';
 import { CodedError } from '../../runtime/errors.js';
+import { journalHead } from '../../store/chain-heads.js';
 
 export interface ProcessorArgs {
   readonly dataDir: string;
@@ -97,11 +97,6 @@ interface State {
 const ARTIFACT_RETRY_MS = 500;
 
 type Ctx = ActorContext<ProcessorArgs>;
-
-function journalHead(store: Store): number {
-  for (const key of store.chain.journal.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key);
-  return 0;
-}
 
 async function setState(state: State, coverageState: CoverageState, ctx?: Ctx, reason: string | null = null): Promise<void> {
   if (state.progress.state === coverageState && state.progress.stateReason === reason) return;

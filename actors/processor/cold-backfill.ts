@@ -26,6 +26,7 @@ import { rangeCovered, readProgress, readRanges, writeProgress, type ColdBackfil
 import type { ProcessorTables, Store } from '../../store/env.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
+import { journalHead } from '../../store/chain-heads.js';
 
 /** Where a cold backfill splits the chain: history through `targetBlock`, the live lane after `journalSequence`. */
 export interface ColdSplit {
@@ -38,8 +39,7 @@ export interface ColdSplit {
  * start above the finalized block (the journal reaches it), or the journal no longer holds the apply of F+1.
  */
 export function coldSplit(store: Store, startBlock: number): ColdSplit | null {
-  let head = 0;
-  for (const key of store.chain.journal.getKeys({ reverse: true, limit: 1 })) head = decodeU64KeyAsNumber(key as Buffer);
+  const head = journalHead(store);
   const finalized = newestFinalized(store);
   if (finalized === null || startBlock > finalized) return null;
   const next = getCanonicalHash(store, finalized + 1);

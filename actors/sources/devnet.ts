@@ -16,7 +16,7 @@ import { loadDevnetBlocks, saveDevnetBlocks } from '../../store/devnet-blocks.js
 
 import { openStore, type Store } from '../../store/env.js';
 import { getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
-import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
+import { u64Key } from '../../store/keys.js';
 import { bytesToHex, hexToBytes } from '../../net/eth/hex.js';
 import type { HeadNotice } from '../chain-messages.js';
 import { toMaterial } from './material.js';
@@ -25,6 +25,7 @@ import type { DevnetBeaconServer } from '../../net/devnet/beacon-server.js';
 import { startDevnetPeer, type DevnetPeer } from '../../net/devnet/p2p-server.js';
 import type { ChainIdentity } from '../../net/p2p/status.js';
 import { storeChainReader } from '../peers/store-chain-reader.js';
+import { canonicalHeadNumber } from '../../store/chain-heads.js';
 
 export interface DevnetSourceArgs {
   readonly dataDir: string;
@@ -54,11 +55,6 @@ async function verifyAndRecord(ctx: ActorContext<DevnetSourceArgs>, store: Store
   const materials = blocks.map(material);
   await Promise.all(materials.map((m, i) => ctx.runTask('verifyBlockMaterial', { header: m.header, body: m.body, receipts: m.receipts, expectedHash: blocks[i]!.hash })));
   await recordBlocks(store, materials);
-}
-
-function storedHead(store: Store): number | null {
-  for (const key of store.chain.canonical.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key);
-  return null;
 }
 
 async function announce(ctx: ActorContext<DevnetSourceArgs>, block: DevnetBlock): Promise<void> {
@@ -120,7 +116,7 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
 export default defineActor<State, DevnetSourceArgs>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
-    const resumeAt = storedHead(store);
+    const resumeAt = canonicalHeadNumber(store);
     const resume = resumeAt !== null && resumeAt > 0 ? storedResume(store, resumeAt, resolveDevnetConfig(ctx.args.devnet), ctx.log) : [];
     const devnet = createDevnet(ctx.args.devnet, resume);
     if (resume.length > 0) ctx.log.info('continuing the devnet from its stored blocks', { from: devnet.head().number, head: resumeAt });

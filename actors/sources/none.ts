@@ -12,8 +12,8 @@ import { CodedError } from '../../runtime/errors.js';
 import { bytesToHex } from '../../net/eth/hex.js';
 import { openStore, type Store } from '../../store/env.js';
 import { decodeJournalMove } from '../../store/journal.js';
-import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { HeadNotice } from '../chain-messages.js';
+import { canonicalHead } from '../../store/chain-heads.js';
 
 export interface NoneSourceArgs {
   readonly dataDir: string;
@@ -35,10 +35,8 @@ function lastFinalized(store: Store): { number: number; hash: string } | null {
 export default defineActor<State, NoneSourceArgs>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
-    let head: HeadNotice | null = null;
-    for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
-      head = { type: 'head', number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) };
-    }
+    const tip = canonicalHead(store);
+    const head: HeadNotice | null = tip === null ? null : { type: 'head', number: tip.number, hash: tip.hash };
     if (head) await ctx.send('chain', head);
     ctx.log.info('no live source: serving the stored chain', { head: head?.number ?? null });
     ctx.ready();

@@ -27,7 +27,6 @@ import { CodedError } from '../../runtime/errors.js';
 import { errorFields, redactUrl } from '../../runtime/log.js';
 import { getBlockNumber, getCanonicalHash, recordBlocks } from '../../store/chain-material.js';
 import { openStore, type Store } from '../../store/env.js';
-import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { EthFormatError } from '../../net/eth/errors.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { createRpcClient, type RpcClient } from '../../net/rpc/client.js';
@@ -36,6 +35,7 @@ import { fetchFinalized, follow, type FollowResult } from '../../net/rpc/follow.
 import type { BlockRef } from '../../store/chain-types.js';
 import { subscribeNewHeads, type NewHeadsSubscription } from '../../net/rpc/new-heads.js';
 import type { HeadNotice } from '../chain-messages.js';
+import { canonicalBase, canonicalHead } from '../../store/chain-heads.js';
 
 export interface RpcSourceArgs {
   readonly url: string;
@@ -122,7 +122,7 @@ export default defineActor<State, RpcSourceArgs>({
  * other error (a bug, the store failing) rejects the loop, which crashes the actor for its supervisor to restart.
  */
 async function runFollower(ctx: Ctx, store: Store, client: RpcClient, waker: Waker, signal: AbortSignal, metrics: Metrics): Promise<void> {
-  let localHead = canonicalTip(store);
+  let localHead = canonicalHead(store);
   let announced: BlockRef | null = null;
   let healthy = false;
   let lastReason = '';
@@ -179,23 +179,6 @@ function isSourceFailure(error: unknown): boolean {
 
 function isRecorded(store: Store, hash: Hash): boolean {
   return getBlockNumber(store, hexToBytes(hash, 32)) !== undefined;
-}
-
-/** The highest canonical block the chain lane has published, or null on a fresh store. */
-function canonicalTip(store: Store): BlockRef | null {
-  return canonicalEdge(store, true);
-}
-
-/** The lowest canonical block: where the recorded chain begins (nothing below it is recorded live). */
-function canonicalBase(store: Store): BlockRef | null {
-  return canonicalEdge(store, false);
-}
-
-function canonicalEdge(store: Store, reverse: boolean): BlockRef | null {
-  for (const { key, value } of store.chain.canonical.getRange({ reverse, limit: 1 })) {
-    return { number: decodeU64KeyAsNumber(key), hash: bytesToHex(value) };
-  }
-  return null;
 }
 
 function canonicalHashAt(store: Store, number: number): Hash | undefined {

@@ -11,9 +11,9 @@ import type { ProcessorTables, Store } from '../../store/env.js';
 import { StoreTableMissingError } from '../../store/errors.js';
 import { changeHead, changeTail } from '../../store/change-log.js';
 import { describeCoverage, progressRecord, progressRecordIs, readProgress, readRanges, INITIAL_PROGRESS, type BlockRange, type ProcessorCoverage, type ProcessorProgress } from '../../store/coverage.js';
-import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import type { ConfiguredProcessor } from './configured-processors.js';
 import { coverageStateOf } from './lane-health.js';
+import { canonicalHead } from '../../store/chain-heads.js';
 
 export interface LiveHead {
   readonly number: number;
@@ -37,10 +37,7 @@ export function processorTables(store: Store, instance: string): ProcessorTables
 
 /** The highest canonical block recorded by the chain lane, or null before the first. */
 export function liveHead(store: Store): LiveHead | null {
-  for (const { key, value } of store.chain.canonical.getRange({ reverse: true, limit: 1 })) {
-    return { number: decodeU64KeyAsNumber(key), hash: `0x${Buffer.from(value).toString('hex')}` };
-  }
-  return null;
+  return canonicalHead(store);
 }
 
 interface CoverageSnapshot {

@@ -9,8 +9,10 @@ import { getBlockNumber, getBodyBytes, getCanonicalHash, getHeaderBytes, getRece
 import type { Store } from '../../store/env.js';
 import { readHistoryLink } from '../../store/history-canonical.js';
 import { decodeJournalMove } from '../../store/journal.js';
-import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
+import { u64Key } from '../../store/keys.js';
 import { BlockView } from './block-view.js';
+import { canonicalBase, canonicalHead, journalHead } from '../../store/chain-heads.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface CanonicalRef {
   readonly number: number;
@@ -40,21 +42,18 @@ export class ChainReader {
 
   /** The canonical head, or undefined before the chain lane applied any block. */
   head(): CanonicalRef | undefined {
-    for (const { key, value } of this.store.chain.canonical.getRange({ reverse: true, limit: 1 })) return { number: decodeU64KeyAsNumber(key), hash: value };
-    return undefined;
+    return canonicalRef(canonicalHead(this.store));
   }
 
   /** The lowest retained canonical block (`earliest`). */
   earliest(): CanonicalRef | undefined {
-    for (const { key, value } of this.store.chain.canonical.getRange({ limit: 1 })) return { number: decodeU64KeyAsNumber(key), hash: value };
-    return undefined;
+    return canonicalRef(canonicalBase(this.store));
   }
 
   /** The latest finalized block the chain lane journaled, or null when finality has not reached the chain yet. */
   finalized(): CanonicalRef | null {
     const journal = this.store.chain.journal;
-    let last = 0;
-    for (const key of journal.getKeys({ reverse: true, limit: 1 })) last = decodeU64KeyAsNumber(key);
+    const last = journalHead(this.store);
     if (last === this.scanned) return this.finalizedRef;
     if (this.scanned === 0) {
       for (const { value } of journal.getRange({ reverse: true })) {
@@ -145,4 +144,9 @@ export class ChainReader {
     const hash = this.canonicalHash(number);
     return hash ? this.block(hash) : undefined;
   }
+}
+
+/** A chain end as this reader hands blocks out: the hash as bytes. */
+function canonicalRef(ref: BlockRef | null): CanonicalRef | undefined {
+  return ref === null ? undefined : { number: ref.number, hash: Buffer.from(ref.hash.slice(2), 'hex') };
 }

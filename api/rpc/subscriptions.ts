@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { decodeJournalMove } from '../../store/journal.js';
-import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
+import { u64Key } from '../../store/keys.js';
 import { bytesToHex } from '../../net/eth/hex.js';
 import type { BlockView } from './block-view.js';
 import type { ChainReader } from './chain-reader.js';
@@ -19,6 +19,7 @@ import { argumentError, expectParams } from './params.js';
 import { renderBlockHeader } from './render-block.js';
 import { asRemoved, blockLogs } from './render-receipt.js';
 import { limitExceeded, RpcError, INVALID_PARAMS } from './rpc-errors.js';
+import { journalHead } from '../../store/chain-heads.js';
 
 /** Close code for a client that fell behind its event channel (RFC 6455 "try again later"). */
 export const CLOSE_TRY_AGAIN_LATER = 1013;
@@ -156,8 +157,7 @@ export class SubscriptionHub {
   }
 
   private journalHead(): number {
-    for (const key of this.chain.store.chain.journal.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key);
-    return 0;
+    return journalHead(this.chain.store);
   }
 
   private publishApply(view: BlockView): void {

@@ -1,0 +1,36 @@
+/**
+ * The ends of the recorded chain and the journal, read one way everywhere: the canonical head (the highest block the
+ * chain lane made canonical), the canonical base (the lowest: where the recorded chain begins) and the journal head
+ * (the last move's sequence). Hashes come back as hex (BlockRef); `canonicalHeadNumber` skips the hash.
+ */
+import type { BlockRef, Hash } from './chain-types.js';
+import type { Store } from './env.js';
+import { decodeU64KeyAsNumber } from './keys.js';
+
+/** The highest canonical block, or null before the chain lane applied any. */
+export function canonicalHead(store: Pick<Store, 'chain'>): BlockRef | null {
+  return canonicalEnd(store, true);
+}
+
+/** The lowest canonical block (nothing below it is recorded live), or null before the first. */
+export function canonicalBase(store: Pick<Store, 'chain'>): BlockRef | null {
+  return canonicalEnd(store, false);
+}
+
+export function canonicalHeadNumber(store: Pick<Store, 'chain'>): number | null {
+  for (const key of store.chain.canonical.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key as Buffer);
+  return null;
+}
+
+/** The sequence of the journal's last move; 0 while it is empty. */
+export function journalHead(store: Pick<Store, 'chain'>): number {
+  for (const key of store.chain.journal.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key as Buffer);
+  return 0;
+}
+
+function canonicalEnd(store: Pick<Store, 'chain'>, reverse: boolean): BlockRef | null {
+  for (const { key, value } of store.chain.canonical.getRange({ reverse, limit: 1 })) {
+    return { number: decodeU64KeyAsNumber(key), hash: `0x${Buffer.from(value).toString('hex')}` as Hash };
+  }
+  return null;
+}
