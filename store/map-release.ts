@@ -37,7 +37,7 @@ interface MapReleaseAddon {
  * the processor lanes, maps up to ~200 MB of the map a second. Every second, and every quarter second while a release
  * gives back more than 32 MiB: what stays resident is bounded by a fraction of a second's touches, whatever the range.
  * A release of 64 MB costs ~1.2 ms of the main thread; what it drops and is touched again is faulted back in from
- * the page cache (~0.8 µs a page: ~16 % more CPU per block on empty synthetic blocks, README Performance).
+ * the page cache (~0.8 µs a page: ~16 % more CPU per block on empty synthetic blocks, bench/RESULTS.md).
  */
 export const MAP_RELEASE_INTERVAL_MS = 1_000;
 const BUSY_INTERVAL_MS = 250;

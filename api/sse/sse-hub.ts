@@ -182,7 +182,7 @@ export class SseHub {
     }
   }
 
-  /** A stream stalled for more than two heartbeat intervals is a slow consumer (README, "Slow consumers"). */
+  /** A stream stalled for more than two heartbeat intervals is a slow consumer (docs/http-api.md, "SSE slow consumers"). */
   private probeStalled(): void {
     if (this.stalled.size === 0) return;
     const now = Date.now();

@@ -8,7 +8,7 @@
  *
  * It declares the map/apply split instead of one `apply`: `map` (pure) computes a block's statistics and
  * `applyMapped` writes them with the block's finality, so the node can keep each finalized block's map output as
- * an artifact (`[processors.artifacts]`) and replay it into another instance (README, "Artifacts").
+ * an artifact (`[processors.artifacts]`) and replay it into another instance (docs/artifacts.md).
  */
 import type { ArtifactBlock, BlockInput, CollectionDescription, Finality, KindChange, KindContext } from 'chain-data-node/sdk';
 
