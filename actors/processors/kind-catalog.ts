@@ -6,7 +6,8 @@
  */
 import { resolve } from 'node:path';
 import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
-import type { KindSurface, ProcessorKindInfo } from '../../api/aggregate/kind-surface.js';
+import type { KindSurface } from '../../api/aggregate/kind-surface.js';
+import type { ProcessorKindInfo } from '../../api/aggregate/configured-processors.js';
 import type { ProcessorKind } from '../processor/kind.js';
 import { loadKindModule } from './custom-kind.js';
 import { BUILTIN_KINDS, builtinKind, kindInfo } from './registry.js';

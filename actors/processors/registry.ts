@@ -2,7 +2,8 @@
  * The built-in processor kinds, by their `[[processors]] kind`. Adding a built-in kind is one folder
  * (`actors/processors/<kind>/index.ts` default-exporting its `defineProcessorKind`) and one line here.
  */
-import type { ProcessorKindInfo, KindSurface } from '../../api/aggregate/kind-surface.js';
+import type { KindSurface } from '../../api/aggregate/kind-surface.js';
+import type { ProcessorKindInfo } from '../../api/aggregate/configured-processors.js';
 import type { ProcessorKind } from '../processor/kind.js';
 import blobs from './blobs/index.js';
 import erc20 from './erc20/index.js';

@@ -15,14 +15,9 @@ import { z } from 'zod';
 import { HttpError } from '../errors.js';
 import { parseWith } from './admin-routes.js';
 import type { Route } from '../routes.js';
-import type { AggregateContext } from '../aggregate/aggregate-context.js';
+import type { AggregateContext, ArtifactService } from '../aggregate/aggregate-context.js';
 import { retainingProcessor } from '../aggregate/artifact-routes.js';
 import { optionalBlockNumber } from '../aggregate/query-params.js';
-
-/** Asks a processor lane (coded errors answer as they are; a lane that does not answer is `not_ready`). */
-export interface ArtifactService {
-  ask(processorId: string, message: { type: string } & Record<string, unknown>): Promise<unknown>;
-}
 
 const block = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const OWNER_ID = /^[A-Za-z0-9][A-Za-z0-9._~:@+-]{0,127}$/;

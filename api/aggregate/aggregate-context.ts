@@ -6,9 +6,22 @@ import type { BearerCheck } from '../auth/bearer.js';
 import type { RpcHistoryCapability, RpcServedLimits } from './rpc-method-capabilities.js';
 import type { SnapshotService } from './entities/snapshot-service.js';
 import type { KindSurfaces } from './kind-surface.js';
-import type { CheckpointService } from './checkpoint-routes.js';
-import type { SavepointService } from './savepoint-routes.js';
-import type { ArtifactService } from '../admin/artifact-admin-routes.js';
+
+/** What the listener asks of a processor lane. */
+export interface CheckpointService {
+  restore(processorId: string, checkpoint: string): Promise<unknown>;
+}
+
+/** What the listener asks of a processor lane. */
+export interface SavepointService {
+  create(processorId: string, id: string): Promise<unknown>;
+  remove(processorId: string, id: string): Promise<unknown>;
+}
+
+/** Asks a processor lane (coded errors answer as they are; a lane that does not answer is `not_ready`). */
+export interface ArtifactService {
+  ask(processorId: string, message: { type: string } & Record<string, unknown>): Promise<unknown>;
+}
 
 export interface AggregateContext {
   readonly store: Store;

@@ -15,11 +15,6 @@ import { instanceAddress } from './configured-processors.js';
 import { jsonBytesReply } from './json-body.js';
 import { processorTables } from './processor-reader.js';
 
-/** What the listener asks of a processor lane. */
-export interface CheckpointService {
-  restore(processorId: string, checkpoint: string): Promise<unknown>;
-}
-
 export function checkpointRoutes(context: AggregateContext): Route[] {
   return [
     {

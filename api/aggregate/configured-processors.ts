@@ -3,7 +3,24 @@
  * them from `[[processors]]`), and lookups that answer 404 `not_found` for an unknown id.
  */
 import { HttpError } from '../errors.js';
-import type { ProcessorKindInfo } from './kind-surface.js';
+
+/** A kind's identity and surfaces, as plain data (worker arguments carry it). */
+export interface ProcessorKindInfo {
+  /** The TOML `kind`. */
+  readonly kind: string;
+  readonly version: string;
+  readonly changeSchema: string;
+  readonly genericApi: string;
+  readonly deliveryOrdering: string;
+  /** `block_local` or `ordered_state` (spec §2.1: ordered-state coverage adds reduceCursor, pendingThrough, seededFromCheckpoint). */
+  readonly ordering: 'block_local' | 'ordered_state';
+  /** Names of the typed query extensions (`/v1/processors/{id}/query/<name>`, alias `/v1/q/<name>`). */
+  readonly queryExtensions: readonly string[];
+  /** The kind's schema document (GET /v1/processors/{id}/schema). */
+  readonly schema: unknown;
+  /** The delta shape label of its artifacts, or null when the kind keeps none (no map/apply split). */
+  readonly deltaSchema?: string | null;
+}
 
 export interface ConfiguredProcessor {
   /** Name in URLs (`/v1/processors/{id}`). */

@@ -9,24 +9,6 @@ import type { Handler, Request } from '../http.js';
 import type { AggregateContext } from './aggregate-context.js';
 import type { ConfiguredProcessor } from './configured-processors.js';
 
-/** A kind's identity and surfaces, as plain data (worker arguments carry it). */
-export interface ProcessorKindInfo {
-  /** The TOML `kind`. */
-  readonly kind: string;
-  readonly version: string;
-  readonly changeSchema: string;
-  readonly genericApi: string;
-  readonly deliveryOrdering: string;
-  /** `block_local` or `ordered_state` (spec §2.1: ordered-state coverage adds reduceCursor, pendingThrough, seededFromCheckpoint). */
-  readonly ordering: 'block_local' | 'ordered_state';
-  /** Names of the typed query extensions (`/v1/processors/{id}/query/<name>`, alias `/v1/q/<name>`). */
-  readonly queryExtensions: readonly string[];
-  /** The kind's schema document (GET /v1/processors/{id}/schema). */
-  readonly schema: unknown;
-  /** The delta shape label of its artifacts, or null when the kind keeps none (no map/apply split). */
-  readonly deltaSchema?: string | null;
-}
-
 /** The processor a typed query request names, and its path parameters after the processor id. */
 export interface QueryTarget {
   readonly processor: ConfiguredProcessor;

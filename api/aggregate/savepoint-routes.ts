@@ -14,16 +14,10 @@ import { HttpError } from '../errors.js';
 import { requireJsonType, type Request } from '../http.js';
 import type { Route } from '../routes.js';
 import { getSavepoint, isSavepointId, listSavepoints, SAVEPOINT_MEDIA_TYPE } from '../../store/savepoints.js';
-import type { AggregateContext } from './aggregate-context.js';
+import type { AggregateContext, SavepointService } from './aggregate-context.js';
 import { instanceAddress, type ConfiguredProcessor } from './configured-processors.js';
 import { jsonBytesReply } from './json-body.js';
 import { processorTables } from './processor-reader.js';
-
-/** What the listener asks of a processor lane. */
-export interface SavepointService {
-  create(processorId: string, id: string): Promise<unknown>;
-  remove(processorId: string, id: string): Promise<unknown>;
-}
 
 const ID_RULE = 'a savepoint id is 1-64 characters A-Z a-z 0-9 . _ - starting with a letter or digit';
 const BODY = z.strictObject({ id: z.string().refine(isSavepointId, ID_RULE) });
