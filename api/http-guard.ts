@@ -9,9 +9,7 @@
  * `CDN_HTTP_GUARD=off`, another platform) the listeners work as before and the odd requests get no
  * answer; the node says so once per listener worker, and README's reverse-proxy settings cover them.
  */
-import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon } from '../runtime/native-addon.js';
 
 interface GuardAddon {
   install(binarySuffix: string): string | null;
@@ -21,24 +19,7 @@ interface GuardAddon {
   reasons(): string[];
 }
 
-/** The addon's file, relative to this module in `dist/api/` (or in `api/` when run from source). */
-const ADDON_CANDIDATES = ['../../native/http-guard/build/Release/http_guard.node', '../native/http-guard/build/Release/http_guard.node'];
-
-function loadAddon(): { addon: GuardAddon | null; reason?: string } {
-  const require = createRequire(import.meta.url);
-  for (const candidate of ADDON_CANDIDATES) {
-    const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (!existsSync(path)) continue;
-    try {
-      return { addon: require(path) as GuardAddon };
-    } catch (error) {
-      return { addon: null, reason: `native/http-guard failed to load (${(error as Error).message})` };
-    }
-  }
-  return { addon: null, reason: 'native/http-guard is not built (npm ci builds it; see README)' };
-}
-
-const loaded = loadAddon();
+const loaded = loadNativeAddon<GuardAddon>('http-guard', 'http_guard', import.meta.url);
 
 /** The uWS binary this process loads (uWebSockets.js picks it by platform, arch and Node ABI). */
 const UWS_BINARY = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;

@@ -19,10 +19,9 @@
  *
  * `CDN_MAP_RELEASE=off` turns it off.
  */
-import { createRequire } from 'node:module';
-import { existsSync, realpathSync } from 'node:fs';
+import { loadNativeAddon, type NativeAddonLoad } from '../runtime/native-addon.js';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { storePath } from './environment.js';
 
 interface MapReleaseAddon {
@@ -45,23 +44,10 @@ const BUSY_BYTES = 32 * 1024 ** 2;
 /** How often malloc_trim runs too (it takes each malloc arena's lock while it walks it). */
 const TRIM_INTERVAL_MS = 10_000;
 
-/** The addon's file, relative to this module in `dist/store/` (or in `store/` when run from source). */
-const ADDON_CANDIDATES = ['../../native/map-release/build/Release/map_release.node', '../native/map-release/build/Release/map_release.node'];
-
-function loadAddon(): { addon: MapReleaseAddon | null; reason?: string } {
+function loadAddon(): NativeAddonLoad<MapReleaseAddon> {
   if (process.env.CDN_MAP_RELEASE === 'off') return { addon: null, reason: 'CDN_MAP_RELEASE=off' };
   if (process.platform !== 'linux') return { addon: null, reason: `not on ${process.platform} (it reads /proc/self/maps)` };
-  const require = createRequire(import.meta.url);
-  for (const candidate of ADDON_CANDIDATES) {
-    const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (!existsSync(path)) continue;
-    try {
-      return { addon: require(path) as MapReleaseAddon };
-    } catch (error) {
-      return { addon: null, reason: `native/map-release failed to load (${(error as Error).message})` };
-    }
-  }
-  return { addon: null, reason: 'native/map-release is not built (npm ci builds it; see README)' };
+  return loadNativeAddon<MapReleaseAddon>('map-release', 'map_release', import.meta.url);
 }
 
 export interface MapReleaseStats {

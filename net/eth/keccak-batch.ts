@@ -15,9 +15,7 @@
  * avx512x8` in the environment forces one (for A/B measurements and tests); an implementation the CPU lacks is refused
  * at start-up with the list of those it has.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon } from '../../runtime/native-addon.js';
 import { keccak256 } from './keccak.js';
 
 interface KeccakAddon {
@@ -25,30 +23,7 @@ interface KeccakAddon {
   hashJobs(arena: Uint8Array, jobs: Uint32Array, count: number, implementation: number): void;
 }
 
-/** The addon's file, relative to this module in `dist/net/eth/` (or in `net/eth/` when run from source). */
-const ADDON_CANDIDATES = ['../../../native/keccak/build/Release/keccak_batch.node', '../../native/keccak/build/Release/keccak_batch.node'];
-
-export interface AddonLoad {
-  addon: KeccakAddon | null;
-  /** Why the addon is not used (missing build, load error), when it is not. */
-  reason?: string;
-}
-
-function loadAddon(): AddonLoad {
-  const require = createRequire(import.meta.url);
-  for (const candidate of ADDON_CANDIDATES) {
-    const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (!existsSync(path)) continue;
-    try {
-      return { addon: require(path) as KeccakAddon };
-    } catch (error) {
-      return { addon: null, reason: `native/keccak failed to load (${(error as Error).message})` };
-    }
-  }
-  return { addon: null, reason: 'native/keccak is not built (npm ci builds it; see README)' };
-}
-
-const loaded = loadAddon();
+const loaded = loadNativeAddon<KeccakAddon>('keccak', 'keccak_batch', import.meta.url);
 
 /** Implementations usable here: the addon's (those the CPU runs) and `wasm`, fastest last. */
 export const KECCAK_IMPLEMENTATIONS: readonly string[] = ['wasm', ...(loaded.addon?.implementations() ?? [])];
