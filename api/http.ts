@@ -6,6 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { z } from 'zod';
 import { errorBody, HttpError } from './errors.js';
 import { CodedError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/log.js';
@@ -365,4 +366,12 @@ export function jsonBody<T = unknown>(request: Request): T {
   } catch (error) {
     throw new HttpError('invalid_request', `the request body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/** The request's JSON body validated by `schema` (jsonBody first): 400 `invalid_request` listing every problem otherwise. */
+export function bodyWith<T>(schema: z.ZodType<T>, request: Request): T {
+  const result = schema.safeParse(jsonBody(request));
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
+  throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
 }

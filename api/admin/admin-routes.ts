@@ -32,7 +32,7 @@ import { SUBSCRIPTION_ID } from '../../store/backfill-subscriptions.js';
 import { MAX_LEASE_TTL_SECONDS } from '../aggregate/consumers/consumer-body.js';
 import { CodedError } from '../../runtime/errors.js';
 import { HttpError } from '../errors.js';
-import { jsonBody, type Request } from '../http.js';
+import { bodyWith, type Request } from '../http.js';
 import type { Route } from '../routes.js';
 
 /** Asks the history lane; a lane that does not answer is 503 `not_ready`. */
@@ -67,15 +67,7 @@ const subscriptionBody = z.strictObject({
 }).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
 
 function parseCreate(request: Request): z.infer<typeof createBody> {
-  return parseWith(createBody, request);
-}
-
-/** The request's JSON body validated by `schema`; 400 `invalid_request` listing every problem otherwise. */
-export function parseWith<T>(schema: z.ZodType<T>, request: Request): T {
-  const result = schema.safeParse(jsonBody(request));
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
-  throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
+  return bodyWith(createBody, request);
 }
 
 /** An operator's job (`mj-…`) or a processor instance's cold backfill (`cb-<instance>`, actors/history/cold-backfill.ts). */
@@ -168,7 +160,7 @@ function rebuildRoutes(call: (message: { type: string } & Record<string, unknown
         const processor = processorParam(request);
         let body: z.infer<typeof rebuildBody>;
         try {
-          body = parseWith(rebuildBody, request);
+          body = bodyWith(rebuildBody, request);
         } catch (error) {
           // An unknown processor is 404 whatever the body (the history lane knows the processors).
           await call({ type: 'rebuild.list', processor });
@@ -184,7 +176,7 @@ function rebuildRoutes(call: (message: { type: string } & Record<string, unknown
       method: 'post', pattern: `${base}/:id/promote`, open: false,
       handler: async (request) => {
         const params = rebuildParams(request);
-        const { acceptDifferences } = request.body.length === 0 ? { acceptDifferences: false } : parseWith(promoteBody, request);
+        const { acceptDifferences } = request.body.length === 0 ? { acceptDifferences: false } : bodyWith(promoteBody, request);
         return { body: await call({ type: 'rebuild.promote', ...params, acceptDifferences }, 60_000) };
       },
     },
@@ -202,7 +194,7 @@ function subscriptionRoutes(call: (message: { type: string } & Record<string, un
     {
       method: 'post', pattern: base, open: false,
       handler: async (request) => {
-        const { consumer: { credential: given, ...consumer }, ...body } = parseWith(subscriptionBody, request);
+        const { consumer: { credential: given, ...consumer }, ...body } = bodyWith(subscriptionBody, request);
         // Without a credential in the body the node makes one; it is in this 201 answer only (hashed at rest).
         const credential = given ?? randomBytes(32).toString('base64url');
         const { created, subscription } = await call({ type: 'subscription.create', ...body, consumer, credential }, 30_000) as {

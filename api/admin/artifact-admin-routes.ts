@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { HttpError } from '../errors.js';
-import { parseWith } from './admin-routes.js';
+import { bodyWith } from '../http.js';
 import type { Route } from '../routes.js';
 import type { AggregateContext, ArtifactService } from '../aggregate/aggregate-context.js';
 import { retainingProcessor } from '../aggregate/artifact-routes.js';
@@ -62,7 +62,7 @@ export function artifactAdminRoutes(context: AggregateContext): Route[] {
       method: 'post', pattern: '/admin/v1/processors/:source/artifacts/replay', open: false,
       handler: async (request) => {
         const source = retainingProcessor(context, request.params[0] ?? '');
-        const body = parseWith(replayBody, request);
+        const body = bodyWith(replayBody, request);
         const target = context.processors.byId(body.targetProcessor);
         if (target.id === source.id) throw new HttpError('invalid_request', 'targetProcessor must be another processor instance than the source', { field: 'targetProcessor' });
         if (target.artifacts?.replayFrom !== source.id) {
@@ -90,7 +90,7 @@ export function artifactAdminRoutes(context: AggregateContext): Route[] {
       method: 'post', pattern: '/admin/v1/processors/:processor/artifacts/pins', open: false,
       handler: async (request) => {
         const processor = retainingProcessor(context, request.params[0] ?? '');
-        const body = parseWith(pinBody, request);
+        const body = bodyWith(pinBody, request);
         const result = await service(context).ask(processor.id, { type: 'artifacts.pin', ...body }) as { pinned: number };
         return { body: { processor: processor.id, ownerKind: 'operator_pin', ...body, ...result } };
       },

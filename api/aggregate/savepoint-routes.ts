@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { HttpError } from '../errors.js';
-import { requireJsonType, type Request } from '../http.js';
+import { bodyWith, type Request } from '../http.js';
 import type { Route } from '../routes.js';
 import { getSavepoint, isSavepointId, listSavepoints, SAVEPOINT_MEDIA_TYPE } from '../../store/savepoints.js';
 import type { AggregateContext, SavepointService } from './aggregate-context.js';
@@ -34,22 +34,6 @@ function savepointParam(request: Request): string {
   return id;
 }
 
-function parseBody(request: Request): { id: string } {
-  requireJsonType(request);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(request.body.toString('utf8'));
-  } catch (error) {
-    throw new HttpError('invalid_request', `the request body is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = BODY.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new HttpError('invalid_request', `body field '${issue.path.join('.') || '(body)'}': ${issue.message}`, { field: issue.path.join('.') });
-  }
-  return parsed.data;
-}
-
 function service(context: AggregateContext): SavepointService {
   if (!context.savepoints) throw new HttpError('unsupported_capability', 'this listener cannot reach processor lanes to write savepoints');
   return context.savepoints;
@@ -69,7 +53,7 @@ export function savepointRoutes(context: AggregateContext): Route[] {
       method: 'post', pattern: '/v1/processors/:processor/savepoints', open: false,
       handler: async (request) => {
         const processor = orderedProcessor(context, request);
-        const { id } = parseBody(request);
+        const { id } = bodyWith(BODY, request);
         const savepoint = await service(context).create(instanceAddress(processor), id);
         return { ...jsonBytesReply(Buffer.from(JSON.stringify({ processor: processor.id, savepoint }))), status: 201 };
       },

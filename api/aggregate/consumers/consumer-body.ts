@@ -3,8 +3,7 @@
  * 400 `invalid_request` naming the field; the credential is never echoed.
  */
 import { z } from 'zod';
-import { HttpError } from '../../errors.js';
-import { jsonBody, type Request } from '../../http.js';
+import { bodyWith, type Request } from '../../http.js';
 import { CONSUMER_ID, CONSUMER_ROLES, START_POSITIONS } from '../../../store/consumers.js';
 
 /** Seven days: a longer lease would hold back pruning for a consumer that is long gone. */
@@ -27,21 +26,15 @@ const leaseBody = z.strictObject({ redeliver: z.boolean().default(false) });
 const ackBody = z.strictObject({ cursor: z.string().min(1) });
 
 export function parseCreateBody(request: Request): CreateConsumerBody {
-  return parse(createBody, jsonBody(request));
+  return bodyWith(createBody, request);
 }
 
 /** The lease body is optional: an empty body renews without redelivery. */
 export function parseLeaseBody(request: Request): { redeliver: boolean } {
-  return request.body.length === 0 ? { redeliver: false } : parse(leaseBody, jsonBody(request));
+  return request.body.length === 0 ? { redeliver: false } : bodyWith(leaseBody, request);
 }
 
 export function parseAckBody(request: Request): { cursor: string } {
-  return parse(ackBody, jsonBody(request));
+  return bodyWith(ackBody, request);
 }
 
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
-  throw new HttpError('invalid_request', `the request body is not valid: ${issues.map((i) => `${i.field}: ${i.problem}`).join('; ')}`, { issues });
-}

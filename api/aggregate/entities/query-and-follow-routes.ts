@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { HttpError } from '../../errors.js';
-import { requireJsonType, type Request } from '../../http.js';
+import { bodyWith, requireJsonType, type Request } from '../../http.js';
 import type { Route } from '../../routes.js';
 import { isSnapshotId, readSnapshot } from '../../../store/snapshots.js';
 import type { AggregateContext } from '../aggregate-context.js';
@@ -40,21 +40,11 @@ type Body = z.infer<typeof BODY>;
 function parseBody(request: Request): Body {
   requireJsonType(request);
   if (request.body.length === 0) return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(request.body.toString('utf8'));
-  } catch (error) {
-    throw new HttpError('invalid_request', `the request body is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = BODY.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new HttpError('invalid_request', `body field '${issue.path.join('.') || '(body)'}': ${issue.message}`, { field: issue.path.join('.') });
-  }
-  if (parsed.data.cursor !== undefined && (['fromBlock', 'toBlock', 'fromTimestamp', 'toTimestamp'] as const).some((k) => parsed.data[k] !== undefined)) {
+  const body = bodyWith(BODY, request);
+  if (body.cursor !== undefined && (['fromBlock', 'toBlock', 'fromTimestamp', 'toTimestamp'] as const).some((k) => body[k] !== undefined)) {
     throw new HttpError('invalid_request', 'a page cursor carries its own range; send it with limit only', { field: 'cursor' });
   }
-  return parsed.data;
+  return body;
 }
 
 /** The page size from a body `limit` or the query string, within the configured limits. */
