@@ -39,6 +39,7 @@ import { UpstreamError } from '../../net/rpc/errors.js';
 import type { Hash } from '../../net/eth/hex.js';
 import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
+import { chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
@@ -68,6 +69,8 @@ export interface HistoryArgs {
   readonly chainId: number;
   readonly chunkBlocks: number;
   readonly sources: readonly HistorySourceArgs[];
+  /** `[[sources.history]]` entries the node does not use (actors/node/history-sources.ts): requests naming one get the reason. */
+  readonly skippedSources: readonly SkippedHistorySource[];
   readonly processors: readonly HistoryProcessorArgs[];
   /** On-demand JSON-RPC history (on-demand.ts); absent: off. */
   readonly onDemand?: OnDemandArgs;
@@ -94,6 +97,7 @@ interface State {
   readonly chainId: number;
   readonly chunkBlocks: number;
   readonly defaultSource: string | undefined;
+  readonly skippedSources: readonly SkippedHistorySource[];
 }
 
 type Ctx = ActorContext<HistoryArgs>;
@@ -126,7 +130,7 @@ export default defineActor<State, HistoryArgs>({
     const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch)]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
-      chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id,
+      chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id, skippedSources: ctx.args.skippedSources,
     };
     registerReplacements(state);
     ctx.ready();
@@ -214,9 +218,7 @@ function requestDigest(request: CreateRequest, source: string): string {
 async function createMaterializationJob(ctx: Ctx, state: State, request: CreateRequest): Promise<{ created: boolean; job: JobView }> {
   const processor = state.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
-  const source = request.source ?? ctx.args.sources[0]?.id;
-  if (source === undefined) throw new CodedError('unsupported_capability', 'no history source is configured ([[sources.history]]); a materialization job needs one');
-  if (!state.sources.has(source)) throw new CodedError('not_found', `no history source '${source.slice(0, 80)}'`, { source: source.slice(0, 80) });
+  const source = chosenSource(state, request.source, 'a materialization job needs one');
   const digest = requestDigest(request, source);
   const existingId = jobIdForKey(state.store, request.idempotencyKey);
   if (existingId !== undefined) {
@@ -272,7 +274,7 @@ async function removeJob(state: State, id: string): Promise<{ deleted: string }>
 
 async function probe(ctx: Ctx, state: State, id: string): Promise<unknown> {
   const source = state.sources.get(id);
-  if (!source) throw new CodedError('not_found', `no history source '${id.slice(0, 80)}'`, { source: id.slice(0, 80) });
+  if (!source) throw missingSourceError(id, state.skippedSources);
   try {
     return await source.probe(ctx.args.chainId);
   } catch (error) {

@@ -37,12 +37,11 @@ import { coldJobId } from './cold-backfill.js';
 import { missingCount } from './job-ranges.js';
 import { compareInstances } from './rebuild-compare.js';
 import type { HistoryProcessorArgs } from './actor.js';
+import { chosenSource, type SourceChoice } from './source-choice.js';
 
-export interface RebuildLaneState {
+export interface RebuildLaneState extends SourceChoice {
   readonly store: Store;
   readonly processors: Map<string, HistoryProcessorArgs>;
-  readonly sources: ReadonlyMap<string, unknown>;
-  readonly defaultSource: string | undefined;
 }
 
 export interface CreateRebuildRequest {
@@ -83,11 +82,8 @@ export function currentServing(store: Store, processor: HistoryProcessorArgs): s
 
 export async function createProcessorRebuild(ctx: Ctx, state: RebuildLaneState, request: CreateRebuildRequest): Promise<{ created: boolean; rebuild: RebuildView }> {
   const processor = configured(state, request.processor);
-  const source = request.source ?? state.defaultSource;
-  if (source === undefined) {
-    throw new CodedError('unsupported_capability', `a rebuild backfills its replacement instance from a history source and none is configured ([[sources.history]]); processor '${processor.id}' cannot be rebuilt`, { processor: processor.id, rule: 'rebuild_needs_history_source' });
-  }
-  if (!state.sources.has(source)) throw new CodedError('not_found', `no history source '${source.slice(0, 80)}'`, { source: source.slice(0, 80) });
+  const source = chosenSource(state, request.source, `a rebuild backfills its replacement instance from a history source, so processor '${processor.id}' cannot be rebuilt`,
+    { processor: processor.id, rule: 'rebuild_needs_history_source' });
   const digest = JSON.stringify({ processor: processor.id, source });
   const existingId = rebuildIdForKey(state.store, request.idempotencyKey);
   if (existingId !== undefined) {

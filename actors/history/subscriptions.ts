@@ -28,12 +28,13 @@ import { chunkInFlight, TERMINAL_JOB_STATES, type HistoryWorkView } from '../../
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { fetchProvenChunk } from './anchor.js';
 import type { HistorySource } from './sources.js';
+import { chosenSource, type SourceChoice } from './source-choice.js';
 import type { HistoryProcessorArgs } from './actor.js';
 import type { HistoryPublishMessage } from '../processor/history-publish.js';
 
 const PUBLISH_TIMEOUT_MS = 120_000;
 
-export interface SubscriptionLane {
+export interface SubscriptionLane extends SourceChoice {
   readonly store: Store;
   readonly sources: ReadonlyMap<string, HistorySource>;
   readonly processors: ReadonlyMap<string, HistoryProcessorArgs>;
@@ -41,7 +42,6 @@ export interface SubscriptionLane {
   readonly stopping: boolean;
   readonly chainId: number;
   readonly chunkBlocks: number;
-  readonly defaultSource: string | undefined;
 }
 
 export interface CreateSubscriptionRequest {
@@ -116,9 +116,7 @@ export async function createBackfillSubscription(
 ): Promise<{ created: boolean; subscription: SubscriptionView }> {
   const processor = lane.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
-  const source = request.source ?? lane.defaultSource;
-  if (source === undefined) throw new CodedError('unsupported_capability', 'no history source is configured ([[sources.history]]); a backfill subscription needs one');
-  if (!lane.sources.has(source)) throw new CodedError('not_found', `no history source '${source.slice(0, 80)}'`, { source: source.slice(0, 80) });
+  const source = chosenSource(lane, request.source, 'a backfill subscription needs one');
   const digest = requestDigest(request, source);
   const existingId = subscriptionIdForKey(lane.store, request.idempotencyKey);
   if (existingId !== undefined) {

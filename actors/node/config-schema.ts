@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { TOKENS_OPTION } from '../processors/erc20/options.js';
 import { POOLS_OPTION } from '../processors/amm/options.js';
+import { skippedHistorySources } from './history-sources.js';
 
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
 
@@ -85,7 +86,7 @@ const processorConfig = z.strictObject({
 const historySourceConfig = z.strictObject({
   /** Name in URLs (`/admin/v1/sources/{id}/probe`) and in job records. */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
-  /** rpc: an upstream archive JSON-RPC node (blocks and receipts by number); devnet: the embedded devnet's chain (needs sources.live.kind = "devnet"). */
+  /** rpc: an upstream archive JSON-RPC node (blocks and receipts by number); devnet: the embedded devnet's chain (skipped, with a warning, unless sources.live.kind = "devnet"). */
   kind: z.enum(['rpc', 'devnet']),
   /** Requests (rpc) or block reads (devnet) in flight at once for this source. */
   source_concurrency: positiveInt.max(256).default(4),
@@ -291,7 +292,7 @@ export const configSchema = z.strictObject({
     chunk_blocks: positiveInt.max(100_000).default(256),
     /** On-demand JSON-RPC history (spec §4.7): blocks below the recorded chain are fetched, verified and recorded when a JSON-RPC request names them (needs a [[sources.history]]). */
     on_demand: z.boolean().default(true),
-    /** The history source on-demand requests use; empty: the first [[sources.history]]. */
+    /** The history source on-demand requests use; empty: the first [[sources.history]] the node uses (a skipped one may not be named). */
     on_demand_source: z.string().default(''),
     /** One on-demand request's budget (spec §8: one minute); past it the request answers source_unavailable. */
     on_demand_timeout_seconds: positiveInt.max(3600).default(60),
@@ -372,12 +373,12 @@ export const configSchema = z.strictObject({
   if (config.history.on_demand_source !== '' && !config.sources.history.some((source) => source.id === config.history.on_demand_source)) {
     ctx.addIssue({ code: 'custom', path: ['history', 'on_demand_source'], message: `expected the id of a [[sources.history]] entry (${config.sources.history.map((source) => JSON.stringify(source.id)).join(', ') || 'none is configured'})` });
   }
+  // A skipped source (history-sources.ts) only warns, unless on-demand history is told to use it.
+  const skipped = skippedHistorySources(config).find((source) => source.id === config.history.on_demand_source);
+  if (skipped) {
+    ctx.addIssue({ code: 'custom', path: ['history', 'on_demand_source'], message: `expected the id of a [[sources.history]] entry the node uses, or "" for the first one: "${skipped.id}" is skipped (${skipped.reason})` });
+  }
   config.processors.forEach((processor, index) => replayTargetIssues(config.processors, processor).forEach(([key, message]) => ctx.addIssue({ code: 'custom', path: ['processors', index, ...key], message })));
-  config.sources.history.forEach((source, index) => {
-    if (source.kind === 'devnet' && config.sources.live.kind !== 'devnet') {
-      ctx.addIssue({ code: 'custom', path: ['sources', 'history', index, 'kind'], message: `expected "rpc": a "devnet" history source serves the embedded devnet's chain, and sources.live.kind is "${config.sources.live.kind}"` });
-    }
-  });
 });
 
 type ProcessorEntry = z.infer<typeof processorConfig>;

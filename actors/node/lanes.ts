@@ -25,6 +25,7 @@ import { devnetInput, type ChainSpec } from './chain-spec.js';
 import { builtinKind, kindInfo } from '../processors/registry.js';
 import { describedKindInfo, type CustomKindDescription } from '../processors/kind-catalog.js';
 import { kindOptionsOf } from './kind-options.js';
+import { skippedHistorySources, usableHistorySources } from './history-sources.js';
 import { receiptInterestOf } from './receipt-interest.js';
 import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
 
@@ -112,11 +113,12 @@ function rpcLimits(config: NodeConfig): RpcServedLimits {
 
 /**
  * The source of a processor's cold backfill (actors/processor/cold-backfill.ts): the first `[[sources.history]]`
- * entry, for a node_owned instance with a start_block and a history_mode other than on_demand; else none.
+ * entry the node uses (history-sources.ts), for a node_owned instance with a start_block and a history_mode other
+ * than on_demand; else none.
  */
 function coldBackfillSourceOf(config: NodeConfig, id: string): { coldBackfillSource?: string } {
   const processor = config.processors.find((p) => p.id === id);
-  const source = config.sources.history[0];
+  const source = usableHistorySources(config)[0];
   if (!processor || !source || processor.start_block === undefined || processor.history_mode === 'on_demand' || processor.history_control !== 'node_owned') return {};
   return { coldBackfillSource: source.id };
 }
@@ -201,17 +203,19 @@ export function buildLanes(
   const rpcActors = actorNames('rpc', config.actors.rpc);
   const processors = configuredProcessors(config, custom);
   // On-demand JSON-RPC history (spec §4.7): on with a history source unless `[history] on_demand = false`.
-  const onDemandSource = config.history.on_demand ? (config.sources.history.find((source) => source.id === config.history.on_demand_source) ?? config.sources.history[0]) : undefined;
+  const historySources = usableHistorySources(config);
+  const onDemandSource = config.history.on_demand ? (historySources.find((source) => source.id === config.history.on_demand_source) ?? historySources[0]) : undefined;
   const rpcHistory: RpcHistoryArgs | null = onDemandSource
     ? { maxBlocks: config.history.on_demand_max_blocks, locator: onDemandSource.kind === 'rpc', timeoutMs: config.history.on_demand_timeout_seconds * 1000, maxPending: config.history.on_demand_max_pending }
     : null;
   const historyArgs: HistoryArgs = {
     dataDir, chainId: spec.chainId, chunkBlocks: config.history.chunk_blocks,
-    sources: config.sources.history.map((source) => ({
+    sources: historySources.map((source) => ({
       id: source.id, kind: source.kind, concurrency: source.source_concurrency, url: source.url, batchBlocks: source.batch_blocks,
       requestTimeoutMs: source.request_timeout_ms, maxRetries: source.max_retries, backoffInitialMs: source.backoff_initial_ms, backoffMaxMs: source.backoff_max_ms,
       pooledBlobRoots: source.pooled_blob_roots, encoding: source.encoding,
     })),
+    skippedSources: skippedHistorySources(config),
     processors: config.processors.map((p) => {
       const configured = processors.find((c) => c.id === p.id)!;
       return { id: p.id, instance: configured.instance, historyMode: p.history_mode, historyControl: p.history_control, ordering: configured.info.ordering, startBlock: p.start_block ?? null };

@@ -34,6 +34,7 @@ import { laneTroubles } from './lane-troubles.js';
 import { finalityArgs } from '../finality/config.js';
 import { describeCustomKinds } from '../processors/kind-catalog.js';
 import { resolveSeeds } from './seeds.js';
+import { skippedHistorySources } from './history-sources.js';
 
 export interface RunningNode {
   readonly system: ActorSystem;
@@ -76,6 +77,9 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   log.info('store open', { dataDir, storeEpoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion, chainId: spec.chainId, network: spec.network });
   const movedStreams = await migrateOwnStreamTables(store);
   if (movedStreams.length > 0) log.info('backfill-subscription streams moved into the shared stream tables', { streams: movedStreams.length });
+  for (const skipped of skippedHistorySources(config)) {
+    log.warn('history source skipped: materialization jobs, backfill subscriptions, rebuilds and probes naming it are refused with this reason', { source: skipped.id, reason: skipped.reason });
+  }
   const unguarded = installHttpGuard();
   if (unguarded !== null) log.warn('the HTTP guard is not active: requests the web server cannot parse (HTTP/1.0, no Host, 49+ header fields, unknown methods) get no answer; put the proxy of README "Behind a reverse proxy" in front', { reason: unguarded });
 

@@ -87,7 +87,7 @@ test('compareInstances: a block undone and applied again counts; an apply undone
 });
 
 const lane = (store: Store, sources: string[], processor: Partial<HistoryProcessorArgs> = {}): RebuildLaneState => ({
-  store, sources: new Map(sources.map((s) => [s, {}])), defaultSource: sources[0],
+  store, sources: new Map(sources.map((s) => [s, {}])), defaultSource: sources[0], skippedSources: [],
   processors: new Map([['blobs', { id: 'blobs', instance: 'blobs', historyMode: 'live_only', historyControl: 'node_owned', ordering: 'block_local', startBlock: 0, ...processor }]]),
 });
 

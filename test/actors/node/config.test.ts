@@ -1,3 +1,7 @@
+/**
+ * The configuration (actors/node/config.ts, config-schema.ts): config.example.toml shows every key with its default,
+ * bad values stop start-up naming the key, the value and what was expected, and what the lanes are told.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -5,6 +9,13 @@ import { parse as parseToml } from 'smol-toml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, describeConfig, loadConfig } from '../../../actors/node/config.js';
+import type { NodeConfig } from '../../../actors/node/config-schema.js';
+import { skippedHistorySources } from '../../../actors/node/history-sources.js';
+import { buildLanes } from '../../../actors/node/lanes.js';
+import { resolveChainSpec, type ChainSpec } from '../../../actors/node/chain-spec.js';
+import type { HistoryArgs } from '../../../actors/history/actor.js';
+import type { ProcessorArgs } from '../../../actors/processor/actor.js';
+import type { RpcArgs } from '../../../actors/rpc.js';
 import { PROJECT_ROOT } from '../../support/paths.js';
 import { runCli } from '../../support/node-process.js';
 
@@ -172,4 +183,44 @@ test('[processors.artifacts] replay_from names another processor of the same kin
       assert.ok(found.some((p) => p.key.endsWith('artifacts.replay_from') && expected.test(p.expected)), `${JSON.stringify(found)} names replay_from: ${expected}`);
     });
   }
+});
+
+/** What the history lane, the rpc lane and processor blobs (given start_block 0, so it would be cold-backfilled) are told. */
+function historyWiring(config: NodeConfig, spec: ChainSpec): { history: HistoryArgs; rpc: RpcArgs; blobs: ProcessorArgs } {
+  const started = { ...config, processors: config.processors.map((p) => (p.id === 'blobs' ? { ...p, start_block: 0 } : p)) };
+  const lanes = buildLanes(started, '/nonexistent', spec);
+  const args = <T>(lane: string) => lanes.find((l) => l.lane === lane)!.children[0]!.args as T;
+  return { history: args<HistoryArgs>('history'), rpc: args<RpcArgs>('rpc'), blobs: args<ProcessorArgs>('processor.blobs') };
+}
+
+test('with the README\'s rpc settings, config.example.toml\'s "devnet" history source is skipped with its reason, not refused: the lanes use only the other sources, and on_demand_source may not name it', async () => {
+  const exampleFile = join(PROJECT_ROOT, 'config.example.toml');
+  const follow = ['sources.live.kind=rpc', 'sources.live.url=http://127.0.0.1:8545', 'finality.kind=rpc'];
+  // The lanes' history wiring does not depend on the chain: the devnet's spec stands in for the upstream's.
+  const spec = await resolveChainSpec(loadConfig(exampleFile).config, PROJECT_ROOT);
+  const reason = 'kind "devnet" serves the embedded devnet\'s chain, and sources.live.kind is "rpc"';
+
+  const onDevnet = loadConfig(exampleFile).config;
+  assert.deepEqual(skippedHistorySources(onDevnet), []);
+  const devnetWiring = historyWiring(onDevnet, spec);
+  assert.deepEqual([devnetWiring.history.sources.map((s) => s.id), devnetWiring.history.onDemand?.source, devnetWiring.blobs.coldBackfillSource], [['devnet'], 'devnet', 'devnet']);
+
+  const readme = loadConfig(exampleFile, follow).config;
+  assert.deepEqual(skippedHistorySources(readme), [{ id: 'devnet', reason }]);
+  const { history, rpc, blobs } = historyWiring(readme, spec);
+  assert.deepEqual(history.sources, [], 'the history lane does not build the skipped source');
+  assert.deepEqual(history.skippedSources, [{ id: 'devnet', reason }], 'and knows why, to answer requests naming it');
+  assert.equal(history.onDemand?.source, null, 'no source left: on-demand history is off');
+  assert.equal(rpc.history, null);
+  assert.equal(blobs.coldBackfillSource, undefined, 'no cold backfill from a skipped source');
+
+  withConfig(`${readFileSync(exampleFile, 'utf8')}\n[[sources.history]]\nid = "archive"\nkind = "rpc"\nurl = "http://127.0.0.1:8545"\n`, (file) => {
+    const wiring = historyWiring(loadConfig(file, follow).config, spec);
+    assert.deepEqual([wiring.history.sources.map((s) => s.id), wiring.history.onDemand?.source, wiring.blobs.coldBackfillSource], [['archive'], 'archive', 'archive'],
+      'the first source the node uses is the default, the on-demand and the cold-backfill source');
+    const found = problems(() => loadConfig(file, [...follow, 'history.on_demand_source=devnet']));
+    assert.deepEqual(found.map((p) => [p.key, p.value]), [['history.on_demand_source', '"devnet"']]);
+    assert.match(found[0]!.expected, /the id of a \[\[sources\.history\]\] entry the node uses, or "" for the first one: "devnet" is skipped \(kind "devnet" .* sources\.live\.kind is "rpc"\)/);
+    assert.equal(loadConfig(file, [...follow, 'history.on_demand_source=archive']).config.history.on_demand_source, 'archive');
+  });
 });
