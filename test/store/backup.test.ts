@@ -92,3 +92,25 @@ test('db backup refuses before writing anything: tiered segments present, a non-
     lock.release();
   }
 });
+
+test('db backup re-mints the cursors of a backfill-subscription stream kept in the shared stream tables, and db verify checks them', async (t) => {
+  const dir = tempDir(t);
+  const dataDir = join(dir, 'data');
+  const store = openStore({ dataDir, chainId: 7 });
+  const stream = 'bs~0000018f0000-0a0b0c0d';
+  const tables = store.processor(stream);
+  await store.write(() => {
+    for (let sequence = 1n; sequence <= 5n; sequence += 1n) {
+      const cursor = encodeCursor({ epoch: store.epoch, chainId: 7, instance: stream, sequence, block: { number: Number(sequence), hash: `0x${'cd'.repeat(32)}` } });
+      putChange(tables.changes, sequence, encodeChangeValue('apply', cursor, JSON.stringify({ apiVersion: '1', sequence: String(sequence), cursor, operation: 'apply' })));
+    }
+    writeProgress(tables.state, { ...INITIAL_PROGRESS, changeSequence: 5n });
+  });
+  assert.ok(store.tableNames().includes('s.changes') && !store.tableNames().some((name) => name.startsWith(`p.${stream}.`)), 'the stream lives in the shared tables');
+  await store.close();
+  const backup = await dbBackup(dataDir, join(dir, 'backup'));
+  assert.equal(backup.rotation.changes, 5, 'every change of the stream re-minted');
+  const verify = await dbVerify(join(dir, 'backup'));
+  assert.ok(verify.ok, JSON.stringify(verify.checks.filter((c) => !c.ok)));
+  assert.ok(verify.checks.some((check) => check.name === `processor ${stream} change log and coverage` && check.ok), 'verify walks the stream\'s log');
+});
