@@ -27,6 +27,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { withBlockRange } from './block-range.js';
 import { CONSUMER_ID, CONSUMER_ROLES } from '../../store/consumers.js';
 import { SUBSCRIPTION_ID } from '../../store/backfill-subscriptions.js';
 import { MAX_LEASE_TTL_SECONDS } from '../aggregate/consumers/consumer-body.js';
@@ -39,22 +40,16 @@ import type { Route } from '../routes.js';
 export type HistoryAsk = (message: { type: string } & Record<string, unknown>, timeoutMs?: number) => Promise<unknown>;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/;
-const block = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-
-const createBody = z.strictObject({
+const createBody = withBlockRange({
   processor: z.string().regex(NAME, 'expected a processor id'),
-  fromBlock: block,
-  toBlock: block,
   mode: z.literal('fill_missing', 'expected "fill_missing"'),
   idempotencyKey: z.string().min(1).max(200),
   source: z.string().regex(NAME, 'expected a history source id').optional(),
-}).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
+});
 
 /** A backfill subscription: the job's fields, the two modes, and the consumer it creates (spec §2.5 fields). */
-const subscriptionBody = z.strictObject({
+const subscriptionBody = withBlockRange({
   processor: z.string().regex(NAME, 'expected a processor id'),
-  fromBlock: block,
-  toBlock: block,
   mode: z.enum(['fill_missing', 'recompute'], 'expected "fill_missing" or "recompute"'),
   idempotencyKey: z.string().min(1).max(200),
   source: z.string().regex(NAME, 'expected a history source id').optional(),
@@ -64,7 +59,7 @@ const subscriptionBody = z.strictObject({
     leaseTtlSeconds: z.number().int().min(1).max(MAX_LEASE_TTL_SECONDS).default(300),
     credential: z.string().min(16, 'expected a secret of at least 16 characters').max(1024).optional(),
   }),
-}).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
+});
 
 function parseCreate(request: Request): z.infer<typeof createBody> {
   return bodyWith(createBody, request);

@@ -12,6 +12,7 @@
  * The writes are the processor lanes' (asked over their mailboxes); validation is here.
  */
 import { z } from 'zod';
+import { withBlockRange } from './block-range.js';
 import { HttpError } from '../errors.js';
 import { bodyWith } from '../http.js';
 import type { Route } from '../routes.js';
@@ -19,22 +20,17 @@ import type { AggregateContext, ArtifactService } from '../aggregate/aggregate-c
 import { retainingProcessor } from '../aggregate/artifact-routes.js';
 import { optionalBlockNumber } from '../aggregate/query-params.js';
 
-const block = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const OWNER_ID = /^[A-Za-z0-9][A-Za-z0-9._~:@+-]{0,127}$/;
 const OWNER_ID_RULE = 'expected 1-128 characters A-Z a-z 0-9 . _ ~ : @ + - starting with a letter or digit';
 
-const replayBody = z.strictObject({
+const replayBody = withBlockRange({
   targetProcessor: z.string().min(1).max(128),
-  fromBlock: block,
-  toBlock: block,
   limit: z.number().int().min(1).optional(),
-}).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
+});
 
-const pinBody = z.strictObject({
+const pinBody = withBlockRange({
   ownerId: z.string().regex(OWNER_ID, OWNER_ID_RULE),
-  fromBlock: block,
-  toBlock: block,
-}).refine((body) => body.fromBlock <= body.toBlock, { message: 'expected fromBlock <= toBlock', path: ['toBlock'] });
+});
 
 function service(context: AggregateContext): ArtifactService {
   if (!context.artifacts) throw new HttpError('unsupported_capability', 'this listener cannot reach processor lanes to change artifacts');
