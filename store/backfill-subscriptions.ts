@@ -53,7 +53,7 @@ const gapKey = (id: string, from: number) => `${gapPrefix(id)}${String(from).pad
 export const SUBSCRIPTION_ID = /^bs-[0-9a-f]{12}-[0-9a-f]{8}$/;
 
 import { isStreamInstance, migrateStreamTables } from './stream-tables.js';
-import { PROCESSOR_TABLE_KINDS } from './tables.js';
+import { parseProcessorTableName, PROCESSOR_TABLE_KINDS } from './tables.js';
 
 export { isStreamInstance, streamInstance } from './stream-tables.js';
 
@@ -218,7 +218,7 @@ export async function dropOrphanStreams(store: Store): Promise<string[]> {
 export async function migrateOwnStreamTables(store: Store): Promise<string[]> {
   // The shared tables exist from the first start on, so streams coming and going never change the store's table count.
   for (const kind of PROCESSOR_TABLE_KINDS) store.streamTable(kind);
-  const streams = [...new Set(store.tableNames().map((name) => OWN_STREAM_CHANGES.exec(name)?.[1]).filter((stream): stream is string => stream !== undefined))];
+  const streams = store.tableNames().map(parseProcessorTableName).filter((table) => table?.kind === 'changes' && isStreamInstance(table.instance)).map((table) => table!.instance);
   const moved = await migrateStreamTables({
     streams,
     open: (kind) => store.streamTable(kind),
@@ -230,5 +230,3 @@ export async function migrateOwnStreamTables(store: Store): Promise<string[]> {
   for (const stream of moved) store.forgetProcessor(stream);
   return moved;
 }
-
-const OWN_STREAM_CHANGES = /^p\.(bs~[^.]+)\.changes$/;

@@ -29,8 +29,12 @@ export function journalHead(store: Pick<Store, 'chain'>): number {
 }
 
 function canonicalEnd(store: Pick<Store, 'chain'>, reverse: boolean): BlockRef | null {
-  for (const { key, value } of store.chain.canonical.getRange({ reverse, limit: 1 })) {
-    return { number: decodeU64KeyAsNumber(key), hash: `0x${Buffer.from(value).toString('hex')}` as Hash };
-  }
+  const entry = canonicalEndBytes(store, reverse);
+  return entry === null ? null : { number: entry.number, hash: `0x${entry.hash.toString('hex')}` as Hash };
+}
+
+/** An end of the canonical chain with its hash as stored bytes (readers that hand bytes on: the JSON-RPC reader). */
+export function canonicalEndBytes(store: Pick<Store, 'chain'>, reverse: boolean): { number: number; hash: Buffer } | null {
+  for (const { key, value } of store.chain.canonical.getRange({ reverse, limit: 1 })) return { number: decodeU64KeyAsNumber(key), hash: value };
   return null;
 }

@@ -11,8 +11,7 @@ import { readHistoryLink } from '../../store/history-canonical.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { u64Key } from '../../store/keys.js';
 import { BlockView } from './block-view.js';
-import { canonicalBase, canonicalHead, journalHead } from '../../store/chain-heads.js';
-import type { BlockRef } from '../../store/chain-types.js';
+import { canonicalEndBytes, journalHead } from '../../store/chain-heads.js';
 
 export interface CanonicalRef {
   readonly number: number;
@@ -42,12 +41,12 @@ export class ChainReader {
 
   /** The canonical head, or undefined before the chain lane applied any block. */
   head(): CanonicalRef | undefined {
-    return canonicalRef(canonicalHead(this.store));
+    return canonicalEndBytes(this.store, true) ?? undefined;
   }
 
   /** The lowest retained canonical block (`earliest`). */
   earliest(): CanonicalRef | undefined {
-    return canonicalRef(canonicalBase(this.store));
+    return canonicalEndBytes(this.store, false) ?? undefined;
   }
 
   /** The latest finalized block the chain lane journaled, or null when finality has not reached the chain yet. */
@@ -144,9 +143,4 @@ export class ChainReader {
     const hash = this.canonicalHash(number);
     return hash ? this.block(hash) : undefined;
   }
-}
-
-/** A chain end as this reader hands blocks out: the hash as bytes. */
-function canonicalRef(ref: BlockRef | null): CanonicalRef | undefined {
-  return ref === null ? undefined : { number: ref.number, hash: Buffer.from(ref.hash.slice(2), 'hex') };
 }
