@@ -6,7 +6,7 @@
  * origins. For the `devnet`, `rpc` and `none` sources it reports what applies and names what does not. No peer
  * identity appears in it.
  */
-import type { Store } from '../store/env.js';
+import type { Store } from '../store/store.js';
 import { u64Key } from '../store/keys.js';
 import { pendingInverses } from '../store/undo-records.js';
 import type { P2pSnapshot } from '../net/p2p/network-snapshot.js';
@@ -68,7 +68,7 @@ function canonicalStats(store: Store, from: number, to: number): { present: numb
 
 /**
  * The durable pending rows of an instance: the inverse writes an ordered-state kind keeps for each
- * block not yet finalized (actors/processors/sdk/state.ts), removed when finality reconciles the
+ * block not yet finalized (actors/kinds/sdk/state.ts), removed when finality reconciles the
  * block. Live and archive paths write one table, so there is nothing else to reconcile; a block-local
  * kind (blobs) keeps none — its undo is derived from the stored rows. Counted from the undo table's
  * keys (one a block not yet finalized, each carrying its count); an instance with no tables yet has none.

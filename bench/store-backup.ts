@@ -13,9 +13,9 @@ import { encodeChangeValue, putChange } from '../store/change-log.js';
 import { dbBackup, dbVerify } from '../store/commands.js';
 import { INITIAL_PROGRESS, writeProgress } from '../store/coverage.js';
 import { encodeCursor } from '../store/cursor.js';
-import { openStore } from '../store/env.js';
+import { openStore } from '../store/store.js';
 import { dataFileSize } from '../store/stats.js';
-import { storePath } from '../store/environment.js';
+import { storePath } from '../store/store.js';
 
 const CHAIN_ID = 1;
 const PAYLOAD = 'x'.repeat(2600);

@@ -13,11 +13,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Hex } from './chain-types.js';
-import type { BinaryTable } from './env.js';
+import type { BinaryTable } from './store.js';
 import { u64Key } from './keys.js';
 
 export const ARTIFACT_MEDIA_TYPE = 'application/vnd.node.processor-artifacts';
-/** How payloads are encoded (actors/processors/sdk/delta-codec.ts); part of every export digest. */
+/** How payloads are encoded (actors/kinds/sdk/delta-codec.ts); part of every export digest. */
 export const ARTIFACT_ENCODING = 'tagged-json/1';
 
 const RETAINED = 0x00;

@@ -21,7 +21,7 @@
  */
 import { readProgress, writeProgress, INITIAL_PROGRESS } from './coverage.js';
 import { consumerKey, readConsumer, type ConsumerRecord } from './consumers.js';
-import type { ProcessorTables, Store } from './env.js';
+import type { ProcessorTables, Store } from './store.js';
 import type { HistoryWork } from './history-jobs.js';
 import { dropInstanceTables } from './drop-instance.js';
 

@@ -20,13 +20,13 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { fsyncPath } from './fsync-path.js';
 import { join } from 'node:path';
-import { openEnvironment, openTable, storePath, type RootEnvironment } from './environment.js';
+import { openEnvironment, openTable, storePath, type RootEnvironment } from './store.js';
 import { rotateStoreEpoch, type EpochRotation } from './epoch-rotation.js';
 import { epochToHex, readRawMeta, validateMeta, type MetaTable } from './meta.js';
 import { allTableStats, dataFileSize } from './stats.js';
 import { META_TABLE, SHARED_TABLES } from './tables.js';
 import { runVerifyChecks, openRegisteredTable, type VerifyCheckResult } from './verify.js';
-import { listTableNames } from './environment.js';
+import { listTableNames } from './store.js';
 import { copyEntries } from './copy-entries.js';
 
 /** Where tiered artifact storage keeps segment files, outside the LMDB environment. */

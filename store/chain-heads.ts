@@ -4,7 +4,7 @@
  * (the last move's sequence). Hashes come back as hex (BlockRef); `canonicalHeadNumber` skips the hash.
  */
 import type { BlockRef, Hash } from './chain-types.js';
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 import { decodeU64KeyAsNumber } from './keys.js';
 
 /** The highest canonical block, or null before the chain lane applied any. */

@@ -7,7 +7,7 @@
  * meta key `chainGenerator`: the fingerprint recorded by the first start that names one.
  */
 import { getCanonicalHash } from './chain-material.js';
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 
 export interface ExpectedChain {
   /** 0x-hex hash of the configured genesis block. */

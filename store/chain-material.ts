@@ -15,7 +15,7 @@
  * recomputed when needed). A block whose source had no receipts has no receipts entry.
  */
 import { HASH_KEY_BYTES, hashKey, readU64, U64_KEY_BYTES, u64Key } from './keys.js';
-import type { BinaryTable, Store } from './env.js';
+import type { BinaryTable, Store } from './store.js';
 
 export interface BlockMaterial {
   readonly number: number;

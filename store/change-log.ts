@@ -25,7 +25,7 @@
  */
 import { cursorBlockNumber, cursorMinter } from './cursor.js';
 import type { Finality } from './coverage.js';
-import type { BinaryTable } from './env.js';
+import type { BinaryTable } from './store.js';
 import { decodeU64Key, u64Key } from './keys.js';
 import { groupRender, type ChangeOperation, type EnvelopeBlock, type EnvelopeInput } from './change-envelope.js';
 

@@ -5,7 +5,7 @@
  * the newest `checkpoints_retained` are kept.
  */
 import { createHash } from 'node:crypto';
-import type { BinaryKeyedRecordTable } from './env.js';
+import type { BinaryKeyedRecordTable } from './store.js';
 import { decodeU64KeyAsNumber, u64Key } from './keys.js';
 
 export interface CheckpointRecord {

@@ -5,7 +5,7 @@
  */
 /** 0x-prefixed hex (the same template type as net/eth's Hex; store/ imports nothing from net/). */
 type Hex = `0x${string}`;
-import type { BinaryTable } from './env.js';
+import type { BinaryTable } from './store.js';
 import type { Finality } from './coverage.js';
 
 /** Block metadata of one stored row, carried by every generic entity result (spec §2.7). */

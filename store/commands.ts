@@ -7,7 +7,7 @@
 import { compactStore, type DbCompactResult } from './compact.js';
 import { recoverInterruptedCompaction, removeCompactionLeftovers } from './compaction-recovery.js';
 import { StoreNotFoundError } from './errors.js';
-import { listTableNames, openEnvironment, openTable, storeExists, storePath, type RootEnvironment } from './environment.js';
+import { listTableNames, openEnvironment, openTable, storeExists, storePath, type RootEnvironment } from './store.js';
 import { acquireDataDirLock } from './lock.js';
 import { epochFromBytes, epochToHex, isChainId, readRawMeta, STORE_SCHEMA_VERSION, type MetaTable, type RawStoreMeta } from './meta.js';
 import { allTableStats, environmentStats, type TableStats } from './stats.js';

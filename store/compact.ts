@@ -10,7 +10,7 @@ import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fsyncPath } from './fsync-path.js';
 import { join } from 'node:path';
 import { COMPACT_COPY_PREFIX, PRE_COMPACT_PREFIX } from './compaction-recovery.js';
-import { openEnvironment, openTable, storePath, type RootEnvironment } from './environment.js';
+import { openEnvironment, openTable, storePath, type RootEnvironment } from './store.js';
 import { copyEntries } from './copy-entries.js';
 import { epochToHex, readRawMeta, validateMeta, type MetaTable } from './meta.js';
 import { allTableStats, dataFileSize } from './stats.js';

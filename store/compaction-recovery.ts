@@ -19,7 +19,7 @@
  */
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DB_DIR_NAME, storeExists, storePath } from './environment.js';
+import { DB_DIR_NAME, storeExists, storePath } from './store-paths.js';
 
 export const COMPACT_COPY_PREFIX = `${DB_DIR_NAME}.compact-`;
 export const PRE_COMPACT_PREFIX = `${DB_DIR_NAME}.pre-compact-`;

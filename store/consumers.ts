@@ -14,7 +14,7 @@
  */
 import { changeHead, changeTail } from './change-log.js';
 import { readProgress } from './coverage.js';
-import type { ProcessorTables, StringKeyedRecordTable } from './env.js';
+import type { ProcessorTables, StringKeyedRecordTable } from './store.js';
 
 export const CONSUMER_ROLES = ['required', 'best_effort'] as const;
 export type ConsumerRole = (typeof CONSUMER_ROLES)[number];

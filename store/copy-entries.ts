@@ -6,7 +6,7 @@
  * mdb_page_alloc assertion) once enough of its values are overwritten, which the node does all the
  * time (test/store/commands.test.ts).
  */
-import { listTableNames, openEnvironment, type RootEnvironment } from './environment.js';
+import { listTableNames, openEnvironment, type RootEnvironment } from './store.js';
 
 /** Entries per write transaction of the copy: bounded memory however large the store is. */
 const COPY_BATCH_ENTRIES = 20_000;

@@ -4,7 +4,7 @@
  * in `p.<instance>.state` under `progress`. Written by the instance's own lane only.
  */
 import { decodeU64KeyAsNumber, u64Key } from './keys.js';
-import type { BinaryKeyedRecordTable, BinaryTable, ProcessorTables } from './env.js';
+import type { BinaryKeyedRecordTable, BinaryTable, ProcessorTables } from './store.js';
 import { encode, decode } from '../runtime/codec.js';
 
 export type CoverageState = 'starting' | 'backfilling' | 'catching_up' | 'live' | 'degraded' | 'failed';

@@ -5,7 +5,7 @@
  * from genesis (which grew with the chain). The values are the generator's own records; this
  * module only keys, writes and prunes them.
  */
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 import { decodeU64KeyAsNumber, u64Key } from './keys.js';
 
 export interface DevnetBlockRecord<T> {

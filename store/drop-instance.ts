@@ -1,14 +1,14 @@
 /**
  * Dropping a processor instance's tables (a deleted rebuild's replacement, store/rebuilds.ts; a deleted backfill
  * subscription's stream, store/backfill-subscriptions.ts): the tables themselves, not only their rows, so the
- * environment's named-table slots (store/environment.ts MAX_TABLES) are free for new tables again. A stream kept in
+ * environment's named-table slots (store/store.ts MAX_TABLES) are free for new tables again. A stream kept in
  * the shared stream tables (store/stream-tables.ts) has its keys removed instead.
  *
  * LMDB table handles are shared by every thread of the process: a dropped table's handle must not be used again by
  * anyone. Callers drop an instance only once no lane writes it and no record names it any more (so no reader looks
  * it up: readers find instances through records or `processorInstances()`), and instance names are never reused.
  */
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 import { clearStream, isKeyedStream, type StreamTables } from './stream-tables.js';
 import { PROCESSOR_TABLE_KINDS, processorTableSpec } from './tables.js';
 

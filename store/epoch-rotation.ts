@@ -18,7 +18,7 @@ import type { Database } from 'lmdb';
 import { decodeChangeValue, encodeChangeValue, isChangeGroup, remintGroup, storedChangeCount } from './change-log.js';
 import type { ConsumerRecord } from './consumers.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { listTableNames, openTable, type RootEnvironment } from './environment.js';
+import { listTableNames, openTable, type RootEnvironment } from './store.js';
 import { decodeU64Key, readU64 } from './keys.js';
 import { epochToHex, readRawMeta, validateMeta, STORE_EPOCH_BYTES, type MetaTable } from './meta.js';
 import { instanceLogs } from './stream-tables.js';

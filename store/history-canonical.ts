@@ -9,7 +9,7 @@
  * Value layout (64 bytes): block hash (32) ‖ parent hash (32).
  */
 import type { Hash } from './chain-types.js';
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 import { decodeU64KeyAsNumber, u64Key } from './keys.js';
 
 

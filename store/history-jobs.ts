@@ -3,7 +3,7 @@
  * `job:<id>` → the job record; `job-key:<idempotencyKey>` → the id of the job created with that key. A job record is
  * small and fixed in size whatever its range: progress is counts, never block lists.
  */
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 
 export type JobState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 

@@ -4,7 +4,7 @@
  * learned) and read once at start. The record's shape belongs to net/beacon/store-codec.ts; this
  * module only reads, writes and removes it.
  */
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 
 const KEY = 'store';
 

@@ -22,7 +22,7 @@
 import { loadNativeAddon, type NativeAddonLoad } from '../runtime/native-addon.js';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { storePath } from './environment.js';
+import { storePath } from './store-paths.js';
 
 interface MapReleaseAddon {
   release(path: string): { mappings: number; mappedBytes: number; fileResidentBeforeBytes: number; fileResidentAfterBytes: number };

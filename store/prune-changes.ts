@@ -10,7 +10,7 @@
  * A group of changes (store/change-log.ts) goes only whole, once its last change is below the floor.
  */
 import { logBounds, pruneFloor } from './consumers.js';
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 import { changeSpans } from './change-log.js';
 
 export interface PruneOptions {

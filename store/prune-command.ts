@@ -4,8 +4,8 @@
  * `keep` changes (default 0), never below what a `required` consumer with an active lease has
  * not acknowledged (store/prune-changes.ts).
  */
-import { openStore } from './env.js';
-import { storeExists, storePath } from './environment.js';
+import { openStore } from './store.js';
+import { storeExists, storePath } from './store.js';
 import { StoreNotFoundError } from './errors.js';
 import { acquireDataDirLock } from './lock.js';
 import { pruneChanges, type PruneResult } from './prune-changes.js';

@@ -9,7 +9,7 @@
  *   `rebuild-retired:<instance>` → {id, deletedAt}: the replacement of a deleted rebuild; its name is never given again
  *                                  (cursors name their instance, spec §2.4)
  */
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 import { putJobRecord, readJob, removeJobRecord, TERMINAL_JOB_STATES, type JobError } from './history-jobs.js';
 import { dropInstanceTables } from './drop-instance.js';
 

@@ -10,7 +10,7 @@
  *   ‖ rows: (u32 key length ‖ key ‖ u32 value length ‖ value)* ‖ sha256 of everything before (32)
  */
 import { createHash } from 'node:crypto';
-import type { StringKeyedRecordTable } from './env.js';
+import type { StringKeyedRecordTable } from './store.js';
 
 export const SAVEPOINT_MEDIA_TYPE = 'application/vnd.node.savepoint';
 export const SAVEPOINT_FORMAT_VERSION = 1;

@@ -9,7 +9,7 @@
  * rows and the change boundary, bounded by configured row and byte limits, and swept at expiry.
  * Written only by the `snapshots` lane; listeners read pages straight from the memory map.
  */
-import type { BinaryTable, StringKeyedRecordTable } from './env.js';
+import type { BinaryTable, StringKeyedRecordTable } from './store.js';
 
 export const SNAPSHOT_ID_BYTES = 12;
 const ROW_KEY_BYTES = SNAPSHOT_ID_BYTES + 4;

@@ -3,7 +3,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { listTableNames, openTable, type RootEnvironment } from './environment.js';
+import { listTableNames, openTable, type RootEnvironment } from './store.js';
 import { tableSpecByName, type TableSpec } from './tables.js';
 
 export interface TableStats {

@@ -13,7 +13,7 @@ import type { Database } from 'lmdb';
 import { KeyedTable, ownerRange } from './keyed-table.js';
 import { parseProcessorTableName, PROCESSOR_TABLE_KINDS, STREAM_TABLES, type ProcessorTableKind } from './tables.js';
 
-/** The shape of an instance's tables (store/env.ts ProcessorTables), kept free of env.ts's imports. */
+/** The shape of an instance's tables (store/store.ts ProcessorTables), kept free of store.ts's imports. */
 export type StreamTables = { readonly instance: string } & Readonly<Record<ProcessorTableKind, unknown>>;
 
 /** Opens the shared table of a kind (creating it when the store is writable); undefined when a read-only store lacks it. */

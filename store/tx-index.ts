@@ -7,7 +7,7 @@
  * Value layout (36 bytes): block hash (32) ‖ u32 big-endian transaction index.
  */
 import { hashKey } from './keys.js';
-import type { Store } from './env.js';
+import type { Store } from './store.js';
 
 export const TX_LOCATION_BYTES = 36;
 

@@ -1,11 +1,11 @@
 /**
  * The keys of an ordered-state instance's undo table (the inverse writes kept for blocks not yet
- * finalized; the values and their use: actors/processors/sdk/state.ts). One record a block: key
+ * finalized; the values and their use: actors/kinds/sdk/state.ts). One record a block: key
  * u64 block ‖ u32 0xffffffff ‖ u32 count of inverses, so the table's keys alone say how many inverse
  * writes are pending. Stores written by earlier versions hold one record per write: key u64 block ‖
  * u32 ordinal (an ordinal never reaches the marker).
  */
-import type { BinaryTable } from './env.js';
+import type { BinaryTable } from './store.js';
 
 export const BLOCK_RECORD_KEY_BYTES = 16;
 export const WRITE_RECORD_KEY_BYTES = 12;

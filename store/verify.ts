@@ -7,7 +7,7 @@
 import type { Database } from 'lmdb';
 import { materialKeys } from './chain-material.js';
 import { decodeJournalMove, JOURNAL_MOVE_BYTES } from './journal.js';
-import { openTable, type RootEnvironment } from './environment.js';
+import { openTable, type RootEnvironment } from './store.js';
 import { decodeU64Key, HASH_KEY_BYTES, U64_KEY_BYTES } from './keys.js';
 import { epochFromBytes, isChainId, STORE_SCHEMA_VERSION, type RawStoreMeta } from './meta.js';
 import { CHAIN_TABLES, FIXED_TABLES, tableSpecByName, type TableSpec } from './tables.js';

@@ -11,8 +11,8 @@
 import { Gauge } from 'prom-client';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { LinkClosedError } from '../../runtime/link.js';
-import { openStore, type Store } from '../../store/env.js';
-import type { FinalizedNotice, HeadNotice, JournalNotice } from '../chain-messages.js';
+import { openStore, type Store } from '../../store/store.js';
+import type { FinalizedNotice, HeadNotice, JournalNotice } from './messages.js';
 import { ForkChoiceError, planHead } from './fork-choice.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import { backfillTxIndex, chainView, commitFinalized, commitHead, loadChainState, type ChainState } from './journal-writer.js';

@@ -9,7 +9,7 @@ import { getBlockNumber, getBodyBytes, getHeaderBytes } from '../../store/chain-
 import { decodeJournalMove, encodeJournalMove, type JournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
 import { indexTransactions, txIndexIsEmpty, unindexTransactions } from '../../store/tx-index.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import type { ChainView, HeadPlan } from './fork-choice.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import { canonicalBase, canonicalHead } from '../../store/chain-heads.js';

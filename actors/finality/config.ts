@@ -10,7 +10,7 @@ import { devnetBeaconPeerEnr } from '../../net/devnet/beacon-p2p-identity.js';
 import { devnetBeaconConfig } from '../../net/devnet/beacon-chain.js';
 import { resolveDevnetConfig } from '../../net/devnet/index.js';
 import type { Hex } from '../../net/eth/hex.js';
-import type { FinalityArgs } from '../finality.js';
+import type { FinalityArgs } from './actor.js';
 import type { ChainSpec } from '../node/chain-spec.js';
 import { devnetInput } from '../node/chain-spec.js';
 import { ConfigError } from '../node/config.js';

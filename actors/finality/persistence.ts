@@ -6,7 +6,7 @@
 import type { Logger } from '../../runtime/log.js';
 import { bytesToHex } from '../../net/eth/hex.js';
 import { getCanonicalHash } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { loadLightClientRecord, removeLightClientRecord, saveLightClientRecord } from '../../store/light-client-store.js';
 import type { LightClientPersistence } from './beacon-api.js';
 

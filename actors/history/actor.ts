@@ -30,7 +30,7 @@ import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
 import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
-import { openStore, type Store } from '../../store/env.js';
+import { openStore, type Store } from '../../store/store.js';
 import {
   createJob, deleteJob, jobIdForKey, listJobs, readJob, updateJob, TERMINAL_JOB_STATES, chunkInFlight, type HistoryWorkView, type MaterializationJob,
 } from '../../store/history-jobs.js';

@@ -19,7 +19,7 @@ import { transactionHashesOfBody } from '../../net/eth/body-transaction-hashes.j
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { checkHashChain, HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
 import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { historyFloor, putHistoryLinks, readHistoryLink } from '../../store/history-canonical.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { indexTransactions } from '../../store/tx-index.js';

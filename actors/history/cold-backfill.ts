@@ -10,7 +10,7 @@
  * their state reflects (the reduce cursor) and the top one to the canonical block above the target.
  */
 import { readProgress, readRanges } from '../../store/coverage.js';
-import type { ProcessorTables, Store } from '../../store/env.js';
+import type { ProcessorTables, Store } from '../../store/store.js';
 import { createJob, jobIdForKey, readJob, type MaterializationJob } from '../../store/history-jobs.js';
 import type { Hash } from '../../net/eth/hex.js';
 import { missingCount } from './job-ranges.js';

@@ -22,7 +22,7 @@ import { HistoryBlockError } from '../../net/history/history-block.js';
 import { checkHashChain } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import { getBodyBytes } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { hexToBytes } from '../../net/eth/hex.js';
 import { anchorDown, checkProven, lowestCanonical, recordProven, trustedHash } from './anchor.js';
 import type { HistorySource } from './sources.js';

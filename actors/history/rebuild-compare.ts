@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { changeFacts, changeTail } from '../../store/change-log.js';
 import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
-import type { ProcessorTables } from '../../store/env.js';
+import type { ProcessorTables } from '../../store/store.js';
 import type { RebuildComparison } from '../../store/rebuilds.js';
 
 interface Output {

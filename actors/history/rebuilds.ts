@@ -26,7 +26,7 @@
 import type { ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { readJob } from '../../store/history-jobs.js';
 import {
   ACTIVE_REBUILD_STATES, cancelRebuildRecord, createRebuild, deleteRebuild, listRebuilds, readRebuild, rebuildIdForKey, rebuildOfInstance, retiredInstances,

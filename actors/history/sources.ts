@@ -4,7 +4,7 @@
  * ingest uses for stored material). Each fetches a range of blocks, verified, and answers a probe.
  */
 import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { BlockVerificationError, EthFormatError } from '../../net/eth/errors.js';
 import { bytesToHex, type Hash } from '../../net/eth/hex.js';

@@ -19,7 +19,7 @@ import { readProgress, readRanges } from '../../store/coverage.js';
 import type { ConsumerRecord, ConsumerRole } from '../../store/consumers.js';
 import { hashCredential, verifyCredential } from '../../store/credential-hash.js';
 import { encodeCursor } from '../../store/cursor.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import {
   createSubscription, deleteSubscription, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance, streamProgress,
   subscriptionIdForKey, SubscriptionConflict, updateSubscription, type BackfillSubscription, type OwnedRun, type SubscriptionMode,

@@ -33,7 +33,7 @@ import { recoverTransactionSender } from '../../net/eth/transaction-sender.js';
 import { splitBlockRlp } from '../../net/eth/block-parts.js';
 import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
 import { getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial, type BlockMaterial } from '../../store/chain-material.js';
-import { openStore, type Store } from '../../store/env.js';
+import { openStore, type Store } from '../../store/store.js';
 import { acquireDataDirLock } from '../../store/lock.js';
 import { commitFinalized, loadChainState, writeHeadPlan, type ChainState } from '../chain/journal-writer.js';
 import type { BlockRef } from '../../store/chain-types.js';

@@ -3,8 +3,8 @@
  * types every lane uses. Every key here is documented, with its default, in config.example.toml.
  */
 import { z } from 'zod';
-import { TOKENS_OPTION } from '../processors/erc20/options.js';
-import { POOLS_OPTION } from '../processors/amm/options.js';
+import { TOKENS_OPTION } from '../kinds/erc20/options.js';
+import { POOLS_OPTION } from '../kinds/amm/options.js';
 import { skippedHistorySources } from './history-sources.js';
 
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
@@ -34,7 +34,7 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
 const processorConfig = z.strictObject({
   /** Name in URLs (`/v1/processors/{id}`). */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
-  /** A built-in kind (actors/processors/registry.ts), or `custom` with `module`. */
+  /** A built-in kind (actors/kinds/registry.ts), or `custom` with `module`. */
   kind: z.enum(['blobs', 'erc20', 'amm', 'custom']),
   /** kind = "custom": the kind's module (.js/.mjs, or .ts/.mts compiled at load), relative to the config file. */
   module: z.string().min(1).optional(),

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { ChildSpec, LaneSpec, RestartPolicy } from '../../runtime/supervisor.js';
 import type { ActorBudget, NodeConfig } from './config-schema.js';
 
-import type { ListenerArgs } from '../listener.js';
-import type { RpcArgs, RpcHistoryArgs } from '../rpc.js';
+import type { ListenerArgs } from '../listener/actor.js';
+import type { RpcArgs, RpcHistoryArgs } from '../rpc/actor.js';
 import type { RpcServedLimits } from '../../api/aggregate/rpc-method-capabilities.js';
 import type { DevnetSourceArgs } from '../sources/devnet.js';
 import type { RpcSourceArgs } from '../sources/rpc.js';
@@ -19,11 +19,11 @@ import { parseNatMode } from '../../net/p2p/nat/mode.js';
 import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
-import type { SnapshotsArgs } from '../snapshots.js';
+import type { SnapshotsArgs } from '../snapshots/actor.js';
 import type { HistoryArgs } from '../history/actor.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
-import { builtinKind, kindInfo } from '../processors/registry.js';
-import { describedKindInfo, type CustomKindDescription } from '../processors/kind-catalog.js';
+import { builtinKind, kindInfo } from '../kinds/registry.js';
+import { describedKindInfo, type CustomKindDescription } from '../kinds/kind-catalog.js';
 import { kindOptionsOf } from './kind-options.js';
 import { skippedHistorySources, usableHistorySources } from './history-sources.js';
 import { receiptInterestOf } from './receipt-interest.js';
@@ -269,7 +269,7 @@ export function buildLanes(
   };
   return [
     sourceLane(config, dataDir, shutdownMs, spec, custom),
-    { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality.js', single(config.actors.finality), shutdownMs, () => ({ ...finalityArgs(config, spec), dataDir })) },
+    { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality/actor.js', single(config.actors.finality), shutdownMs, () => ({ ...finalityArgs(config, spec), dataDir })) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
       const args: ProcessorArgs = { ...processorArgs(config, dataDir, spec, p, listeners), ...coldBackfillSourceOf(config, p.id), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}) };
@@ -277,10 +277,10 @@ export function buildLanes(
     }),
     ...replacements.map((replacement) => replacementLane(config, dataDir, spec, custom, replacement)),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
-    { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
+    { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots/actor.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
     { lane: 'history', required: false, policy: restartPolicy(config.actors.history), children: children('history', 'history/actor.js', single(config.actors.history), shutdownMs, () => historyArgs) },
-    { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener.js', config.actors.listener, shutdownMs, () => listenerArgs) },
-    { lane: 'rpc', required: true, policy: restartPolicy(config.actors.rpc), children: children('rpc', 'rpc.js', config.actors.rpc, shutdownMs, () => rpcArgs) },
+    { lane: 'listener', required: true, policy: restartPolicy(config.actors.listener), children: children('listener', 'listener/actor.js', config.actors.listener, shutdownMs, () => listenerArgs) },
+    { lane: 'rpc', required: true, policy: restartPolicy(config.actors.rpc), children: children('rpc', 'rpc/actor.js', config.actors.rpc, shutdownMs, () => rpcArgs) },
   ];
 }
 

@@ -16,7 +16,7 @@ import type { LaneSpec } from '../../runtime/supervisor.js';
 import { createTaskPool } from '../../runtime/pool.js';
 import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
 import { acquireDataDirLock } from '../../store/lock.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { ensureChainIdentity } from '../../store/chain-identity.js';
 import { migrateOwnStreamTables } from '../../store/backfill-subscriptions.js';
 import { epochToHex } from '../../store/meta.js';
@@ -32,7 +32,7 @@ import { startMapRelease, type MapRelease } from '../../store/map-release.js';
 import { resolveChainSpec } from './chain-spec.js';
 import { laneTroubles } from './lane-troubles.js';
 import { finalityArgs } from '../finality/config.js';
-import { describeCustomKinds } from '../processors/kind-catalog.js';
+import { describeCustomKinds } from '../kinds/kind-catalog.js';
 import { resolveSeeds } from './seeds.js';
 import { skippedHistorySources } from './history-sources.js';
 
@@ -83,7 +83,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   const unguarded = installHttpGuard();
   if (unguarded !== null) log.warn('the HTTP guard is not active: requests the web server cannot parse (HTTP/1.0, no Host, 49+ header fields, unknown methods) get no answer; put the proxy of README "Behind a reverse proxy" in front', { reason: unguarded });
 
-  const pool = createTaskPool({ module: fileURLToPath(new URL('../tasks.js', import.meta.url)), threads: config.runtime.pool_threads });
+  const pool = createTaskPool({ module: fileURLToPath(new URL('./tasks.js', import.meta.url)), threads: config.runtime.pool_threads });
   const system = new ActorSystem({
     log, logLevel: config.log.level, logRate: config.log.max_lines_per_second, batching: config.runtime.message_batching, pool,
     startTimeoutMs: config.runtime.start_timeout_seconds * 1000,

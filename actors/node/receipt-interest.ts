@@ -11,8 +11,8 @@
 import type { LogInterest } from '../../net/p2p/log-interest.js';
 import type { Hex } from '../../net/eth/hex.js';
 import type { ProcessorKind } from '../processor/kind.js';
-import type { CustomKindDescription } from '../processors/kind-catalog.js';
-import { builtinKind } from '../processors/registry.js';
+import type { CustomKindDescription } from '../kinds/kind-catalog.js';
+import { builtinKind } from '../kinds/registry.js';
 import type { NodeConfig } from './config-schema.js';
 import { kindOptionsOf } from './kind-options.js';
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { decodeSavepoint } from '../../store/savepoints.js';
 import { readSeed } from '../processor/savepoint.js';
-import { builtinKind } from '../processors/registry.js';
+import { builtinKind } from '../kinds/registry.js';
 import type { ChainSpec } from './chain-spec.js';
 import { ConfigError } from './config.js';
 import type { NodeConfig } from './config-schema.js';

@@ -17,7 +17,7 @@ import { decodeJournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
 import { getCanonicalHash, getHeaderBytes } from '../../store/chain-material.js';
 import { readProgress } from '../../store/coverage.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { isStreamInstance } from '../../store/backfill-subscriptions.js';
 import { rebuildOfInstance } from '../../store/rebuilds.js';
 import { readTotals } from '../../store/artifacts.js';

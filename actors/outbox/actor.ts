@@ -17,7 +17,7 @@
  */
 import { Counter } from 'prom-client';
 import { defineActor } from '../../runtime/actor.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { pruneChanges } from '../../store/prune-changes.js';
 import { errorFields } from '../../runtime/log.js';
 import { acknowledge, createConsumer, deleteConsumer, deliverChanges, renewLease, type OutboxStore } from './consumer-writes.js';

@@ -12,7 +12,7 @@
 import { changeFacts, holdsChange } from '../../store/change-log.js';
 import { consumerKey, listConsumers, type ConsumerRecord } from '../../store/consumers.js';
 import { cursorBlockNumber } from '../../store/cursor.js';
-import type { ProcessorTables } from '../../store/env.js';
+import type { ProcessorTables } from '../../store/store.js';
 import { servingKey } from '../../store/rebuilds.js';
 import { cursorAt, type OutboxStore } from './consumer-writes.js';
 

@@ -16,7 +16,7 @@ import {
 } from '../../store/consumers.js';
 import { encodeCursor } from '../../store/cursor.js';
 import { subscriptionBinding } from '../../store/backfill-subscriptions.js';
-import type { ProcessorTables, Store } from '../../store/env.js';
+import type { ProcessorTables, Store } from '../../store/store.js';
 import { u64Key } from '../../store/keys.js';
 import type { AcknowledgeChanges, CreateConsumer, DeleteConsumer, DeliverChanges, Delivery, RenewLease } from './messages.js';
 

@@ -3,7 +3,7 @@
  * canonical numbering given by the caller (the devnet's own view while it produces, the chain lane's table else).
  */
 import { getBlockNumber, getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { hexToBytes, type Hash } from '../../net/eth/hex.js';
 import type { ChainReader } from '../../net/p2p/serve.js';
 

@@ -1,6 +1,6 @@
-/** Blocks acquired from peers as the pool's verification tasks (`actors/tasks.ts`) take them, and their outcomes back. */
+/** Blocks acquired from peers as the pool's verification tasks (`actors/node/tasks.ts`) take them, and their outcomes back. */
 import type { AcquiredBlock } from '../../net/p2p/acquire.js';
-import type { BlockMaterialInput, BlockMaterialOutcome } from '../tasks.js';
+import type { BlockMaterialInput, BlockMaterialOutcome } from '../node/tasks.js';
 
 /** A block as `verifyBlockMaterial` and `verifyBlockMaterials` take it. */
 export function materialInput(block: AcquiredBlock): BlockMaterialInput {

@@ -12,12 +12,12 @@
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { Counter, Histogram } from 'prom-client';
-import { openStore, type Store, type ProcessorTables } from '../../store/env.js';
+import { openStore, type Store, type ProcessorTables } from '../../store/store.js';
 import { readProgress, readRanges, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
-import type { ChangesNotice, JournalNotice } from '../chain-messages.js';
+import type { ChangesNotice, JournalNotice } from '../chain/messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
-import { kindContext } from './kinds.js';
-import { resolveKind } from '../processors/kind-catalog.js';
+import { kindContext } from './chain-context.js';
+import { resolveKind } from '../kinds/kind-catalog.js';
 import type { KindOptions } from './kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';

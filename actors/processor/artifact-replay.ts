@@ -13,9 +13,9 @@
 import { CodedError } from '../../runtime/errors.js';
 import { coverBlock, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
 import { getRetained, readTotals } from '../../store/artifacts.js';
-import type { ProcessorTables } from '../../store/env.js';
-import { decodeDeltas } from '../processors/sdk/delta-codec.js';
-import { StateBatch } from '../processors/sdk/state.js';
+import type { ProcessorTables } from '../../store/store.js';
+import { decodeDeltas } from '../kinds/sdk/delta-codec.js';
+import { StateBatch } from '../kinds/sdk/state.js';
 import type { CommitContext } from './commit.js';
 import { ChangeGroupWriter } from './change-writer.js';
 import type { KindContext } from './kind.js';

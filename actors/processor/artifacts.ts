@@ -8,10 +8,10 @@
  * together; the lane waits and retries (actor.ts) until pruning, a release or a larger budget makes room.
  */
 import { CodedError } from '../../runtime/errors.js';
-import type { BinaryTable } from '../../store/env.js';
+import type { BinaryTable } from '../../store/store.js';
 import type { Finality } from '../../store/coverage.js';
 import { dropPending, encodeArtifact, INSTANCE_OWNER, promotePending, pruneWindow, putPending, putRetained, readTotals, usageOf, type ArtifactOwner } from '../../store/artifacts.js';
-import { encodeDeltas } from '../processors/sdk/delta-codec.js';
+import { encodeDeltas } from '../kinds/sdk/delta-codec.js';
 import type { BlockInput, BoundKind, KindChange, KindContext } from './kind.js';
 
 export type ArtifactRetention = 'none' | 'window' | 'full';

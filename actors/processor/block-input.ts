@@ -9,12 +9,12 @@ import type { Log } from '../../net/eth/log.js';
 import { RlpDecodeError } from '../../net/eth/errors.js';
 import { bodyTransactionEncodings } from '../../net/eth/body-transaction-hashes.js';
 import type { Transaction } from '../../net/eth/transaction-types.js';
-import { transformTransactions } from '../processors/blobs/transform-transactions.js';
+import { transformTransactions } from '../kinds/blobs/transform-transactions.js';
 import { getBodyBytes, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import type { BlockInput, KindNeeds } from './kind.js';
 import { bloomMatches, type LogInterest } from '../../net/p2p/log-interest.js';
-import { blockRlpSize } from './block-rlp-size.js';
+import { blockRlpSize } from '../../net/eth/block-rlp-size.js';
 
 /** Each eth/69 receipt's `cumulativeGasUsed` (`[type, status, cumulativeGasUsed, logs]`), its logs not decoded. */
 export function receiptGasUsed(receipts: Uint8Array): Array<Pick<Receipt, 'cumulativeGasUsed'>> {

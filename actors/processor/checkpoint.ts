@@ -13,8 +13,8 @@ import { hexToBytes, type Hex } from '../../net/eth/hex.js';
 import { getHeaderBytes } from '../../store/chain-material.js';
 import { checkpointDigest, checkpointId, getCheckpoint, listCheckpoints, parseCheckpointId, putCheckpoint, pruneCheckpoints, type CheckpointRecord } from '../../store/checkpoints.js';
 import { readProgress, readRanges, type Finality } from '../../store/coverage.js';
-import type { ProcessorTables, Store } from '../../store/env.js';
-import { stateAsOf } from '../processors/sdk/state.js';
+import type { ProcessorTables, Store } from '../../store/store.js';
+import { stateAsOf } from '../kinds/sdk/state.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
 

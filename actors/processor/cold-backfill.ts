@@ -23,7 +23,7 @@
  */
 import { getCanonicalHash } from '../../store/chain-material.js';
 import { rangeCovered, readProgress, readRanges, writeProgress, type ColdBackfill, type ProcessorProgress } from '../../store/coverage.js';
-import type { ProcessorTables, Store } from '../../store/env.js';
+import type { ProcessorTables, Store } from '../../store/store.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { journalHead } from '../../store/chain-heads.js';

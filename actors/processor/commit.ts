@@ -11,15 +11,15 @@ import { getHeaderBytes } from '../../store/chain-material.js';
 import { decodeJournalMove, type JournalMove } from '../../store/journal.js';
 import { u64Key } from '../../store/keys.js';
 import { hexToBytes } from '../../net/eth/hex.js';
-import type { Store, ProcessorTables } from '../../store/env.js';
+import type { Store, ProcessorTables } from '../../store/store.js';
 import { readBlockInput } from './block-input.js';
 import type { EnvelopeBlock } from '../../store/change-envelope.js';
 import { ChangeGroupWriter } from './change-writer.js';
 import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
 import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
-import { StateBatch } from '../processors/sdk/state.js';
+import { StateBatch } from '../kinds/sdk/state.js';
 import { ArtifactBudgetExceeded, artifactTxn, type ArtifactPolicy } from './artifacts.js';
-import type { BinaryTable } from '../../store/env.js';
+import type { BinaryTable } from '../../store/store.js';
 
 /** Rows and inverses an ordered-state batch holds in memory before it writes them out mid-commit. */
 const BATCH_HELD_LIMIT = 100_000;

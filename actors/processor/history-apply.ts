@@ -16,7 +16,7 @@ import { CodedError } from '../../runtime/errors.js';
 import { bytesToHex, type Hex } from '../../net/eth/hex.js';
 import { getCanonicalHash } from '../../store/chain-material.js';
 import { coverBlock, rangeCovered, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
-import { StateBatch } from '../processors/sdk/state.js';
+import { StateBatch } from '../kinds/sdk/state.js';
 import type { KindContext } from './kind.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';

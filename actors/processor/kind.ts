@@ -9,10 +9,10 @@ import type { Transaction } from '../../net/eth/transaction-types.js';
 import type { Receipt } from '../../net/eth/receipt.js';
 import type { Hex } from '../../net/eth/hex.js';
 import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
-import type { BinaryTable, ProcessorTables } from '../../store/env.js';
+import type { BinaryTable, ProcessorTables } from '../../store/store.js';
 import type { Finality } from '../../store/coverage.js';
 import type { QueryExtension } from '../../api/aggregate/kind-surface.js';
-import type { StateBatch } from '../processors/sdk/state.js';
+import type { StateBatch } from '../kinds/sdk/state.js';
 
 export interface KindContext {
   readonly tables: ProcessorTables;
@@ -79,7 +79,7 @@ export interface ArtifactBlock {
 
 /**
  * A kind's map/apply split (spec §2.9 artifacts): `map` is pure (the block's deltas, serialized canonically by
- * actors/processors/sdk/delta-codec.ts), `applyMapped` folds deltas into the instance exactly as `apply` does a
+ * actors/kinds/sdk/delta-codec.ts), `applyMapped` folds deltas into the instance exactly as `apply` does a
  * block (`apply` is `applyMapped(map(block))`), so replaying retained deltas equals processing the blocks.
  */
 export interface KindArtifacts {
@@ -114,7 +114,7 @@ export interface BoundKind {
 }
 
 /**
- * One processor kind, as `defineProcessorKind` declares it (actors/processors/sdk): identity, ordering,
+ * One processor kind, as `defineProcessorKind` declares it (actors/kinds/sdk): identity, ordering,
  * material needs, collections and query extensions, and `bind`, which validates an instance's options
  * and returns the functions the lane calls.
  */

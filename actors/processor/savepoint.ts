@@ -15,7 +15,7 @@ import {
   archiveDigest, decodeSavepoint, encodeSavepoint, getSavepoint, isSavepointId, putSavepoint, removeSavepoint,
   SAVEPOINT_FORMAT_VERSION, type SavepointHeader, type SavepointSummary,
 } from '../../store/savepoints.js';
-import { stateAsOf } from '../processors/sdk/state.js';
+import { stateAsOf } from '../kinds/sdk/state.js';
 import type { CommitContext } from './commit.js';
 
 /** What a savepoint records of its origin, and what a seed must match. */

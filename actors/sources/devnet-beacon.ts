@@ -12,7 +12,7 @@ import { DevnetBeaconChain, type ExecutionBlockSource } from '../../net/devnet/b
 import { startDevnetBeaconServer, type DevnetBeaconServer } from '../../net/devnet/beacon-server.js';
 import type { DevnetBeaconPeer } from '../../net/devnet/beacon-p2p.js';
 import { getCanonicalHash, getHeaderBytes } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 
 /** The Beacon API endpoint (`address`) and/or the consensus p2p peer (`p2p`, IPv4:port) over the same beacon chain. */
 export async function startDevnetBeaconEndpoint(ctx: ActorContext, store: Store, devnet: Devnet, address: string | null, p2p: string | null = null): Promise<Pick<DevnetBeaconServer, 'headChanged' | 'close'>> {

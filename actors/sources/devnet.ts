@@ -14,11 +14,11 @@ import { errorFields } from '../../runtime/log.js';
 import { createDevnet, resolveDevnetConfig, resumeDepth, type Devnet, type DevnetConfig, type DevnetBlock, type DevnetConfigInput, type DevnetResume, type DevnetResumeBlock } from '../../net/devnet/index.js';
 import { loadDevnetBlocks, saveDevnetBlocks } from '../../store/devnet-blocks.js';
 
-import { openStore, type Store } from '../../store/env.js';
+import { openStore, type Store } from '../../store/store.js';
 import { getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
 import { u64Key } from '../../store/keys.js';
 import { bytesToHex, hexToBytes } from '../../net/eth/hex.js';
-import type { HeadNotice } from '../chain-messages.js';
+import type { HeadNotice } from '../chain/messages.js';
 import { toMaterial } from './material.js';
 import { startDevnetBeaconEndpoint } from './devnet-beacon.js';
 import type { DevnetBeaconServer } from '../../net/devnet/beacon-server.js';

@@ -10,9 +10,9 @@
 import { defineActor } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { bytesToHex } from '../../net/eth/hex.js';
-import { openStore, type Store } from '../../store/env.js';
+import { openStore, type Store } from '../../store/store.js';
 import { decodeJournalMove } from '../../store/journal.js';
-import type { HeadNotice } from '../chain-messages.js';
+import type { HeadNotice } from '../chain/messages.js';
 import { canonicalHead } from '../../store/chain-heads.js';
 
 export interface NoneSourceArgs {

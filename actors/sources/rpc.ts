@@ -26,7 +26,7 @@ import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields, redactUrl } from '../../runtime/log.js';
 import { getBlockNumber, getCanonicalHash, recordBlocks } from '../../store/chain-material.js';
-import { openStore, type Store } from '../../store/env.js';
+import { openStore, type Store } from '../../store/store.js';
 import { EthFormatError } from '../../net/eth/errors.js';
 import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { createRpcClient, type RpcClient } from '../../net/rpc/client.js';
@@ -34,7 +34,7 @@ import { BlockUnavailableError, ReorgTooDeepError, UpstreamError, UpstreamFormat
 import { fetchFinalized, follow, type FollowResult } from '../../net/rpc/follow.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import { subscribeNewHeads, type NewHeadsSubscription } from '../../net/rpc/new-heads.js';
-import type { HeadNotice } from '../chain-messages.js';
+import type { HeadNotice } from '../chain/messages.js';
 import { canonicalBase, canonicalHead } from '../../store/chain-heads.js';
 
 export interface RpcSourceArgs {

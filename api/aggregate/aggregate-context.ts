@@ -1,5 +1,5 @@
 /** What every aggregate route reads from: the listener's read-only store and the node's configuration. */
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import type { ProcessorRegistry } from './configured-processors.js';
 import type { PageLimits } from './query-params.js';
 import type { BearerCheck } from '../auth/bearer.js';

@@ -19,7 +19,7 @@ import type { Request } from '../http.js';
 import type { Route } from '../routes.js';
 import { ARTIFACT_ENCODING, ARTIFACT_MEDIA_TYPE, claimsOf, getRetained, readTotals, retainedBounds, retainedRange, usageOf, type ArtifactRecord } from '../../store/artifacts.js';
 import { readProgress } from '../../store/coverage.js';
-import type { ProcessorTables } from '../../store/env.js';
+import type { ProcessorTables } from '../../store/store.js';
 import type { AggregateContext } from './aggregate-context.js';
 import { kindInfo, type ConfiguredProcessor } from './configured-processors.js';
 import { blockNumberParam, optionalBlockNumber, pageLimit } from './query-params.js';

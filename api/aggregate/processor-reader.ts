@@ -7,7 +7,7 @@
  * record (store/coverage.ts `progressRecordIs`), which is checked in the caller's snapshot: a request
  * costs one key lookup for them instead of a range scan and two msgpack decodes.
  */
-import type { ProcessorTables, Store } from '../../store/env.js';
+import type { ProcessorTables, Store } from '../../store/store.js';
 import { StoreTableMissingError } from '../../store/errors.js';
 import { changeHead, changeTail } from '../../store/change-log.js';
 import { describeCoverage, progressRecord, progressRecordIs, readProgress, readRanges, INITIAL_PROGRESS, type BlockRange, type ProcessorCoverage, type ProcessorProgress } from '../../store/coverage.js';

@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../errors.js';
 import type { Route } from '../routes.js';
-import type { BinaryTable } from '../../store/env.js';
+import type { BinaryTable } from '../../store/store.js';
 import type { BlockRange } from '../../store/coverage.js';
 import type { AggregateContext } from './aggregate-context.js';
 import { kindInfo, requireRetainedOutput, type ConfiguredProcessor } from './configured-processors.js';

@@ -2,7 +2,7 @@
  * The registry's view of rebuilds (spec §9.5, store/rebuilds.ts), read from the store at each lookup: which instance
  * serves a processor after a promote or rollback, and whether a replacement instance is still being rebuilt.
  */
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { REBUILDING_STATES, rebuildOfInstance, servingInstance } from '../../store/rebuilds.js';
 import type { ServingLookup } from './configured-processors.js';
 

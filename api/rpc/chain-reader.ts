@@ -6,7 +6,7 @@
  */
 import { bytesToHex, type Hex } from '../../net/eth/hex.js';
 import { getBlockNumber, getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { readHistoryLink } from '../../store/history-canonical.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { u64Key } from '../../store/keys.js';

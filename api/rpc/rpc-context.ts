@@ -5,7 +5,7 @@
 import type { ForkIdGenesis } from '../../net/eth/fork-id.js';
 import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
 import type { Address } from '../../net/eth/hex.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { ChainReader, type BlockCacheLimits } from './chain-reader.js';
 import { MAINNET_DEPOSIT_CONTRACT, ZERO_ADDRESS } from './eth-config.js';
 

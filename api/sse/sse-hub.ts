@@ -11,7 +11,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { HttpResponse } from 'uWebSockets.js';
 import { readChanges } from '../../store/change-log.js';
-import type { Store } from '../../store/env.js';
+import type { Store } from '../../store/store.js';
 import { processorDescriptor, type ConfiguredProcessor } from '../aggregate/configured-processors.js';
 import { changeBounds, processorTables, readCoverage } from '../aggregate/processor-reader.js';
 import { ChangeFanout } from './change-fanout.js';

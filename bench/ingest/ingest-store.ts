@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { bytesToHex, type Hash } from '../../net/eth/index.js';
 import { trackDirectory } from '../leftovers.js';
 import { putBlockMaterial } from '../../store/chain-material.js';
-import { openStore, type BinaryTable, type Store } from '../../store/env.js';
+import { openStore, type BinaryTable, type Store } from '../../store/store.js';
 import type { ProcessedBlock } from './process-block.js';
 
 export interface IngestStore {

@@ -7,7 +7,7 @@
  */
 import { hexToBytes, type ForkSchedule, type Hash } from '../../net/eth/index.js';
 import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
-import { blockEntries, transformBlock, transformTransactions, type EntityEntry } from '../../actors/processors/blobs/index.js';
+import { blockEntries, transformBlock, transformTransactions, type EntityEntry } from '../../actors/kinds/blobs/index.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import { splitBlockRlp } from '../../net/eth/block-parts.js';
 import type { ChainRecord } from './chain-file.js';

@@ -11,7 +11,7 @@ import { BlockView } from '../../api/rpc/block-view.js';
 import { renderBlock } from '../../api/rpc/render-block.js';
 import { blockReceipts } from '../../api/rpc/render-receipt.js';
 import { getBlockNumber, getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { bytesToHex, type Address } from '../../net/eth/hex.js';
 import { devnetForkSchedule, resolveDevnetConfig } from '../../net/devnet/index.js';
 import { listenAndAnnounce } from './listening.js';

@@ -13,9 +13,9 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { BLOBS_COLLECTIONS } from '../../actors/processors/blobs/collections.js';
-import { blockKey } from '../../actors/processors/blobs/keys.js';
-import { openStore } from '../../store/env.js';
+import { BLOBS_COLLECTIONS } from '../../actors/kinds/blobs/collections.js';
+import { blockKey } from '../../actors/kinds/blobs/keys.js';
+import { openStore } from '../../store/store.js';
 import { listenAndAnnounce } from './listening.js';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, instance: { type: 'string', default: 'blobs' } } });

@@ -8,7 +8,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { changeHead, readChanges } from '../../store/change-log.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { listenAndAnnounce } from './listening.js';
 
 const { values } = parseArgs({

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { bytesToHex } from '../../net/eth/hex.js';
 import { percentile } from '../stats.js';
 

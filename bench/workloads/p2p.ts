@@ -31,7 +31,7 @@ import { createRpcClient } from '../../net/rpc/client.js';
 import { follow } from '../../net/rpc/follow.js';
 import { createTaskPool, type TaskPool } from '../../runtime/pool.js';
 import { batchOutcomes, materialInput } from '../../actors/peers/verify-batch.js';
-import type { BlockMaterialOutcome } from '../../actors/tasks.js';
+import type { BlockMaterialOutcome } from '../../actors/node/tasks.js';
 import { trackChild } from '../leftovers.js';
 import { exitOf, stopProcess, tailOutput } from '../load/spawn.js';
 import { compared } from '../figures.js';
@@ -39,7 +39,7 @@ import { summarize } from '../stats.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 import { loadChain, type ServedBlock } from './p2p-chain.js';
 
-const TASKS_MODULE = fileURLToPath(new URL('../../actors/tasks.js', import.meta.url));
+const TASKS_MODULE = fileURLToPath(new URL('../../actors/node/tasks.js', import.meta.url));
 const PEERS_SCRIPT = fileURLToPath(new URL('../load/p2p-peers.js', import.meta.url));
 const UPSTREAM_SCRIPT = fileURLToPath(new URL('../load/p2p-rpc-upstream.js', import.meta.url));
 

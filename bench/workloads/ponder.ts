@@ -20,7 +20,7 @@ import { compared, figure } from '../figures.js';
 import { trackDirectory } from '../leftovers.js';
 import { rpc, startBenchNode, type BenchNode } from '../node.js';
 import { reduceJournal, type JournalRun } from './erc20.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { ponderMissing, startPonder } from '../load/ponder-process.js';
 import type { Figure, Workload } from '../workload.js';
 

@@ -11,11 +11,11 @@
  * and releases the snapshot with DELETE.
  */
 import { loadavg } from 'node:os';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { readProgress, writeProgress } from '../../store/coverage.js';
-import { blockKey } from '../../actors/processors/blobs/keys.js';
-import { renderBlock } from '../../actors/processors/blobs/render.js';
-import type { BlobsBlock } from '../../actors/processors/blobs/types.js';
+import { blockKey } from '../../actors/kinds/blobs/keys.js';
+import { renderBlock } from '../../actors/kinds/blobs/render.js';
+import type { BlobsBlock } from '../../actors/kinds/blobs/types.js';
 import { figure } from '../figures.js';
 import { startBenchNode, steadyDevnet, type BenchNode } from '../node.js';
 import type { Figure, Workload } from '../workload.js';

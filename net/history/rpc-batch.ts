@@ -1,7 +1,7 @@
 /**
  * One history batch's JSON-RPC answer (the raw body bytes of `eth_getBlockByNumber(n, true)` and
  * `eth_getBlockReceipts(n)` for consecutive blocks) → its blocks' verified material, packed in one buffer. Pure: it
- * runs on the node's CPU pool (actors/tasks.ts), so parsing, converting and verifying a batch (hash, roots, bloom,
+ * runs on the node's CPU pool (actors/node/tasks.ts), so parsing, converting and verifying a batch (hash, roots, bloom,
  * gas) leave the history lane's thread, and the pool's threads work on several batches at once. Each block is
  * written straight from the JSON as the chain tables store it (net/rpc/json-rlp.ts) and those bytes are verified
  * against its header (`verifyBlockMaterialBytes`: the checks of the lane's own `convert`, in the same order, on the
@@ -48,7 +48,7 @@ export interface PackedBatch {
 }
 
 /**
- * What the pool's task answers the history lane (actors/tasks.ts): the packed batch, or, when `convertRpcBatch`
+ * What the pool's task answers the history lane (actors/node/tasks.ts): the packed batch, or, when `convertRpcBatch`
  * answered null, the answer's bytes themselves (they were transferred to the pool), for the lane to resolve.
  */
 export type RpcBatchOutcome = { readonly packed: PackedBatch } | { readonly refused: Uint8Array };

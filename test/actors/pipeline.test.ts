@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { loadConfig } from '../../actors/node/config.js';
 import { startNode } from '../../actors/node/main.js';
 import { createLogger } from '../../runtime/log.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { dbVerify } from '../../store/commands.js';
 import { readChanges } from '../../store/change-log.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { bytesToHex } from '../../net/eth/hex.js';
-import { blockKey } from '../../actors/processors/blobs/keys.js';
+import { blockKey } from '../../actors/kinds/blobs/keys.js';
 import { freePort } from '../support/ports.js';
 
 const FAST_DEVNET = `

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { buildNetworkStatus } from '../../api/network-status.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { u64Key } from '../../store/keys.js';
 import { blockRecordKey } from '../../store/undo-records.js';
 import { tempDir } from '../store/helpers/temp-dir.js';

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { changeHead } from '../../store/change-log.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { ConsumerClient, consumerBody, type Envelope } from './consumer-client.js';
 

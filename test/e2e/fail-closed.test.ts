@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readProgress } from '../../store/coverage.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
 
 test('a reorg deeper than chain.max_reorg_depth fails closed: readiness drops with the reason and nothing more is published', async (t) => {

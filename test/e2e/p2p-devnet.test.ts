@@ -20,7 +20,7 @@ import { startDnsStub } from '../support/dns-stub.js';
 import { startDiscv5 } from '../../net/discovery/discv5.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { bloomMatches } from '../../net/p2p/log-interest.js';
-import { TRANSFER_TOPIC } from '../../actors/processors/erc20/transfers.js';
+import { TRANSFER_TOPIC } from '../../actors/kinds/erc20/transfers.js';
 
 /** One of the devnet's tokens (config.example.toml). */
 const BLOOM_TOKEN = '0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506';

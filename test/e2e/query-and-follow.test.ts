@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNodeClient, runFollow, type ChangeEnvelope } from '../../api/client/index.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { listSnapshots } from '../../store/snapshots.js';
 import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess, type StartNodeOptions } from '../support/node-process.js';
 

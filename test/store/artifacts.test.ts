@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { addClaims, claimsOf, dropPending, encodeArtifact, getRetained, INSTANCE_OWNER, promotePending, pruneWindow, putPending, readTotals, releaseClaims, retainedBounds, retainedRange } from '../../store/artifacts.js';
 import { tempDir } from './helpers/temp-dir.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStore, type Store } from '../../store/env.js';
+import { openStore, type Store } from '../../store/store.js';
 import {
   createSubscription, deleteSubscription, dropOrphanStreams, migrateOwnStreamTables, listBindings, listSubscriptions, ownedCountThrough, ownedRunsAfter, readSubscription, streamInstance,
   streamProgress, subscriptionBinding, subscriptionIdForKey, SubscriptionConflict, SUBSCRIPTION_ID, updateSubscription, type BackfillSubscription,
@@ -9,7 +9,7 @@ import { consumerKey, readConsumer, type ConsumerRecord } from '../../store/cons
 import { readProgress, writeProgress } from '../../store/coverage.js';
 import { u64Key } from '../../store/keys.js';
 import { assertProcessorInstanceId, PROCESSOR_TABLE_KINDS } from '../../store/tables.js';
-import { MAX_TABLES, openTable } from '../../store/environment.js';
+import { MAX_TABLES, openTable } from '../../store/store.js';
 import { ownerRange } from '../../store/keyed-table.js';
 import { changeHead } from '../../store/change-log.js';
 import { processorTableSpec } from '../../store/tables.js';

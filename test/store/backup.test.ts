@@ -6,7 +6,7 @@ import { BackupRefusedError, dbBackup, dbInspect, dbVerify } from '../../store/c
 import { encodeChangeValue, putChange } from '../../store/change-log.js';
 import { encodeCursor } from '../../store/cursor.js';
 import { INITIAL_PROGRESS, writeProgress } from '../../store/coverage.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { acquireDataDirLock, DataDirLockedError } from '../../store/lock.js';
 import { tempDir } from './helpers/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ensureChainIdentity, StoreChainIdentityError } from '../../store/chain-identity.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 const GENESIS = `0x${'11'.repeat(32)}`;

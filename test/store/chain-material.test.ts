@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getBlockNumber, getBodyBytes, getHeaderBytes, getReceiptsBytes, materialKey, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
 import { dbVerify } from '../../store/commands.js';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { encodeJournalMove } from '../../store/journal.js';
 import { hashKey, readU64, u64Key } from '../../store/keys.js';
 import { tempDir } from './helpers/temp-dir.js';

@@ -11,7 +11,7 @@ import {
 import { dbBackup, dbVerify } from '../../store/commands.js';
 import { INITIAL_PROGRESS, writeProgress } from '../../store/coverage.js';
 import { decodeCursor, encodeCursor } from '../../store/cursor.js';
-import { openStore, type Store } from '../../store/env.js';
+import { openStore, type Store } from '../../store/store.js';
 import { u64Key } from '../../store/keys.js';
 import { pruneChanges } from '../../store/prune-changes.js';
 import { tempDir } from './helpers/temp-dir.js';

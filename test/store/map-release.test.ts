@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { openStore } from '../../store/env.js';
+import { openStore } from '../../store/store.js';
 import { startMapRelease } from '../../store/map-release.js';
 import { u64Key } from '../../store/keys.js';
 import { tempDir } from './helpers/temp-dir.js';

@@ -17,7 +17,7 @@
  * (api/http.ts), called once uWS has copied the body; only then does the buffer go back to the pool.
  */
 import { visitChanges, type ChangeLog } from '../../../store/change-log.js';
-import type { Store } from '../../../store/env.js';
+import type { Store } from '../../../store/store.js';
 
 const OPEN = Buffer.from('{"data":[');
 const COMMA = 0x2c;

@@ -4,7 +4,7 @@
  * retained window and coverage — read in the caller's synchronous turn, so in one LMDB snapshot.
  */
 import type { CollectionDescription } from '../../../store/collection.js';
-import type { ProcessorTables } from '../../../store/env.js';
+import type { ProcessorTables } from '../../../store/store.js';
 import { HttpError } from '../../errors.js';
 import type { AggregateContext } from '../aggregate-context.js';
 import type { ConfiguredProcessor } from '../configured-processors.js';

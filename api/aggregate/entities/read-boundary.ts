@@ -6,7 +6,7 @@
 import { readChanges } from '../../../store/change-log.js';
 import { readProgress } from '../../../store/coverage.js';
 import { encodeCursor } from '../../../store/cursor.js';
-import type { ProcessorTables } from '../../../store/env.js';
+import type { ProcessorTables } from '../../../store/store.js';
 import type { ConfiguredProcessor } from '../configured-processors.js';
 
 export interface ChangeBoundary {

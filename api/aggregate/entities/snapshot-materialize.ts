@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { CodedError } from '../../../runtime/errors.js';
 import { describeCoverage, readProgress, readRanges, INITIAL_PROGRESS } from '../../../store/coverage.js';
-import type { ProcessorTables, Store } from '../../../store/env.js';
+import type { ProcessorTables, Store } from '../../../store/store.js';
 import type { CollectionDescription } from '../../../store/collection.js';
 import { listSnapshots, snapshotRowKey, SNAPSHOT_ID_BYTES, type SnapshotRecord } from '../../../store/snapshots.js';
 import { HttpError } from '../../errors.js';

@@ -6,7 +6,7 @@
  * page answers 410 `cursor_expired` saying to start again.
  */
 import { HttpError } from '../../errors.js';
-import type { Store } from '../../../store/env.js';
+import type { Store } from '../../../store/store.js';
 import { readSnapshot, readSnapshotRows, type SnapshotRecord } from '../../../store/snapshots.js';
 import type { CollectionTarget } from './collection-target.js';
 import { decodeSnapshotPage, encodeSnapshotPage, snapshotScope } from './entity-page-token.js';

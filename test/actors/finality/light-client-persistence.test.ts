@@ -17,7 +17,7 @@ import { parseBootstrap } from '../../../net/beacon/json.js';
 import { encodeStore, restoreStore, StoreRecordRejected } from '../../../net/beacon/store-codec.js';
 import { initializeStore } from '../../../net/beacon/sync-protocol.js';
 import { hexToBytes } from '../../../net/eth/hex.js';
-import { openStore, type Store } from '../../../store/env.js';
+import { openStore, type Store } from '../../../store/store.js';
 import { u64Key } from '../../../store/keys.js';
 import { loadLightClientRecord, saveLightClientRecord } from '../../../store/light-client-store.js';
 import { FIXTURES } from '../../support/paths.js';

@@ -17,7 +17,7 @@ import { encodeHeader, hashHeader, type BlockHeader } from '../../../net/eth/hea
 import { hexToBytes, type Hash } from '../../../net/eth/hex.js';
 import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../../net/history/history-block.js';
 import { putBlockMaterial } from '../../../store/chain-material.js';
-import { openStore } from '../../../store/env.js';
+import { openStore } from '../../../store/store.js';
 import { historyFloor, readHistoryLink } from '../../../store/history-canonical.js';
 import { u64Key } from '../../../store/keys.js';
 

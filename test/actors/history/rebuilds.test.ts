@@ -6,7 +6,7 @@ import type { HistoryProcessorArgs } from '../../../actors/history/actor.js';
 import { CodedError } from '../../../runtime/errors.js';
 import { encodeChangeValue, putChange } from '../../../store/change-log.js';
 import { coverBlock, INITIAL_PROGRESS, writeProgress } from '../../../store/coverage.js';
-import { openStore, type ProcessorTables, type Store } from '../../../store/env.js';
+import { openStore, type ProcessorTables, type Store } from '../../../store/store.js';
 import { listRebuilds } from '../../../store/rebuilds.js';
 import { tempDir } from '../../store/helpers/temp-dir.js';
 

@@ -17,7 +17,7 @@ import { lookupTransaction } from '../../../store/tx-index.js';
 import { hashTransaction } from '../../../net/eth/transaction-encode.js';
 import { dbVerify } from '../../../store/commands.js';
 import { getCanonicalHash, getReceiptsBytes } from '../../../store/chain-material.js';
-import { openStore, type Store } from '../../../store/env.js';
+import { openStore, type Store } from '../../../store/store.js';
 import { decodeJournalMove } from '../../../store/journal.js';
 import { acquireDataDirLock, DataDirLockedError } from '../../../store/lock.js';
 import { FIXTURES } from '../../support/paths.js';

@@ -15,7 +15,7 @@ import { buildLanes } from '../../../actors/node/lanes.js';
 import { resolveChainSpec, type ChainSpec } from '../../../actors/node/chain-spec.js';
 import type { HistoryArgs } from '../../../actors/history/actor.js';
 import type { ProcessorArgs } from '../../../actors/processor/actor.js';
-import type { RpcArgs } from '../../../actors/rpc.js';
+import type { RpcArgs } from '../../../actors/rpc/actor.js';
 import { PROJECT_ROOT } from '../../support/paths.js';
 import { runCli } from '../../support/node-process.js';
 

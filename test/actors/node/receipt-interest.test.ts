@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../actors/node/config.js';
 import { receiptInterestOf } from '../../../actors/node/receipt-interest.js';
-import { TRANSFER_TOPIC } from '../../../actors/processors/erc20/transfers.js';
-import { TOPICS } from '../../../actors/processors/amm/events.js';
-import type { CustomKindDescription } from '../../../actors/processors/kind-catalog.js';
+import { TRANSFER_TOPIC } from '../../../actors/kinds/erc20/transfers.js';
+import { TOPICS } from '../../../actors/kinds/amm/events.js';
+import type { CustomKindDescription } from '../../../actors/kinds/kind-catalog.js';
 
 const TOKEN = '0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506';
 const POOL = '0xC46983d4522754efcc42d2419448da0cf81b425b';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import erc20 from '../../../actors/processors/erc20/index.js';
+import erc20 from '../../../actors/kinds/erc20/index.js';
 import { checkpointDue, restoreCheckpoint, takeCheckpoint } from '../../../actors/processor/checkpoint.js';
 import type { BlockInput, KindContext } from '../../../actors/processor/kind.js';
 import { getCheckpoint, listCheckpoints, putCheckpoint } from '../../../store/checkpoints.js';
@@ -11,15 +11,15 @@ import { decodeHeader } from '../../../net/eth/header.js';
 import { hexToBytes } from '../../../net/eth/hex.js';
 import { getHeaderBytes, materialKey } from '../../../store/chain-material.js';
 import { devnetStore, type DevnetStore } from '../../api/rpc/devnet-store.js';
-import type { ProcessorTables } from '../../../store/env.js';
+import type { ProcessorTables } from '../../../store/store.js';
 import { CodedError } from '../../../runtime/errors.js';
 import type { ArtifactPolicy } from '../../../actors/processor/artifacts.js';
 import { readBlockInput } from '../../../actors/processor/block-input.js';
 import { claimsOf, decodeArtifact, INSTANCE_OWNER, readTotals } from '../../../store/artifacts.js';
 import { u64Key } from '../../../store/keys.js';
-import { encodeDeltas } from '../../../actors/processors/sdk/delta-codec.js';
+import { encodeDeltas } from '../../../actors/kinds/sdk/delta-codec.js';
 import { closeTempStore, createTempStore } from '../../api/aggregate/store-fixture.js';
-import { defaultDevnetChain } from '../processors/blobs/support.js';
+import { defaultDevnetChain } from '../kinds/blobs/support.js';
 
 function context(tables: ProcessorTables): KindContext {
   return { tables, network: 'devnet', schedule: { forks: [] } as unknown as KindContext['schedule'], genesis: { hash: `0x${'00'.repeat(32)}`, timestamp: 0 } };

@@ -6,17 +6,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import erc20 from '../../../actors/processors/erc20/index.js';
+import erc20 from '../../../actors/kinds/erc20/index.js';
 import { coldSplit, planColdBackfill, backfillPending } from '../../../actors/processor/cold-backfill.js';
 import { applyHistoryBlocks } from '../../../actors/processor/history-apply.js';
 import type { CommitContext, } from '../../../actors/processor/commit.js';
 import type { KindContext } from '../../../actors/processor/kind.js';
 import { readProgress, readRanges } from '../../../store/coverage.js';
-import type { ProcessorTables } from '../../../store/env.js';
+import type { ProcessorTables } from '../../../store/store.js';
 import { encodeJournalMove, type JournalMove } from '../../../store/journal.js';
 import { u64Key } from '../../../store/keys.js';
 import { closeTempStore, createTempStore, CHAIN_ID } from '../../api/aggregate/store-fixture.js';
-import { defaultDevnetChain, recordCanonical } from '../processors/blobs/support.js';
+import { defaultDevnetChain, recordCanonical } from '../kinds/blobs/support.js';
 
 const rows = (tables: ProcessorTables) => [...tables.entities.getRange({})].map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`);
 

@@ -5,16 +5,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import erc20 from '../../../actors/processors/erc20/index.js';
+import erc20 from '../../../actors/kinds/erc20/index.js';
 import { commitMoves, type CommitContext } from '../../../actors/processor/commit.js';
 import type { KindContext } from '../../../actors/processor/kind.js';
 import { getCheckpoint, listCheckpoints } from '../../../store/checkpoints.js';
 import { putBlockMaterial } from '../../../store/chain-material.js';
-import type { ProcessorTables } from '../../../store/env.js';
+import type { ProcessorTables } from '../../../store/store.js';
 import type { JournalMove } from '../../../store/journal.js';
 import { encodeBlockBody, encodeEth69Receipts, encodeHeader } from '../../../net/eth/index.js';
 import { closeTempStore, createTempStore, CHAIN_ID } from '../../api/aggregate/store-fixture.js';
-import { defaultDevnetChain } from '../processors/blobs/support.js';
+import { defaultDevnetChain } from '../kinds/blobs/support.js';
 
 const dump = (tables: ProcessorTables) => ({
   rows: [...tables.entities.getRange({})].map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`),

@@ -6,17 +6,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blobsKind } from '../../../actors/processors/blobs/kind.js';
-import erc20 from '../../../actors/processors/erc20/index.js';
+import { blobsKind } from '../../../actors/kinds/blobs/kind.js';
+import erc20 from '../../../actors/kinds/erc20/index.js';
 import { publishHistoryBlocks, type HistoryPublishMessage } from '../../../actors/processor/history-publish.js';
 import type { CommitContext } from '../../../actors/processor/commit.js';
 import type { KindContext } from '../../../actors/processor/kind.js';
 import { readChanges } from '../../../store/change-log.js';
 import { readProgress, readRanges, writeProgress } from '../../../store/coverage.js';
 import { decodeCursor } from '../../../store/cursor.js';
-import type { Store } from '../../../store/env.js';
+import type { Store } from '../../../store/store.js';
 import { closeTempStore, createTempStore, CHAIN_ID } from '../../api/aggregate/store-fixture.js';
-import { defaultDevnetChain, recordCanonical } from '../processors/blobs/support.js';
+import { defaultDevnetChain, recordCanonical } from '../kinds/blobs/support.js';
 
 interface Env { operation: string; originKind: string; originId: string; kind: string; block: { number: number }; data: unknown; sequence: string; cursor: string }
 

@@ -2,15 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import erc20 from '../../../actors/processors/erc20/index.js';
-import amm from '../../../actors/processors/amm/index.js';
+import erc20 from '../../../actors/kinds/erc20/index.js';
+import amm from '../../../actors/kinds/amm/index.js';
 import { commitMoves, readMoves, type CommitContext } from '../../../actors/processor/commit.js';
 import { commitFinalized } from '../../../actors/chain/journal-writer.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, seedRefusal, type SavepointIdentity } from '../../../actors/processor/savepoint.js';
 import type { KindContext, ProcessorKind } from '../../../actors/processor/kind.js';
 import { readProgress, readRanges, stateOrigin } from '../../../store/coverage.js';
 import { decodeSavepoint, getSavepoint, listSavepoints } from '../../../store/savepoints.js';
-import type { ProcessorTables } from '../../../store/env.js';
+import type { ProcessorTables } from '../../../store/store.js';
 import { CodedError } from '../../../runtime/errors.js';
 import { devnetStore, type DevnetStore } from '../../api/rpc/devnet-store.js';
 

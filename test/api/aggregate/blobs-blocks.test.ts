@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blockKey } from '../../../actors/processors/blobs/keys.js';
-import { renderBlock } from '../../../actors/processors/blobs/render.js';
+import { blockKey } from '../../../actors/kinds/blobs/keys.js';
+import { renderBlock } from '../../../actors/kinds/blobs/render.js';
 import { BLOBS, getJson, startListener, type ErrorShape } from './listener-fixture.js';
 import { blobsBlock, seedBlocks, setProgress } from './store-fixture.js';
 
@@ -9,7 +9,7 @@ const CANONICAL = '/v1/processors/blobs/query/blobs';
 /** Covered: 100..129 and 140..149 (a gap at 130..139); finalized through 109. */
 const COVERED = [...Array.from({ length: 30 }, (_, i) => 100 + i), ...Array.from({ length: 10 }, (_, i) => 140 + i)];
 
-async function seed({ store }: { store: import('../../../store/env.js').Store }): Promise<void> {
+async function seed({ store }: { store: import('../../../store/store.js').Store }): Promise<void> {
   await seedBlocks(store, BLOBS.instance, COVERED.map((n) => ({ block: blobsBlock(n, n <= 109 ? 'finalized' : 'included') })));
   await setProgress(store, BLOBS.instance, { finalizedNumber: 109, configuredStartBlock: 100, state: 'live' });
 }

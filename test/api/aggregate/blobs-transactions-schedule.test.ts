@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderScheduleRow, renderTransaction } from '../../../actors/processors/blobs/render.js';
+import { renderScheduleRow, renderTransaction } from '../../../actors/kinds/blobs/render.js';
 import { BLOBS, getJson, startListener, type ErrorShape } from './listener-fixture.js';
 import { blobsBlock, blobTransaction, scheduleRow, seedBlocks, seedSchedule } from './store-fixture.js';
 
@@ -14,7 +14,7 @@ const SCHEDULE = [
   scheduleRow('bpo1', null, 1_700_000_000 + 600 * 12),
 ];
 
-async function seed({ store }: { store: import('../../../store/env.js').Store }): Promise<void> {
+async function seed({ store }: { store: import('../../../store/store.js').Store }): Promise<void> {
   await seedBlocks(store, BLOBS.instance, [{ block: blobsBlock(200), transactions: BLOCK_200_TXS }, { block: blobsBlock(201) }, { block: blobsBlock(260) }, { block: blobsBlock(450) }, { block: blobsBlock(700) }]);
   await seedSchedule(store, BLOBS.instance, SCHEDULE);
 }

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { deliveredPage } from '../../../api/aggregate/consumers/consumer-page.js';
 import { pageBytes } from '../../../api/aggregate/json-body.js';
 import { encodeChangeValue, putChange, readChanges } from '../../../store/change-log.js';
-import { openStore } from '../../../store/env.js';
+import { openStore } from '../../../store/store.js';
 
 const closing = (coverage: unknown) => (lastCursor: string | null) =>
   `],"nextCursor":${JSON.stringify(lastCursor)},"coverage":${JSON.stringify(coverage)},"consumer":{"id":"c"}}`;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blockKey, txKey } from '../../../actors/processors/blobs/keys.js';
-import type { Store } from '../../../store/env.js';
+import { blockKey, txKey } from '../../../actors/kinds/blobs/keys.js';
+import type { Store } from '../../../store/store.js';
 import { BLOBS, getJson, startListener, type ErrorShape } from './listener-fixture.js';
 import { appendChanges, blobsBlock, blobTransaction, scheduleRow, seedBlocks, seedSchedule, setProgress } from './store-fixture.js';
 

@@ -4,15 +4,15 @@
  */
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ListenerArgs } from '../../../actors/listener.js';
+import type { ListenerArgs } from '../../../actors/listener/actor.js';
 import type { ConfiguredProcessor } from '../../../api/aggregate/configured-processors.js';
 import { createRootMetrics } from '../../../actors/node/metrics.js';
-import { builtinKind, kindInfo } from '../../../actors/processors/registry.js';
+import { builtinKind, kindInfo } from '../../../actors/kinds/registry.js';
 import type { ActorSystem } from '../../../runtime/system.js';
 import { lane, newSystem } from '../../runtime/helpers.js';
 import { CHAIN_ID, closeTempStore, createTempStore, type TempStore } from './store-fixture.js';
 
-const LISTENER_MODULE = fileURLToPath(new URL('../../../actors/listener.js', import.meta.url));
+const LISTENER_MODULE = fileURLToPath(new URL('../../../actors/listener/actor.js', import.meta.url));
 
 export const BLOBS: ConfiguredProcessor = { id: 'blobs', kind: 'blobs', instance: 'blobs@1', output: 'entities', delivery: true, startBlock: null, info: kindInfo(builtinKind('blobs')) };
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { epochToHex } from '../../../store/meta.js';
-import { BLOBS_PROCESSOR } from '../../../actors/processors/blobs/schema.js';
+import { BLOBS_PROCESSOR } from '../../../actors/kinds/blobs/schema.js';
 import { BLOBS, getJson, startListener, type ErrorShape } from './listener-fixture.js';
 import { blobsBlock, seedBlocks, setProgress, hash32 } from './store-fixture.js';
 
@@ -19,7 +19,7 @@ interface Coverage {
 
 const SECOND: typeof BLOBS = { id: 'blobs-archive', kind: 'blobs', instance: 'blobs-archive@1', output: 'none', delivery: false, startBlock: 5, info: BLOBS.info };
 
-async function seedCovered(temp: { store: import('../../../store/env.js').Store }): Promise<void> {
+async function seedCovered(temp: { store: import('../../../store/store.js').Store }): Promise<void> {
   await seedBlocks(temp.store, BLOBS.instance, [10, 11, 12, 13, 15].map((n) => ({ block: blobsBlock(n) })));
   await setProgress(temp.store, BLOBS.instance, { finalizedNumber: 11, configuredStartBlock: 10, state: 'live' });
 }

@@ -5,15 +5,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../../store/env.js';
+import { openStore, type Store } from '../../../store/store.js';
 import { encodeChangeValue, putChange, type ChangeOperation } from '../../../store/change-log.js';
 import { coverBlock, readProgress, writeProgress, type ProcessorProgress } from '../../../store/coverage.js';
 import { encodeCursor } from '../../../store/cursor.js';
 import { u64Key } from '../../../store/keys.js';
 import { renderEnvelope } from '../../../store/change-envelope.js';
-import { blockKey, blockTxIndexKey, scheduleKey, txKey } from '../../../actors/processors/blobs/keys.js';
-import { renderBlock, renderChangePayload, renderScheduleRow, renderTransaction } from '../../../actors/processors/blobs/render.js';
-import type { BlobSchedule, BlobsBlock, BlobTransaction } from '../../../actors/processors/blobs/types.js';
+import { blockKey, blockTxIndexKey, scheduleKey, txKey } from '../../../actors/kinds/blobs/keys.js';
+import { renderBlock, renderChangePayload, renderScheduleRow, renderTransaction } from '../../../actors/kinds/blobs/render.js';
+import type { BlobSchedule, BlobsBlock, BlobTransaction } from '../../../actors/kinds/blobs/types.js';
 
 export const CHAIN_ID = 1337;
 

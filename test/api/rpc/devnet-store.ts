@@ -12,7 +12,7 @@ import { chainView, commitFinalized, commitHead, loadChainState, type ChainState
 import { toMaterial } from '../../../actors/sources/material.js';
 import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig, type DevnetBlock, type DevnetConfigInput } from '../../../net/devnet/index.js';
 import { recordBlocks } from '../../../store/chain-material.js';
-import { openStore, type Store } from '../../../store/env.js';
+import { openStore, type Store } from '../../../store/store.js';
 import { createRpcContext, type RpcContext, type RpcLimits } from '../../../api/rpc/rpc-context.js';
 import { answerBody } from '../../../api/rpc/dispatch.js';
 import { runDevnet, type DevnetRun } from '../../net/devnet/run-devnet.js';

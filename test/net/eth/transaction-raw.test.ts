@@ -13,7 +13,7 @@ import { bytesToHex } from '../../../net/eth/hex.js';
 import { decodeEth69Receipts } from '../../../net/eth/receipt.js';
 import { encodeTransaction, hashTransaction, transactionSigningHash } from '../../../net/eth/transaction-encode.js';
 import { hashTransactionEncoding, typedSigningHash, typedSigningPayload } from '../../../net/eth/transaction-raw.js';
-import { transformBlock, transformTransactions } from '../../../actors/processors/blobs/index.js';
+import { transformBlock, transformTransactions } from '../../../actors/kinds/blobs/index.js';
 import { mainnetBlocks } from './fixtures.js';
 
 describe('typed transactions: hash and signing hash from the canonical bytes', () => {

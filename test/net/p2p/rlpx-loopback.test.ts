@@ -17,7 +17,7 @@ import { PeerPool } from '../../../net/p2p/peer-pool.js';
 import { chainRequestHandler, type ChainReader } from '../../../net/p2p/serve.js';
 import type { EthSession } from '../../../net/p2p/session.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../../../net/p2p/status.js';
-import { verifyBlockMaterials } from '../../../actors/tasks.js';
+import { verifyBlockMaterials } from '../../../actors/node/tasks.js';
 import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch.js';
 import { loadHiveChain, readerOf, type HiveChain, type RawBlock } from './hive-chain.js';
 

@@ -1,7 +1,7 @@
 /** Worker thread body for the change-log test: appends changes to a store, then wakes the blocked main thread. */
 import { workerData } from 'node:worker_threads';
 import { encodeChangeValue, putChange } from '../../../store/change-log.js';
-import { openStore } from '../../../store/env.js';
+import { openStore } from '../../../store/store.js';
 
 interface ChangeWriterData {
   readonly dataDir: string;

@@ -1,6 +1,6 @@
 /** Worker thread body for the map-release test: reads every record through the store's map, pass after pass. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openStore } from '../../../store/env.js';
+import { openStore } from '../../../store/store.js';
 import { u64Key } from '../../../store/keys.js';
 
 /** The test's record keys: 32 bytes, like the table's block hashes. */

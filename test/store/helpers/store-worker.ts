@@ -1,6 +1,6 @@
 /** Worker thread body for the env test: opens the store the main thread wrote, reads, writes, reports. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openStore } from '../../../store/env.js';
+import { openStore } from '../../../store/store.js';
 
 interface StoreWorkerData {
   readonly dataDir: string;

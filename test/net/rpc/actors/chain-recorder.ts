@@ -3,7 +3,7 @@
  * ask `heads` → every HeadNotice received so far.
  */
 import { defineActor } from '../../../../runtime/actor.js';
-import type { HeadNotice } from '../../../../actors/chain-messages.js';
+import type { HeadNotice } from '../../../../actors/chain/messages.js';
 
 interface State {
   readonly heads: HeadNotice[];
