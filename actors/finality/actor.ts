@@ -12,13 +12,14 @@
  * the event's own update is verified, a round only when the store cannot verify it as it stands);
  * the interval poll stays the fallback (an endpoint without the stream, or a reconnect).
  *
- * Accepts: nothing. Asks `source`: `finalized` → {number, hash} | null (actors/sources/messages.ts). Sends: FinalizedNotice to
- * `chain` (actors/chain/messages.ts).
+ * Accepts: nothing (FinalityInbox, messages.ts). Asks `source`: `finalized` → {number, hash} | null
+ * (actors/sources/messages.ts). Sends: FinalizedNotice to `chain` (actors/chain/messages.ts).
  */
 import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { errorFields, redactUrl } from '../../runtime/log.js';
 import type { ChainInbox, FinalizedNotice } from '../chain/messages.js';
 import type { SourceInbox, SourceReplies } from '../sources/messages.js';
+import type { FinalityInbox } from './messages.js';
 import type { Hex } from '../../net/eth/hex.js';
 import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, } from './beacon-api.js';
 import { openStore, type Store } from '../../store/store.js';
@@ -170,7 +171,7 @@ async function consensusBackend(ctx: ActorContext<FinalityArgs>, state: State, s
   return backend;
 }
 
-export default defineActor<State, FinalityArgs, never>({
+export default defineActor<State, FinalityArgs, FinalityInbox>({
   async init(ctx) {
     const lightClientMode = (ctx.args.kind === 'beacon_api' || ctx.args.kind === 'consensus_p2p') && ctx.args.beacon?.lightClient;
     const store = lightClientMode && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;

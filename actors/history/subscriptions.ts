@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
-import type { ConsumerRecord, ConsumerRole } from '../../store/consumers.js';
+import type { ConsumerRecord } from '../../store/consumers.js';
 import { hashCredential, verifyCredential } from '../../store/credential-hash.js';
 import { encodeCursor } from '../../store/cursor.js';
 import type { Store } from '../../store/store.js';

@@ -9,7 +9,7 @@
  * Accepts P2pSourceInbox (actors/sources/messages.ts): ask `finalized` → `{ number, hash } | null` (finality kind `devnet`: the devnet's rule, the canonical
  *          block `finalityLag` below the verified head; kind `none`: the last `finalize` move of the journal);
  *          ask `network-status` → P2pSnapshot (no peer identities).
- * Sends to `chain`: `head { number, hash }` (HeadNotice) once the head's branch is verified and recorded.
+ * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once the head's branch is verified and recorded.
  * Health: ready once caught up with at least `minimumPeers` qualified sessions; degraded at once while it has fewer
  *         (the supervisor keeps retrying), or while the peers' chain cannot be followed (a reorganisation deeper than
  *         `maxReorgDepth`). Bugs and store failures crash the actor for its supervisor.

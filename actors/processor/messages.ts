@@ -3,7 +3,7 @@
  *
  *   chain     → processor   JournalNotice (actors/chain/messages.ts)
  *   history   → processor   ask `history.apply` (history-apply.ts), ask `history.publish` (history-publish.ts),
- *                           `backfill.failed` (a cold backfill's job failed; asked or sent)
+ *                           `backfill.failed` (a cold backfill's job failed)
  *   listeners → processor   asks `artifacts.replay` (artifact-replay.ts), `artifacts.release`, `artifacts.pin`,
  *                           `checkpoint.restore`, `savepoint.create`, `savepoint.delete`; any: ask `status`
  */

@@ -7,8 +7,8 @@
  *   `journal` JournalNotice {sequence}: from `chain` after each committed decision; subscriptions
  *             publish the journal's moves up to `sequence` (undo moves first, as the journal holds them).
  *   `history.filled` {id, error}: from `history`, the end of an on-demand history request.
- * Sends to `node`: `listening {listener, address, port}` for each of its two listeners.
- * Sends to `history` (on-demand history, when configured): `rpc.fill` {id, from, to} and `rpc.locate` {id, kind, hash}
+ * Sends to `node`: `listening {listener, address, port}` for each of its two listeners (actors/node/messages.ts).
+ * Sends to `history` (on-demand history, when configured; actors/history/messages.ts): `rpc.fill` {id, from, to} and `rpc.locate` {id, kind, hash}
  *   for the holes a request found (api/rpc/history-hole.ts); the request is answered again once they are filled.
  */
 import type uWS from 'uWebSockets.js';

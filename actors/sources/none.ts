@@ -5,7 +5,7 @@
  *
  * Accepts SourceInbox (messages.ts): ask `finalized` → `{ number, hash } | null`, the last `finalize` move recorded in the chain journal
  *          (finality kind `none`: what the import finalized).
- * Sends to `chain`: `head { number, hash }` (HeadNotice) once at start when the store has a canonical chain.
+ * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once at start when the store has a canonical chain.
  */
 import { defineActor } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';

@@ -6,7 +6,7 @@
  *
  * Accepts SourceInbox (messages.ts): ask `finalized` → `{ number, hash } | null`, the upstream's `finalized` block (the finality lane asks);
  *          an upstream failure answers with CodedError `source_unavailable`.
- * Sends to `chain`: `head { number, hash }` (HeadNotice) once the head's branch back to a recorded ancestor is
+ * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once the head's branch back to a recorded ancestor is
  *          verified and recorded; sent whenever the followed head changes, and once after every start.
  * Health: ready once the upstream head has been reached (not while catching up); degraded with the reason while
  *          following fails (upstream down, invalid material, a reorganisation deeper than `maxReorgDepth`); ready
