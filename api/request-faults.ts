@@ -18,6 +18,13 @@ export interface RequestFaults {
 }
 
 /** What the boundary counts; the lane running the listener declares it (actors/listener/metrics.ts, actors/rpc/metrics.ts). */
+/** The counter's name, help and labels: the listener and rpc lanes each create it in their own worker (summed by name). */
+export const REQUEST_FAULTS_COUNTER = {
+  name: 'chain_node_request_faults_total',
+  help: 'Requests whose handling threw inside the node (answered 500 / -32603 or their connection ended), by listener',
+  labelNames: ['listener'] as const,
+};
+
 export interface RequestFaultsMetrics {
   /** `chain_node_request_faults_total{listener}`. */
   readonly requestFaults: Counter<'listener'>;

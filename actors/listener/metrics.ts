@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { RouteMetrics } from '../../api/route-metrics.js';
 import type { ApiServerMetrics } from '../../api/server.js';
 import type { SseHubMetrics } from '../../api/sse/sse-hub.js';
+import { REQUEST_FAULTS_COUNTER } from '../../api/request-faults.js';
 
 export interface ListenerMetrics extends ApiServerMetrics {
   readonly sse: SseHubMetrics;
@@ -25,7 +26,7 @@ export function createListenerMetrics(registry: Registry): ListenerMetrics {
       { name: 'chain_node_http_request_duration_seconds', help: 'Time from request to response, by route pattern' },
     ),
     // The rpc lane counts its own listeners' faults under the same name (actors/rpc/metrics.ts).
-    requestFaults: new Counter({ name: 'chain_node_request_faults_total', help: 'Requests whose handling threw inside the node (answered 500 / -32603 or their connection ended), by listener', labelNames: ['listener'], registers }),
+    requestFaults: new Counter({ ...REQUEST_FAULTS_COUNTER, labelNames: [...REQUEST_FAULTS_COUNTER.labelNames], registers }),
     sse: {
       sweepSeconds: new Histogram({ name: 'chain_node_sse_sweep_seconds', help: 'One fan-out pass: reading the new changes and writing them to every stream that can take them', buckets, registers }),
       events: new Counter({ name: 'chain_node_sse_events_total', help: 'Stream-change pairs handed to SSE streams (a batch of changes written at once counts once)', registers }),

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RpcServerMetrics } from '../../api/rpc/rpc-server.js';
+import { REQUEST_FAULTS_COUNTER } from '../../api/request-faults.js';
 
 export type RpcMetrics = RpcServerMetrics;
 
@@ -17,6 +18,6 @@ export function createRpcMetrics(registry: Registry): RpcMetrics {
     notifications: new Counter({ name: 'chain_node_rpc_ws_notifications_total', help: 'Subscription notifications written to WebSocket clients', registers }),
     connections: new Gauge({ name: 'chain_node_rpc_ws_connections', help: 'Open JSON-RPC WebSocket connections', registers }),
     // The listener lane counts the API listener's faults under the same name (actors/listener/metrics.ts).
-    requestFaults: new Counter({ name: 'chain_node_request_faults_total', help: 'Requests whose handling threw inside the node (answered 500 / -32603 or their connection ended), by listener', labelNames: ['listener'], registers }),
+    requestFaults: new Counter({ ...REQUEST_FAULTS_COUNTER, labelNames: [...REQUEST_FAULTS_COUNTER.labelNames], registers }),
   };
 }
