@@ -6,7 +6,8 @@
 import type { BlockRange, ProcessorCoverage, ProcessorProgress } from '../../store/coverage.js';
 import type { BinaryTable } from '../../store/store.js';
 import { decodePageToken, encodePageToken, type PageTokenRecord } from '../page-token.js';
-import type { HttpError } from '../errors.js';
+import { HttpError } from '../errors.js';
+import type { ErrorCode } from '../../runtime/errors.js';
 import type { AggregateContext } from './aggregate-context.js';
 import { requireRetainedOutput, type ConfiguredProcessor } from './configured-processors.js';
 import { jsonBytesReply, pageBytes, type JsonReply } from './json-body.js';
@@ -58,6 +59,10 @@ export class KindQueryRequest {
 
   coverage(requested?: BlockInterval): ProcessorCoverage {
     return readCoverage(this.context.store, this.context.chainId, this.processor, requested);
+  }
+
+  error(code: ErrorCode, message: string, details?: Record<string, unknown>): HttpError {
+    return new HttpError(code, message, details);
   }
 
   rangeIncomplete(requested: BlockInterval, coverage: ProcessorCoverage): HttpError {

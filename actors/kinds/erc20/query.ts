@@ -9,7 +9,6 @@
  * A holder of a served token without a row is `"0"`; an unconfigured token is 404; a malformed
  * address 400.
  */
-import { CodedError } from '../sdk/errors.js';
 import { instanceOptions, type QueryExtension, type QueryRequest } from '../sdk/query/index.js';
 import { stateOrigin, type BlockRange, type ProcessorProgress } from '../sdk/tables.js';
 import { balanceKey, decodeRow } from './balances.js';
@@ -29,7 +28,7 @@ function balanceReply(request: QueryRequest) {
   const address = request.path.address('address');
   const options = optionsOf(processor);
   const configured = options.tokens === null ? { deployedAt: null } : options.tokens.get(token);
-  if (!configured) throw new CodedError('not_found', `processor '${processor.id}' does not follow token ${token}`, { processor: processor.id, token });
+  if (!configured) throw request.error('not_found', `processor '${processor.id}' does not follow token ${token}`, { processor: processor.id, token });
   const output = request.output();
   // The progress (its finalized block) before the row: the row's finality is derived from it (balances.ts servedFinality).
   const progress = request.progress();

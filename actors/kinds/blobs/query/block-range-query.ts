@@ -7,8 +7,7 @@
  * "explicit" and must be fully covered unless `allowPartial=true`; a query naming both may span at
  * most `max_block_range` blocks.
  */
-import { CodedError } from '../../sdk/errors.js';
-import type { PageTokens, QueryParams } from '../../sdk/query/index.js';
+import type { PageTokens, QueryRequest } from '../../sdk/query/index.js';
 import type { BlockRange } from '../../sdk/tables.js';
 
 export interface BlockRangeQuery {
@@ -24,9 +23,10 @@ const EXPLICIT = 0x01;
 const ALLOW_PARTIAL = 0x02;
 
 /** null: no bounds were given and the processor covers nothing yet. */
-export function resolveBlockRangeQuery(query: QueryParams, ranges: readonly BlockRange[], tokens: PageTokens, maxBlockRange: number): BlockRangeQuery | null {
+export function resolveBlockRangeQuery(request: QueryRequest, ranges: readonly BlockRange[], tokens: PageTokens): BlockRangeQuery | null {
+  const { query, maxBlockRange } = request;
   const cursor = query.cursor();
-  if (cursor !== null) return fromToken(cursor, query, tokens);
+  if (cursor !== null) return fromToken(cursor, request, tokens);
   const from = query.optionalBlockNumber('fromBlock');
   const to = query.optionalBlockNumber('toBlock');
   const allowPartial = query.boolean('allowPartial', false);
@@ -35,9 +35,9 @@ export function resolveBlockRangeQuery(query: QueryParams, ranges: readonly Bloc
   if (from === undefined && to === undefined && (firstCovered === undefined || lastCovered === undefined)) return null;
   const fromBlock = from ?? (to === undefined ? firstCovered! : Math.min(firstCovered ?? to, to));
   const toBlock = to ?? Math.max(lastCovered ?? fromBlock, fromBlock);
-  if (fromBlock > toBlock) throw new CodedError('invalid_request', `fromBlock ${fromBlock} is after toBlock ${toBlock}`, { fromBlock, toBlock });
+  if (fromBlock > toBlock) throw request.error('invalid_request', `fromBlock ${fromBlock} is after toBlock ${toBlock}`, { fromBlock, toBlock });
   if (from !== undefined && to !== undefined && toBlock - fromBlock + 1 > maxBlockRange) {
-    throw new CodedError('query_too_expensive', `the range spans ${toBlock - fromBlock + 1} blocks; the configured maximum is ${maxBlockRange}`, {
+    throw request.error('query_too_expensive', `the range spans ${toBlock - fromBlock + 1} blocks; the configured maximum is ${maxBlockRange}`, {
       requested: { fromBlock, toBlock },
       maxBlockRange,
     });
@@ -50,15 +50,16 @@ export function nextPageToken(tokens: PageTokens, query: BlockRangeQuery, nextBl
   return tokens.encode({ flags, values: [query.fromBlock, query.toBlock, nextBlock] });
 }
 
-function fromToken(cursor: string, query: QueryParams, tokens: PageTokens): BlockRangeQuery {
+function fromToken(cursor: string, request: QueryRequest, tokens: PageTokens): BlockRangeQuery {
+  const { query } = request;
   const { flags, values } = tokens.decode(cursor, 3);
   const [fromBlock, toBlock, nextBlock] = values as [number, number, number];
   const resolved = { fromBlock, toBlock, nextBlock, explicit: (flags & EXPLICIT) !== 0, allowPartial: (flags & ALLOW_PARTIAL) !== 0 };
-  if (nextBlock < fromBlock || nextBlock > toBlock) throw new CodedError('cursor_invalid', 'the page cursor is malformed');
+  if (nextBlock < fromBlock || nextBlock > toBlock) throw request.error('cursor_invalid', 'the page cursor is malformed');
   const conflicts =
     (query.has('fromBlock') && query.optionalBlockNumber('fromBlock') !== fromBlock) ||
     (query.has('toBlock') && query.optionalBlockNumber('toBlock') !== toBlock) ||
     (query.has('allowPartial') && query.boolean('allowPartial', false) !== resolved.allowPartial);
-  if (conflicts) throw new CodedError('invalid_request', 'a page cursor carries its own range; send it with the same parameters or with limit only', { parameter: 'cursor' });
+  if (conflicts) throw request.error('invalid_request', 'a page cursor carries its own range; send it with the same parameters or with limit only', { parameter: 'cursor' });
   return resolved;
 }

@@ -2,7 +2,6 @@
  * `…/blobs/blocks` (a Page of BlobsBlock by block number, spec §4.4 rules 1, 3, 4) and
  * `…/blobs/blocks/{number}` (one BlobsBlock). Rows are the stored bytes.
  */
-import { CodedError } from '../../sdk/errors.js';
 import type { QueryReply, QueryRequest } from '../../sdk/query/index.js';
 import { rangeCovered } from '../../sdk/tables.js';
 import { blockRow, blockRows } from './blob-entity-reads.js';
@@ -12,7 +11,7 @@ export function listBlocks(request: QueryRequest): QueryReply {
   const output = request.output();
   const limit = request.query.pageLimit();
   const tokens = request.pageTokens('blobs/blocks');
-  const query = resolveBlockRangeQuery(request.query, output.ranges, tokens, request.maxBlockRange);
+  const query = resolveBlockRangeQuery(request, output.ranges, tokens);
   const requested = query?.explicit ? { fromBlock: query.fromBlock, toBlock: query.toBlock } : undefined;
   const coverage = request.coverage(requested);
   if (requested && !query?.allowPartial && !rangeCovered(output.ranges, requested.fromBlock, requested.toBlock)) throw request.rangeIncomplete(requested, coverage);
@@ -31,6 +30,6 @@ export function oneBlock(request: QueryRequest): QueryReply {
     throw request.rangeIncomplete(requested, request.coverage(requested));
   }
   const row = output.entities ? blockRow(output.entities, blockNumber) : undefined;
-  if (!row) throw new CodedError('not_found', `processor '${request.processor.id}' holds no row for block ${blockNumber}`, { blockNumber });
+  if (!row) throw request.error('not_found', `processor '${request.processor.id}' holds no row for block ${blockNumber}`, { blockNumber });
   return request.json(row);
 }

@@ -2,7 +2,6 @@
  * `…/blobs/schedule` (a Page of every BlobSchedule row in activation order) and
  * `…/blobs/schedule?atBlock=N` (a Page holding the one row in force at block N).
  */
-import { CodedError } from '../../sdk/errors.js';
 import type { QueryReply, QueryRequest } from '../../sdk/query/index.js';
 import { blockRow, scheduleRows } from './blob-entity-reads.js';
 import { scheduleInForce } from './schedule-in-force.js';
@@ -19,6 +18,6 @@ export function schedule(request: QueryRequest): QueryReply {
   const activations = rows.map((row) => JSON.parse(row.toString('utf8')) as { activationBlock: number | null; activationTimestamp: number });
   const index = scheduleInForce(activations, atBlock, timestamp);
   if (index === 'unknown') throw request.rangeIncomplete(requested, coverage);
-  if (index === null) throw new CodedError('not_found', `no blob schedule is in force at block ${atBlock}`, { atBlock });
+  if (index === null) throw request.error('not_found', `no blob schedule is in force at block ${atBlock}`, { atBlock });
   return request.page([rows[index]!], null, coverage);
 }

@@ -2,7 +2,6 @@
  * `…/blobs/transactions?blockNumber=` (a Page of one block's BlobTransaction rows in canonical
  * transaction-index order) and `…/blobs/transactions/{hash}` (one BlobTransaction).
  */
-import { CodedError } from '../../sdk/errors.js';
 import type { QueryReply, QueryRequest } from '../../sdk/query/index.js';
 import { rangeCovered } from '../../sdk/tables.js';
 import { blockTransactionRows, transactionRow } from './blob-entity-reads.js';
@@ -21,6 +20,6 @@ export function oneTransaction(request: QueryRequest): QueryReply {
   const hash = request.path.transactionHash('hash');
   const output = request.output();
   const row = output.entities ? transactionRow(output.entities, hash) : undefined;
-  if (!row) throw new CodedError('not_found', `processor '${request.processor.id}' holds no blob transaction ${hash}`, { txHash: hash });
+  if (!row) throw request.error('not_found', `processor '${request.processor.id}' holds no blob transaction ${hash}`, { txHash: hash });
   return request.json(row);
 }

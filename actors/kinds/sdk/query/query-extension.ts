@@ -15,7 +15,7 @@ export interface QueryReply {
 export interface QueryEndpoint {
   /** Under the extension's base, e.g. `/blocks/:number`: each `:name` segment is a path parameter (`request.path`). */
   readonly path: string;
-  /** Answers one request; a thrown `CodedError` (sdk/errors.ts) answers with the spec's error body. */
+  /** Answers one request; a thrown `CodedError` (`request.error`, or sdk/errors.ts) answers with the spec's error body. */
   readonly handle: (request: QueryRequest) => QueryReply | Promise<QueryReply>;
 }
 

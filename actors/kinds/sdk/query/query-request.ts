@@ -4,7 +4,7 @@
  * and the spec's errors a query answers with. Reads made in one synchronous turn share one LMDB read snapshot.
  */
 import type { BinaryTable, BlockRange, ProcessorCoverage, ProcessorProgress } from '../tables.js';
-import type { CodedError } from '../errors.js';
+import type { CodedError, ErrorCode } from '../errors.js';
 import type { QueryReply } from './query-extension.js';
 import type { PageTokens, PathParams, QueryParams } from './query-params.js';
 
@@ -37,6 +37,8 @@ export interface QueryRequest {
   progress(): ProcessorProgress;
   /** ProcessorCoverage (spec §2.1), with `requested` when the request names an interval. */
   coverage(requested?: BlockInterval): ProcessorCoverage;
+  /** A spec error (§7.1) to throw, answered with its code's status and `retryable` flag (a user's kind imports no `CodedError` at run time). */
+  error(code: ErrorCode, message: string, details?: Record<string, unknown>): CodedError;
   /** 409 `range_incomplete` (spec §7.2 rule 1): to throw when `requested` is not fully covered; never an empty success. */
   rangeIncomplete(requested: BlockInterval, coverage: ProcessorCoverage): CodedError;
   /** Page tokens of this instance's `route` (e.g. `blobs/blocks`). */
