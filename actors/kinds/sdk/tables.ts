@@ -6,4 +6,5 @@
 export type { BinaryTable } from '../../../store/store.js';
 export { hashKey, u64Key } from '../../../store/keys.js';
 export type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../../../store/collection.js';
-export { rangeCovered, stateOrigin, type BlockRange, type Finality, type ProcessorCoverage, type ProcessorProgress } from '../../../store/coverage.js';
+export type { Finality } from '../../../store/chain-types.js';
+export { rangeCovered, stateOrigin, type BlockRange, type ProcessorCoverage, type ProcessorProgress } from '../../../store/coverage.js';
