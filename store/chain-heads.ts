@@ -1,11 +1,13 @@
 /**
  * The ends of the recorded chain and the journal, read one way everywhere: the canonical head (the highest block the
  * chain lane made canonical), the canonical base (the lowest: where the recorded chain begins) and the journal head
- * (the last move's sequence). Hashes come back as hex (BlockRef); `canonicalHeadNumber` skips the hash.
+ * (the last move's sequence), and the journal's newest finalized block. Hashes come back as hex (BlockRef);
+ * `canonicalHeadNumber` skips the hash.
  */
 import type { BlockRef, Hash } from './chain-types.js';
 import type { Store } from './store.js';
 import { decodeU64KeyAsNumber } from './keys.js';
+import { decodeJournalMove } from './journal.js';
 
 /** The highest canonical block, or null before the chain lane applied any. */
 export function canonicalHead(store: Pick<Store, 'chain'>): BlockRef | null {
@@ -26,6 +28,15 @@ export function canonicalHeadNumber(store: Pick<Store, 'chain'>): number | null 
 export function journalHead(store: Pick<Store, 'chain'>): number {
   for (const key of store.chain.journal.getKeys({ reverse: true, limit: 1 })) return decodeU64KeyAsNumber(key as Buffer);
   return 0;
+}
+
+/** The block of the journal's newest `finalize` move, or null when nothing was ever finalized. */
+export function journalFinalized(store: Pick<Store, 'chain'>): BlockRef | null {
+  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
+    const move = decodeJournalMove(value);
+    if (move.op === 'finalize') return { number: move.number, hash: `0x${Buffer.from(move.hash).toString('hex')}` as Hash };
+  }
+  return null;
 }
 
 function canonicalEnd(store: Pick<Store, 'chain'>, reverse: boolean): BlockRef | null {

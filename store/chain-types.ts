@@ -1,6 +1,7 @@
 /**
  * The chain's domain types, declared once, in the lowest folder that needs them (store/ records them; net/, actors/
- * and api/ import them from here or through net/eth/hex.ts): hex strings, hashes, and a block named by number and hash.
+ * and api/ import them from here or through net/eth/hex.ts): hex strings, hashes, a block named by number and hash, and
+ * the finality of a block or of a processor's output.
  */
 
 /** Lower-case, `0x`-prefixed hex. */
@@ -14,3 +15,7 @@ export interface BlockRef {
   readonly number: number;
   readonly hash: Hash;
 }
+
+/** How settled a covered block is (spec §3.2): seen at the head, included in the canonical chain, or finalized. */
+export const FINALITIES = ['preview', 'included', 'finalized'] as const;
+export type Finality = (typeof FINALITIES)[number];

@@ -28,6 +28,7 @@ import type { Finality } from './coverage.js';
 import type { BinaryTable } from './store.js';
 import { decodeU64Key, u64Key } from './keys.js';
 import { groupRender, type ChangeOperation, type EnvelopeBlock, type EnvelopeInput } from './change-envelope.js';
+import type { BlockRef } from './chain-types.js';
 
 export type { ChangeOperation } from './change-envelope.js';
 
@@ -323,7 +324,7 @@ export function checkStoredEntry(first: bigint, value: Uint8Array): number {
 export interface ChangeFacts {
   readonly sequence: bigint;
   readonly operation: ChangeOperation;
-  readonly block: { readonly number: number; readonly hash: string } | null;
+  readonly block: BlockRef | null;
   readonly kind: string;
   readonly key: string | null;
   readonly dataJson: string | null;
@@ -335,7 +336,7 @@ export function* changeFacts(changes: BinaryTable, from = 1n): Generator<ChangeF
   for (const { key, value } of changes.getRange({ start })) {
     const facts: ChangeFacts[] = [];
     visitStored(decodeU64Key(key), value, from, (sequence, operation, _cursor, json) => {
-      const envelope = JSON.parse(json.toString('utf8')) as { block?: { number: number; hash: string } | null; kind?: string; key?: string | null; data?: unknown };
+      const envelope = JSON.parse(json.toString('utf8')) as { block?: BlockRef | null; kind?: string; key?: string | null; data?: unknown };
       const block = envelope.block ?? null;
       facts.push({
         sequence, operation, block: block === null ? null : { number: block.number, hash: block.hash }, kind: envelope.kind ?? '', key: envelope.key ?? null,

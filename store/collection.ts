@@ -3,10 +3,8 @@
  * generic entity API (spec §2.7, §4.3) reads it. Kinds declare their collections; the API scans them
  * without knowing any kind.
  */
-/** 0x-prefixed hex (the same template type as net/eth's Hex; store/ imports nothing from net/). */
-type Hex = `0x${string}`;
 import type { BinaryTable } from './store.js';
-import type { Finality } from './coverage.js';
+import type { Finality, Hex } from './chain-types.js';
 
 /** Block metadata of one stored row, carried by every generic entity result (spec §2.7). */
 export interface CollectionRowMeta {

@@ -6,9 +6,10 @@
 import { decodeU64KeyAsNumber, u64Key } from './keys.js';
 import type { BinaryKeyedRecordTable, BinaryTable, ProcessorTables } from './store.js';
 import { encode, decode } from '../runtime/codec.js';
+import type { Finality } from './chain-types.js';
 
 export type CoverageState = 'starting' | 'backfilling' | 'catching_up' | 'live' | 'degraded' | 'failed';
-export type Finality = 'preview' | 'included' | 'finalized';
+export type { Finality } from './chain-types.js';
 
 export interface BlockRange {
   readonly from: number;

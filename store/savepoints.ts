@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { StringKeyedRecordTable } from './store.js';
+import type { BlockRef } from './chain-types.js';
 
 export const SAVEPOINT_MEDIA_TYPE = 'application/vnd.node.savepoint';
 export const SAVEPOINT_FORMAT_VERSION = 1;
@@ -24,7 +25,7 @@ export interface SavepointHeader {
   readonly genesisHash: string;
   readonly processor: { readonly id: string; readonly instance: string; readonly kind: string; readonly version: string; readonly changeSchema: string; readonly options: unknown };
   /** The finalized block the state is as of. */
-  readonly block: { readonly number: number; readonly hash: string };
+  readonly block: BlockRef;
   /** The state reflects every block from here through `block`, gap-free (null: it does not, e.g. coverage with gaps). */
   readonly stateFrom: number | null;
   readonly rowCount: number;

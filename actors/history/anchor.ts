@@ -24,6 +24,7 @@ import { historyFloor, putHistoryLinks, readHistoryLink } from '../../store/hist
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { indexTransactions } from '../../store/tx-index.js';
 import type { HistorySource } from './sources.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 /** Headers fetched per request of the walk. */
 const WALK_BATCH = 256;
@@ -67,8 +68,8 @@ export function provenHash(store: Store, number: number): Hash | null {
  * by an earlier chunk of a job, a cold backfill or an on-demand fill; else null. A chunk over such blocks needs
  * nothing from the source: two cold backfills over one range fetch and verify it once.
  */
-export function historyRecorded(store: Store, from: number, to: number): Array<{ number: number; hash: Hash }> | null {
-  const blocks: Array<{ number: number; hash: Hash }> = [];
+export function historyRecorded(store: Store, from: number, to: number): Array<BlockRef> | null {
+  const blocks: Array<BlockRef> = [];
   for (let number = from; number <= to; number += 1) {
     const link = readHistoryLink(store, number);
     if (link === undefined) return null;
@@ -147,7 +148,7 @@ export function checkProven(store: Store, blocks: readonly HistoryBlock[]): void
 export async function fetchProvenChunk(
   store: Store, source: HistorySource, chunk: { readonly from: number; readonly to: number },
   options: { readonly belowFallback: () => Hash | null; readonly signal: AbortSignal; readonly stopping: () => boolean },
-): Promise<Array<{ number: number; hash: Hash }>> {
+): Promise<Array<BlockRef>> {
   // The chunk's top links to a proven canonical hash: below the recorded chain, headers are walked down to it first.
   await anchorDown(store, source, chunk.to, options.signal);
   const blocks = await source.fetchRange(chunk.from, chunk.to);

@@ -16,6 +16,7 @@ import { changeFacts, changeTail } from '../../store/change-log.js';
 import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
 import type { ProcessorTables } from '../../store/store.js';
 import type { RebuildComparison } from '../../store/rebuilds.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 interface Output {
   readonly block: number;
@@ -35,7 +36,7 @@ function withoutFinality(value: unknown): unknown {
 interface LoggedChange {
   readonly position: bigint;
   readonly operation: string;
-  readonly envelope: { block: { number: number; hash: string } | null; kind: string; key: string | null; data: unknown };
+  readonly envelope: { block: BlockRef | null; kind: string; key: string | null; data: unknown };
 }
 
 /** The apply and undo changes of a log about blocks of [from, to], in log order. */

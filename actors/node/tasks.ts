@@ -2,7 +2,7 @@
  * CPU tasks run on the node's piscina pool (runtime/pool.ts): pure functions over bytes, named
  * by their export. Inputs and outputs are structured-clone values.
  */
-import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
+import { verifyBlockMaterialBytes, type BlockMaterialBytes } from '../../net/eth/verify-material.js';
 import { convertRpcBatch as convertBatchBytes, type RpcBatchInput, type RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { movable } from '../../runtime/pool.js';
 import type { Hash } from '../../net/eth/hex.js';
@@ -17,19 +17,11 @@ export async function convertRpcBatch(input: RpcBatchInput): Promise<RpcBatchOut
   return movable({ packed }, [packed.bytes]);
 }
 
-export interface BlockMaterialInput {
-  readonly header: Uint8Array;
-  readonly body: Uint8Array;
-  /** Receipts in the eth/69 storage shape, when the source has them. */
-  readonly receipts?: Uint8Array;
-  readonly expectedHash?: Hash | undefined;
-}
-
 /**
  * Verifies a block's material against its header straight from the bytes (hash, roots, bloom, gas; see
  * net/eth/verify-material.ts); throws a BlockVerificationError naming the mismatch.
  */
-export async function verifyBlockMaterial(input: BlockMaterialInput): Promise<{ hash: Hash; number: number }> {
+export async function verifyBlockMaterial(input: BlockMaterialBytes): Promise<{ hash: Hash; number: number }> {
   const verified = verifyBlockMaterialBytes(input);
   return { hash: verified.hash, number: verified.header.number };
 }
@@ -42,7 +34,7 @@ export type BlockMaterialOutcome = { ok: true; hash: Hash; number: number } | { 
  * instead of one per block, whose fixed cost a profile of the p2p follower put above a copy of the block itself.
  * Each block is verified on its own; a failure is returned in its place, never thrown for the batch.
  */
-export async function verifyBlockMaterials(inputs: readonly BlockMaterialInput[]): Promise<BlockMaterialOutcome[]> {
+export async function verifyBlockMaterials(inputs: readonly BlockMaterialBytes[]): Promise<BlockMaterialOutcome[]> {
   return inputs.map((input) => {
     try {
       const verified = verifyBlockMaterialBytes(input);

@@ -17,6 +17,7 @@ import type { ProcessorTables, Store } from '../../store/store.js';
 import { stateAsOf } from '../kinds/sdk/state.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface CheckpointPolicy {
   /** 0: no checkpoints. */
@@ -50,7 +51,7 @@ export interface RestoreResult {
   /** The covered blocks after the checkpoint re-reduced from the store's retained material (null: none). */
   readonly replayed: { readonly fromBlock: number; readonly toBlock: number; readonly blocks: number } | null;
   /** The reduce cursor the repaired state reflects: the instance's, unchanged. */
-  readonly reduceCursor: { readonly number: number; readonly hash: string };
+  readonly reduceCursor: BlockRef;
 }
 
 /** What a restore reads and re-runs: the lane's commit context. */
@@ -61,7 +62,7 @@ function conflict(message: string, details: Record<string, unknown>): CodedError
 }
 
 /** The hashes of the instance's branch from `from` (exclusive) up to the cursor, by number, walking parent links of recorded headers. */
-function branchAfter(store: Store, from: { number: number; hash: string }, cursor: { number: number; hash: Hex }, checkpoint: string): Map<number, Hex> {
+function branchAfter(store: Store, from: BlockRef, cursor: BlockRef, checkpoint: string): Map<number, Hex> {
   const hashes = new Map<number, Hex>();
   let hash: Hex = cursor.hash;
   for (let n = cursor.number; n > from.number; n -= 1) {

@@ -26,7 +26,7 @@ import { rangeCovered, readProgress, readRanges, writeProgress, type ColdBackfil
 import type { ProcessorTables, Store } from '../../store/store.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
-import { journalHead } from '../../store/chain-heads.js';
+import { journalFinalized, journalHead } from '../../store/chain-heads.js';
 
 /** Where a cold backfill splits the chain: history through `targetBlock`, the live lane after `journalSequence`. */
 export interface ColdSplit {
@@ -40,7 +40,7 @@ export interface ColdSplit {
  */
 export function coldSplit(store: Store, startBlock: number): ColdSplit | null {
   const head = journalHead(store);
-  const finalized = newestFinalized(store);
+  const finalized = journalFinalized(store)?.number ?? null;
   if (finalized === null || startBlock > finalized) return null;
   const next = getCanonicalHash(store, finalized + 1);
   if (!next) return { targetBlock: finalized, journalSequence: head };
@@ -65,7 +65,7 @@ export const COLD_WAIT = 'wait' as const;
  */
 export function coldWaitReason(store: Store, startBlock: number): string {
   const first = firstApplied(store);
-  const finalized = newestFinalized(store);
+  const finalized = journalFinalized(store)?.number ?? null;
   const recorded = first === null ? 'the node has recorded no block yet' : `the node's recorded chain begins at block ${first}`;
   const final = finalized === null ? 'no finalized block is recorded yet' : `the newest finalized block recorded is ${finalized}`;
   return `the cold backfill from start_block ${startBlock} waits for the chain's finalized block to reach the recorded chain: ${recorded}, ${final}; nothing is applied until then`;
@@ -82,15 +82,6 @@ function firstApplied(store: Store): number | null {
   for (const { value } of store.chain.journal.getRange({})) {
     const move = decodeJournalMove(value);
     if (move.op === 'apply') return move.number;
-  }
-  return null;
-}
-
-/** The block of the journal's newest `finalize` move, or null when nothing was finalized. */
-function newestFinalized(store: Store): number | null {
-  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
-    const move = decodeJournalMove(value);
-    if (move.op === 'finalize') return move.number;
   }
   return null;
 }

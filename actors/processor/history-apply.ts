@@ -23,6 +23,7 @@ import type { CommitContext } from './commit.js';
 import { ChangeGroupWriter } from './change-writer.js';
 import { artifactTxn } from './artifacts.js';
 import { INSTANCE_OWNER } from '../../store/artifacts.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 /** Rows and inverses an ordered-state chunk holds in memory before it writes them out mid-commit (as commit.ts). */
 const BATCH_HELD_LIMIT = 100_000;
@@ -31,7 +32,7 @@ export type HistoryApplyMessage = {
   readonly type: 'history.apply';
   readonly job: string;
   /** Ascending, recorded and verified by the history lane. */
-  readonly blocks: ReadonlyArray<{ readonly number: number; readonly hash: Hex }>;
+  readonly blocks: ReadonlyArray<BlockRef>;
 };
 
 export interface HistoryApplyResult {

@@ -15,7 +15,6 @@
  * nothing twice; blocks must come in ascending order (the consumer reads its range in block order).
  */
 import { CodedError } from '../../runtime/errors.js';
-import type { Hex } from '../../net/eth/hex.js';
 import { artifactTxn } from './artifacts.js';
 import { INSTANCE_OWNER } from '../../store/artifacts.js';
 import { coverBlock, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
@@ -23,6 +22,7 @@ import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
 import { ChangeGroupWriter } from './change-writer.js';
 import { checkHistoryBlock } from './history-apply.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export type HistoryPublishMessage = {
   readonly type: 'history.publish';
@@ -30,7 +30,7 @@ export type HistoryPublishMessage = {
   readonly stream: string;
   readonly originKind: 'historical_backfill' | 'recompute';
   /** Ascending, recorded and verified by the history lane. */
-  readonly blocks: ReadonlyArray<{ readonly number: number; readonly hash: Hex }>;
+  readonly blocks: ReadonlyArray<BlockRef>;
 };
 
 export interface HistoryPublishResult {

@@ -27,6 +27,7 @@ import { closeApp, closeListenSocket, listen } from '../../api/server.js';
 import { createRpcContext, type RpcChain } from '../../api/rpc/rpc-context.js';
 import type { BlockCacheLimits } from '../../api/rpc/chain-reader.js';
 import { createRpcServers, RPC_HTTP_METHODS, RPC_WS_METHODS, type RpcServers } from '../../api/rpc/rpc-server.js';
+import { createRpcMetrics } from './metrics.js';
 
 export interface RpcArgs {
   readonly httpAddress: string;
@@ -81,7 +82,7 @@ export default defineActor<State, RpcArgs, RpcInbox>({
     });
     const servers = createRpcServers({
       context, maxBodyBytes: args.limits.maxRequestBodyBytes, wsMaxBufferedBytes: args.limits.wsMaxBufferedBytes,
-      maxSubscriptionsPerConnection: args.limits.maxSubscriptionsPerConnection, log: ctx.log, metrics: ctx.metrics,
+      maxSubscriptionsPerConnection: args.limits.maxSubscriptionsPerConnection, log: ctx.log, metrics: createRpcMetrics(ctx.metrics),
       ...(args.history ? { fillHistory: historyFiller(args.history, pending, (message) => ctx.send<HistoryInbox>('history', message)) } : {}),
     });
     const sockets: uWS.us_listen_socket[] = [];

@@ -9,12 +9,10 @@
  */
 import { defineActor } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
-import { bytesToHex } from '../../net/eth/hex.js';
 import { openStore, type Store } from '../../store/store.js';
-import { decodeJournalMove } from '../../store/journal.js';
 import type { ChainInbox, HeadNotice } from '../chain/messages.js';
 import type { SourceInbox } from './messages.js';
-import { canonicalHead } from '../../store/chain-heads.js';
+import { canonicalHead, journalFinalized } from '../../store/chain-heads.js';
 
 export interface NoneSourceArgs {
   readonly dataDir: string;
@@ -24,14 +22,6 @@ interface State {
   readonly store: Store;
 }
 
-/** The newest `finalize` move of the journal, or null when nothing was ever finalized. */
-function lastFinalized(store: Store): { number: number; hash: string } | null {
-  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
-    const move = decodeJournalMove(value);
-    if (move.op === 'finalize') return { number: move.number, hash: bytesToHex(move.hash) };
-  }
-  return null;
-}
 
 export default defineActor<State, NoneSourceArgs, SourceInbox>({
   async init(ctx) {
@@ -46,7 +36,7 @@ export default defineActor<State, NoneSourceArgs, SourceInbox>({
 
   handle(message, state) {
     if (message.type !== 'finalized') throw new CodedError('invalid_request', `the none source does not accept '${message.type}'; it answers ask 'finalized'`);
-    return lastFinalized(state.store);
+    return journalFinalized(state.store);
   },
 
   async stop(state) {

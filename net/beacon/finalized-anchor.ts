@@ -5,12 +5,13 @@
  */
 import { hexToBytes, type Hex } from '../eth/hex.js';
 import type { BeaconClient } from './api-client.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface FinalizedAnchor {
   readonly epoch: number;
   readonly root: Hex;
   /** The finalized block's execution payload; null before the merge or at genesis. */
-  readonly execution: { readonly number: number; readonly hash: Hex } | null;
+  readonly execution: BlockRef | null;
 }
 
 export type AnchorReport =

@@ -14,6 +14,7 @@ import { startDiscv4, type Discv4Service } from '../discovery/discv4.js';
 import { EthHost } from '../p2p/host.js';
 import { chainRequestHandler, type ChainReader } from '../p2p/serve.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../p2p/status.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface DevnetPeerOptions {
   readonly seed: string;
@@ -31,7 +32,7 @@ export interface DevnetPeer {
   /** The UDP port discv4 answers on (the RLPx port), or null when it could not bind it. */
   readonly discv4Port: number | null;
   /** Tells connected eth/69 peers the served range moved. */
-  announce(head: { readonly number: number; readonly hash: Hash }): void;
+  announce(head: BlockRef): void;
   readonly sessions: () => number;
   close(): void;
 }

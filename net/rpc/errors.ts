@@ -3,6 +3,7 @@
  * what to do; none ever carries the upstream URL's credentials or query (URLs pass through `redactUrl` first).
  */
 import { BlockVerificationError } from '../eth/errors.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 /** How an upstream call failed: `transport` (connect, reset, DNS), `timeout`, `http` (non-200 status), `rpc` (a JSON-RPC error object), `response` (not JSON-RPC). */
 export type UpstreamFailure = 'transport' | 'timeout' | 'http' | 'rpc' | 'response';
@@ -80,7 +81,7 @@ export class BlockUnavailableError extends Error {
  * Where a refused branch leaves the followed chain: right above a recorded block the upstream still has (`at`), or
  * below the recorded chain's first block (`below`: the upstream shares none of it).
  */
-export type ForkPoint = { readonly at: { readonly number: number; readonly hash: string } } | { readonly below: number };
+export type ForkPoint = { readonly at: BlockRef } | { readonly below: number };
 
 /**
  * The upstream's new branch forks below the deepest reorganisation this source accepts. `fork` says where, when it
@@ -89,9 +90,9 @@ export type ForkPoint = { readonly at: { readonly number: number; readonly hash:
 export class ReorgTooDeepError extends Error {
   override name = 'ReorgTooDeepError';
   constructor(
-    readonly localHead: { readonly number: number; readonly hash: string },
+    readonly localHead: BlockRef,
     readonly maxReorgDepth: number,
-    readonly unknownBlock: { readonly number: number; readonly hash: string },
+    readonly unknownBlock: BlockRef,
     readonly fork?: ForkPoint,
   ) {
     super(
@@ -112,8 +113,8 @@ function forkDepth(head: { readonly number: number }, unknown: { readonly number
 }
 
 function forkDescription(
-  head: { readonly number: number; readonly hash: string },
-  unknown: { readonly number: number; readonly hash: string },
+  head: BlockRef,
+  unknown: BlockRef,
   fork: ForkPoint | undefined,
 ): string {
   const depth = forkDepth(head, unknown, fork);

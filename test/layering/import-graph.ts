@@ -105,3 +105,25 @@ export function crossFolderCycles(graph: ImportGraph): string[][] {
   for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return cycles;
 }
+
+/** A built-in kind's folder (`actors/kinds/<kind>/…`, the SDK aside), or null for any other file. */
+function kindOf(file: string): string | null {
+  const match = /^actors\/kinds\/([^/]+)\//.exec(file);
+  return match && match[1] !== 'sdk' ? match[1]! : null;
+}
+
+/**
+ * Every import by which a kind leaves its room (issue 29 point 1): a file in `actors/kinds/<kind>/` imports only
+ * the SDK (`actors/kinds/sdk/`) and its own folder, except the files `allowed`.
+ */
+export function kindRoomViolations(graph: ImportGraph, allowed: readonly string[] = []): string[] {
+  const violations: string[] = [];
+  for (const [from, imports] of graph) {
+    const kind = kindOf(from);
+    if (kind === null) continue;
+    for (const to of imports) {
+      if (!to.startsWith('actors/kinds/sdk/') && !to.startsWith(`actors/kinds/${kind}/`) && !allowed.includes(to)) violations.push(`${from} imports ${to}`);
+    }
+  }
+  return violations.sort();
+}

@@ -1,13 +1,13 @@
 /**
  * The layering of ARCHITECTURE.md §2 as a test (issue 29 point 4, after Ponder's layering test): runtime/ imports
  * nothing of ours; store/ only runtime/; net/ only runtime/ and store/; api/ never actors/; and no import circle
- * crosses folders. (That a kind imports only the SDK and its own folder joins these rules when the kinds do, issue 29
- * point 1.) The checks themselves are proven on small graphs first, so a rule that could not fail would show.
+ * crosses folders; a kind imports only the SDK and its own folder (issue 29 point 1). The checks themselves are proven
+ * on small graphs first, so a rule that could not fail would show.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PROJECT_ROOT } from '../support/paths.js';
-import { crossFolderCycles, layerViolations, readImportGraph } from './import-graph.js';
+import { crossFolderCycles, kindRoomViolations, layerViolations, readImportGraph } from './import-graph.js';
 
 test('the layer rules catch an upward import and a circle across folders, and let a circle within a folder be', () => {
   const graph = new Map<string, string[]>([
@@ -28,4 +28,22 @@ test('the source tree keeps its layers: no folder imports one above it, no impor
   assert.ok(graph.size > 300, `read ${graph.size} files`);
   assert.deepEqual(layerViolations(graph), []);
   assert.deepEqual(crossFolderCycles(graph), []);
+});
+
+/** The kind interface still lives in the processor lane until point 1's lane side moves it into the SDK; then this goes. */
+const KIND_INTERFACE_IN_THE_LANE = ['actors/processor/kind.ts'];
+
+test('a kind imports only the SDK and its own folder', () => {
+  const graph = new Map<string, string[]>([
+    ['actors/kinds/erc20/query.ts', ['actors/kinds/sdk/query/index.ts', 'actors/kinds/erc20/options.ts', 'api/errors.ts']],
+    ['actors/kinds/amm/pools.ts', ['actors/kinds/erc20/balances.ts', 'store/coverage.ts']],
+    ['actors/kinds/sdk/tables.ts', ['store/store.ts']],
+    ['actors/kinds/registry.ts', ['actors/kinds/amm/index.ts', 'api/aggregate/kind-surface.ts']],
+  ]);
+  assert.deepEqual(kindRoomViolations(graph), [
+    'actors/kinds/amm/pools.ts imports actors/kinds/erc20/balances.ts',
+    'actors/kinds/amm/pools.ts imports store/coverage.ts',
+    'actors/kinds/erc20/query.ts imports api/errors.ts',
+  ]);
+  assert.deepEqual(kindRoomViolations(readImportGraph(PROJECT_ROOT), KIND_INTERFACE_IN_THE_LANE), []);
 });

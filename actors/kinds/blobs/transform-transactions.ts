@@ -3,7 +3,7 @@
  * field of the type-3 ones. `transformTransactions` builds that from canonical encodings (such as
  * `verifyBlockMaterialBytes` returns) by decoding only the blob transactions; full `Transaction`s fit too.
  */
-import { decodeTransaction, type Eip4844Transaction, type TransactionType } from '../../../net/eth/index.js';
+import { decodeTransaction, type Eip4844Transaction, type TransactionType } from '../sdk/chain.js';
 
 /**
  * A blob transaction decoded from its canonical `encoding`, which it keeps: the rows take the transaction hash and
