@@ -20,12 +20,12 @@ import { errorFields, redactUrl } from '../../runtime/log.js';
 import type { ChainInbox, FinalizedNotice } from '../chain/messages.js';
 import type { SourceInbox, SourceReplies } from '../sources/messages.js';
 import type { FinalityInbox } from './messages.js';
-import type { Hex } from '../../net/eth/hex.js';
 import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, } from './beacon-api.js';
 import { openStore, type Store } from '../../store/store.js';
 import { storePersistence } from './persistence.js';
 import { subscribeBeaconEvents, type BeaconEventStream } from '../../net/beacon/event-stream.js';
 import type { ConsensusP2pArgs } from './consensus-p2p.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface FinalityArgs {
   readonly kind: 'devnet' | 'rpc' | 'none' | 'beacon_api' | 'consensus_p2p';
@@ -40,7 +40,7 @@ export interface FinalityArgs {
 
 interface State {
   timer: NodeJS.Timeout | null;
-  last: { number: number; hash: Hex } | null;
+  last: BlockRef | null;
   polling: boolean;
   stopping: boolean;
   /** An event arrived during a round: run another one right after it (with the newest such event). */
@@ -65,7 +65,7 @@ function degrade(ctx: ActorContext<FinalityArgs>, state: State, reason: string):
   state.reason = reason;
 }
 
-async function announce(ctx: ActorContext<FinalityArgs>, state: State, finalized: { number: number; hash: Hex }): Promise<void> {
+async function announce(ctx: ActorContext<FinalityArgs>, state: State, finalized: BlockRef): Promise<void> {
   if (state.healthy !== true) ctx.ready();
   state.healthy = true;
   state.reason = null;

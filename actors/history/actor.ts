@@ -54,6 +54,7 @@ import {
   advanceRebuilds, cancelProcessorRebuild, createProcessorRebuild, deleteProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
 } from './rebuilds.js';
 import { startOnDemand, type OnDemandArgs } from './on-demand.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export interface HistoryProcessorArgs {
   readonly id: string;
@@ -443,5 +444,5 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
 /** A chunk fetched (verified, proven and recorded) ahead of its apply. */
 interface Prefetch {
   readonly chunk: BlockRange;
-  readonly blocks: Promise<Array<{ number: number; hash: Hash }>>;
+  readonly blocks: Promise<Array<BlockRef>>;
 }

@@ -26,9 +26,8 @@ import { errorFields } from '../../runtime/log.js';
 import { getBlockNumber, getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
 import { openStore, type Store } from '../../store/store.js';
 import { ensureP2pSecret } from '../../store/secret.js';
-import { decodeJournalMove } from '../../store/journal.js';
 import { decodeHeader } from '../../net/eth/header.js';
-import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
+import { bytesToHex, hexToBytes } from '../../net/eth/hex.js';
 import { receiptsWanted, type LogInterest } from '../../net/p2p/log-interest.js';
 import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type HeadersAhead } from '../../net/p2p/acquire.js';
 import type { BlockRef } from '../../store/chain-types.js';
@@ -45,7 +44,7 @@ import { dnsTxtResolver } from '../../net/discovery/dns-resolver.js';
 import { PeerStore } from '../../net/discovery/peer-store.js';
 import { join } from 'node:path';
 import type { NatMode } from '../../net/p2p/nat/mode.js';
-import { canonicalHead } from '../../store/chain-heads.js';
+import { canonicalHead, journalFinalized } from '../../store/chain-heads.js';
 
 export interface PeersSourceArgs {
   readonly dataDir: string;
@@ -143,7 +142,7 @@ export default defineActor<State, PeersSourceArgs, P2pSourceInbox>({
         const h = head.current;
         return h ? { number: h.number, hash: h.hash, timestamp: h.timestamp, earliest: 0 } : { number: 0, hash: genesis.hash, timestamp: args.chain.genesis.timestamp, earliest: 0 };
       },
-      anchor: () => lastFinalized(store) ?? genesis,
+      anchor: () => journalFinalized(store) ?? genesis,
       handler: chainRequestHandler(storeChainReader(store)),
       log: ctx.log, metrics, onChange: wake,
     });
@@ -176,7 +175,7 @@ export default defineActor<State, PeersSourceArgs, P2pSourceInbox>({
 });
 
 function finalized(state: State, finality: PeersSourceArgs['finality']): SourceReplies['finalized'] {
-  if (finality.kind === 'none') return lastFinalized(state.store);
+  if (finality.kind === 'none') return journalFinalized(state.store);
   const head = state.head.current;
   if (!head) return null;
   const number = Math.max(0, head.number - finality.lag);
@@ -303,11 +302,3 @@ function canonicalTip(store: Store): (BlockRef & { timestamp: number }) | null {
   return { ...head, timestamp: header ? decodeHeader(header).timestamp : 0 };
 }
 
-/** The newest `finalize` move of the journal, or null when nothing was ever finalized. */
-function lastFinalized(store: Store): BlockRef | null {
-  for (const { value } of store.chain.journal.getRange({ reverse: true })) {
-    const move = decodeJournalMove(value);
-    if (move.op === 'finalize') return { number: move.number, hash: bytesToHex(move.hash) as Hash };
-  }
-  return null;
-}

@@ -5,8 +5,8 @@
  *   finality → source   ask `finalized` → the block its finality backend calls finalized, or null (not yet)
  *   listener → source   ask `network-status` → P2pSnapshot (kind p2p, for /v1/network/status)
  */
-import type { Hex } from '../../net/eth/hex.js';
 import type { P2pSnapshot } from '../../net/p2p/network-snapshot.js';
+import type { BlockRef } from '../../store/chain-types.js';
 
 export type FinalizedAsk = { readonly type: 'finalized' };
 export type NetworkStatusAsk = { readonly type: 'network-status' };
@@ -18,6 +18,6 @@ export type SourceInbox = FinalizedAsk;
 export type P2pSourceInbox = FinalizedAsk | NetworkStatusAsk;
 
 export interface SourceReplies {
-  readonly finalized: { readonly number: number; readonly hash: Hex } | null;
+  readonly finalized: BlockRef | null;
   readonly 'network-status': P2pSnapshot;
 }
