@@ -4,7 +4,7 @@
  */
 import type { KindSurface } from '../../api/aggregate/kind-surface.js';
 import type { ProcessorKindInfo } from '../../api/aggregate/configured-processors.js';
-import type { ProcessorKind } from '../processor/kind.js';
+import type { ProcessorKind } from './sdk/kind.js';
 import blobs from './blobs/index.js';
 import erc20 from './erc20/index.js';
 import amm from './amm/index.js';

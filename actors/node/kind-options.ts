@@ -1,5 +1,5 @@
 /** The kind-specific keys of one `[[processors]]` entry, handed to its kind's `bind` (which validates them). */
-import type { KindOptions } from '../processor/kind.js';
+import type { KindOptions } from '../kinds/sdk/kind.js';
 import type { ProcessorConfig } from './config-schema.js';
 
 export function kindOptionsOf(processor: ProcessorConfig): KindOptions {

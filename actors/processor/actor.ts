@@ -16,9 +16,9 @@ import { openStore, type Store, type ProcessorTables } from '../../store/store.j
 import { readProgress, readRanges, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
 import type { ChangesNotice, JournalNotice } from '../chain/messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
-import { kindContext } from './chain-context.js';
+import { kindContext } from '../kinds/sdk/kind-context.js';
 import { resolveKind } from '../kinds/kind-catalog.js';
-import type { KindOptions } from './kind.js';
+import type { KindOptions } from '../kinds/sdk/kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
 import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';

@@ -1,6 +1,6 @@
 /** The amm kind's options: `pools = "*"` (every Uniswap V2 pair / V3 pool event) or a list of pool addresses. */
 import { z } from 'zod';
-import type { KindOptions } from '../../processor/kind.js';
+import type { KindOptions } from '../sdk/kind.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 

@@ -1,14 +1,14 @@
 /** BlobTransaction rows: one per type-3 transaction, in canonical transaction index order. */
 import { GAS_PER_BLOB, hashTransaction, recoverAddress, recoverTransactionSender, type Address, type Eip4844Transaction, type Hash } from '../../../net/eth/index.js';
 import { hashTransactionEncoding, typedSigningHash } from '../../../net/eth/transaction-raw.js';
-import type { EncodedBlobTransaction, TransformTransaction } from './transform-transactions.js';
+import type { BlobOnlyTransaction, EncodedBlobTransaction } from '../sdk/blob-transactions-only.js';
 import type { BlobTransaction } from './types.js';
 
 export interface BlobTransactionRowsInput {
   network: string;
   blockNumber: number;
   blockHash: Hash;
-  transactions: readonly TransformTransaction[];
+  transactions: readonly BlobOnlyTransaction[];
   /** Gas used by each transaction, index for index with `transactions`. */
   gasUsed: readonly bigint[];
   executionBaseFee: bigint;

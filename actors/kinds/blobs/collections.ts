@@ -5,7 +5,7 @@
  */
 import type { BinaryTable } from '../../../store/store.js';
 import { u64Key as u64 } from '../../../store/keys.js';
-import type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../../processor/kind.js';
+import type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../sdk/kind.js';
 import { blockRowFields } from './block-row-fields.js';
 import { BLOCK_KEY_PREFIX, BLOCK_TRANSACTION_INDEX_KEY_PREFIX, blockKey, SCHEDULE_KEY_PREFIX, TRANSACTION_KEY_PREFIX, txKey } from './keys.js';
 import { BLOBS_PROCESSOR } from './schema.js';

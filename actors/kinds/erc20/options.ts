@@ -4,7 +4,7 @@
  * (the deployment block: coverage from there makes the token's balances exact).
  */
 import { z } from 'zod';
-import type { KindOptions } from '../../processor/kind.js';
+import type { KindOptions } from '../sdk/kind.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
