@@ -1,12 +1,12 @@
 /** The amm kind's options: `pools = "*"` (every Uniswap V2 pair / V3 pool event) or a list of pool addresses. */
-import { z } from 'zod';
 import type { KindOptions } from '../sdk/kind.js';
+import { parsedOption, type OptionsSchema, type ParsedOption } from '../sdk/options-schema.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export type PoolsOption = '*' | readonly string[];
 
-export function parsePools(raw: unknown): { ok: true; value: PoolsOption } | { ok: false; message: string } {
+export function parsePools(raw: unknown): ParsedOption<PoolsOption> {
   if (raw === '*') return { ok: true, value: '*' };
   if (!Array.isArray(raw) || raw.length === 0) return { ok: false, message: 'expected "*" or a non-empty list of pool addresses' };
   const value: string[] = [];
@@ -17,13 +17,8 @@ export function parsePools(raw: unknown): { ok: true; value: PoolsOption } | { o
   return { ok: true, value };
 }
 
-/** The config schema of `pools` (actors/node/config-schema.ts). */
-export const POOLS_OPTION = z.unknown().transform((raw, ctx): PoolsOption => {
-  const parsed = parsePools(raw);
-  if (parsed.ok) return parsed.value;
-  ctx.addIssue({ code: 'custom', message: parsed.message });
-  return z.NEVER;
-});
+/** The kind's `[[processors]]` keys as the config checks them: `pools`, required. */
+export const AMM_OPTIONS_SCHEMA: OptionsSchema = { pools: { schema: parsedOption(parsePools), required: 'pool addresses or "*"' } };
 
 export interface AmmOptions {
   /** null: every pool. */

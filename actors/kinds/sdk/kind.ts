@@ -11,6 +11,7 @@ import type { CollectionDescription } from '../../../store/collection.js';
 import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
 import type { ArtifactBlock, BlockInput } from './kind-block.js';
 import type { KindContext } from './kind-context.js';
+import type { OptionsSchema } from './options-schema.js';
 
 export type { ArtifactBlock, BlockInput } from './kind-block.js';
 export type { ChainContextArgs, KindContext } from './kind-context.js';
@@ -101,6 +102,8 @@ export interface ProcessorKind {
   /** The collections its entity table serves through the generic entity API. */
   readonly collections: readonly CollectionDescription[];
   readonly queryExtensions: readonly QueryExtension[];
+  /** A built-in kind's top-level `[[processors]]` keys, with their config schemas (options-schema.ts); empty for a user's kind, whose options are the entry's `options` table. */
+  readonly optionsSchema: OptionsSchema;
   /** Validates the instance's options (throws a message naming the key) and binds them. */
   bind(options: KindOptions): BoundKind;
 }
