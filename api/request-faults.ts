@@ -6,7 +6,7 @@
  * connection. It never escapes into uWS's callback, where it would crash the worker and spend the
  * lane's restart intensity on traffic anyone can send.
  */
-import { Counter, type Registry } from 'prom-client';
+import type { Counter } from 'prom-client';
 import type { Logger } from '../runtime/log.js';
 import { errorFields } from '../runtime/log.js';
 
@@ -17,20 +17,21 @@ export interface RequestFaults {
   record(listener: ListenerName, requestId: string, error: unknown, fields?: Readonly<Record<string, unknown>>): string;
 }
 
-const counters = new WeakMap<Registry, Counter<'listener'>>();
+/** What the boundary counts; the lane running the listener declares it (actors/listener/metrics.ts, actors/rpc/metrics.ts). */
+/** The counter's name, help and labels: the listener and rpc lanes each create it in their own worker (summed by name). */
+export const REQUEST_FAULTS_COUNTER = {
+  name: 'chain_node_request_faults_total',
+  help: 'Requests whose handling threw inside the node (answered 500 / -32603 or their connection ended), by listener',
+  labelNames: ['listener'] as const,
+};
 
-export function requestFaults(registry: Registry, log: Logger): RequestFaults {
-  let counter = counters.get(registry);
-  if (counter === undefined) {
-    counter = new Counter({
-      name: 'chain_node_request_faults_total',
-      help: 'Requests whose handling threw inside the node (answered 500 / -32603 or their connection ended), by listener',
-      labelNames: ['listener'],
-      registers: [registry],
-    });
-    counters.set(registry, counter);
-  }
-  const faults = counter;
+export interface RequestFaultsMetrics {
+  /** `chain_node_request_faults_total{listener}`. */
+  readonly requestFaults: Counter<'listener'>;
+}
+
+export function requestFaults(metrics: RequestFaultsMetrics, log: Logger): RequestFaults {
+  const faults = metrics.requestFaults;
   return {
     record(listener, requestId, error, fields = {}) {
       faults.inc({ listener });

@@ -5,8 +5,8 @@
  * Counter/Histogram hash their label objects on every observation, which showed up as a measurable
  * share of a one-block query.
  *
- * Exposes `chain_node_http_requests_total{route,status}` and
- * `chain_node_http_request_duration_seconds{route}` (histogram) exactly as before.
+ * A requests counter `{route,status}` and a duration histogram `{route}`, under the names and help texts
+ * the listener lane declares (actors/listener/metrics.ts), which creates one per worker.
  */
 import type { Metric, Registry } from 'prom-client';
 
@@ -17,8 +17,12 @@ interface Sample {
   readonly metricName?: string;
 }
 
-const REQUESTS = 'chain_node_http_requests_total';
-const DURATION = 'chain_node_http_request_duration_seconds';
+/** A metric's name and help text. */
+export interface MetricText {
+  readonly name: string;
+  readonly help: string;
+}
+
 const BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5] as const;
 
 interface RouteTally {
@@ -32,14 +36,16 @@ interface RouteTally {
 
 export class RouteMetrics {
   private readonly tallies = new Map<string, RouteTally>();
+  private readonly durationName: string;
 
-  constructor(registry: Registry) {
+  constructor(registry: Registry, requests: MetricText, duration: MetricText) {
+    this.durationName = duration.name;
     const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => Sample[]) => {
       // The shape prom-client's own AggregatorRegistry registers: a name and a `get` returning the values.
       registry.registerMetric({ name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }), reset: () => this.tallies.clear() } as unknown as Metric);
     };
-    metric(REQUESTS, 'HTTP requests answered, by route pattern and status', 'counter', () => this.requestValues());
-    metric(DURATION, 'Time from request to response, by route pattern', 'histogram', () => this.durationValues());
+    metric(requests.name, requests.help, 'counter', () => this.requestValues());
+    metric(duration.name, duration.help, 'histogram', () => this.durationValues());
   }
 
   /** One answered request. */
@@ -71,10 +77,10 @@ export class RouteMetrics {
       let cumulative = 0;
       for (let i = 0; i <= BUCKETS.length; i += 1) {
         cumulative += tally.buckets[i]!;
-        values.push({ labels: { route: tally.route, le: i < BUCKETS.length ? BUCKETS[i]! : '+Inf' }, value: cumulative, metricName: `${DURATION}_bucket` });
+        values.push({ labels: { route: tally.route, le: i < BUCKETS.length ? BUCKETS[i]! : '+Inf' }, value: cumulative, metricName: `${this.durationName}_bucket` });
       }
-      values.push({ labels: { route: tally.route }, value: tally.sum, metricName: `${DURATION}_sum` });
-      values.push({ labels: { route: tally.route }, value: tally.count, metricName: `${DURATION}_count` });
+      values.push({ labels: { route: tally.route }, value: tally.sum, metricName: `${this.durationName}_sum` });
+      values.push({ labels: { route: tally.route }, value: tally.count, metricName: `${this.durationName}_count` });
     }
     return values;
   }

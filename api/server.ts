@@ -4,13 +4,12 @@
  */
 import uWS from 'uWebSockets.js';
 import { createServer } from 'node:net';
-import type { Registry } from 'prom-client';
 import { fallback, route, type HttpOptions } from './http.js';
 import { patternMatches, type Route } from './routes.js';
 import { guarded, type BearerCheck } from './auth/bearer.js';
-import { RouteMetrics } from './route-metrics.js';
+import type { RouteMetrics } from './route-metrics.js';
 import { guardPort, type GuardedListener } from './http-guard.js';
-import { requestFaults, type RequestFaults } from './request-faults.js';
+import { requestFaults, type RequestFaults, type RequestFaultsMetrics } from './request-faults.js';
 import type { Logger } from '../runtime/log.js';
 
 export interface ApiServerOptions {
@@ -18,11 +17,17 @@ export interface ApiServerOptions {
   readonly maxBodyBytes: number;
   readonly maxUrlBytes: number;
   readonly log: Logger;
-  readonly metrics: Registry;
+  readonly metrics: ApiServerMetrics;
   /** The API bearer check (api/auth/bearer.ts), or null when no token is configured; open routes skip it. */
   readonly bearer?: BearerCheck | null;
   /** Routes the caller registers on the app itself (the SSE stream), so other methods on them answer 405. */
   readonly directRoutes?: readonly Pick<Route, 'method' | 'pattern'>[];
+}
+
+/** What the API listener updates; the listener lane declares it (actors/listener/metrics.ts). */
+export interface ApiServerMetrics extends RequestFaultsMetrics {
+  /** Per-route requests and durations. */
+  readonly routes: RouteMetrics;
 }
 
 export interface ApiApp {
@@ -38,7 +43,7 @@ export interface ApiApp {
 export function createApiApp(options: ApiServerOptions): ApiApp {
   const app = uWS.App();
   const inFlight = { count: 0 };
-  const metrics = new RouteMetrics(options.metrics);
+  const metrics = options.metrics.routes;
   const faults = requestFaults(options.metrics, options.log);
   const http: HttpOptions = {
     maxBodyBytes: options.maxBodyBytes, maxUrlBytes: options.maxUrlBytes, log: options.log, inFlight, faults,

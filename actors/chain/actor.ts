@@ -8,7 +8,6 @@
  * Accepts: HeadNotice (from `source`), FinalizedNotice (from `finality`), ask `status`.
  * Sends: JournalNotice to every processor actor.
  */
-import { Gauge } from 'prom-client';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { LinkClosedError } from '../../runtime/link.js';
 import { openStore, type Store } from '../../store/store.js';
@@ -16,6 +15,7 @@ import type { FinalizedNotice, HeadNotice, JournalNotice } from './messages.js';
 import { ForkChoiceError, planHead } from './fork-choice.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import { backfillTxIndex, chainView, commitFinalized, commitHead, loadChainState, type ChainState } from './journal-writer.js';
+import { createChainMetrics, type ChainMetrics } from './metrics.js';
 
 export interface ChainArgs {
   readonly dataDir: string;
@@ -29,8 +29,7 @@ interface State {
   readonly chain: ChainState;
   failed: string | null;
   pendingFinalized: BlockRef | null;
-  /** `chain_node_chain_failed_closed{cause}`: 1 once publication stopped (ops/alerts.yml pages on it). */
-  readonly failedClosed: Gauge;
+  readonly metrics: ChainMetrics;
 }
 
 /** Why the lane failed closed, as the metric's label. */
@@ -41,7 +40,7 @@ type Ctx = ActorContext<ChainArgs>;
 function failClosed(ctx: Ctx, state: State, reason: string, cause: FailCause = 'finalized_contradiction'): void {
   if (state.failed !== null) return;
   state.failed = reason;
-  state.failedClosed.set({ cause }, 1);
+  state.metrics.failedClosed.set({ cause }, 1);
   ctx.log.error('chain failed closed: publication stopped', { reason });
   ctx.degraded(`failed closed: ${reason}`);
 }
@@ -109,9 +108,9 @@ export default defineActor<State, ChainArgs>({
     if (indexed > 0) ctx.log.info('transaction index backfilled', { blocks: indexed });
     ctx.log.info('chain state', { head: chain.head?.number ?? null, finalized: chain.finalized?.number ?? null, journal: chain.sequence });
     ctx.ready();
-    const failedClosed = new Gauge({ name: 'chain_node_chain_failed_closed', help: 'Set to 1 when the chain lane stopped publication (a finality contradiction or a reorg deeper than chain.max_reorg_depth), by cause', labelNames: ['cause'], registers: [ctx.metrics] });
-    for (const cause of ['finalized_contradiction', 'reorg_too_deep'] satisfies FailCause[]) failedClosed.set({ cause }, 0);
-    return { store, chain, failed: null, pendingFinalized: null, failedClosed };
+    const metrics = createChainMetrics(ctx.metrics);
+    for (const cause of ['finalized_contradiction', 'reorg_too_deep'] satisfies FailCause[]) metrics.failedClosed.set({ cause }, 0);
+    return { store, chain, failed: null, pendingFinalized: null, metrics };
   },
   async handle(message, state, ctx) {
     switch (message.type) {

@@ -41,6 +41,7 @@ import { kindSurfaces } from '../kinds/kind-catalog.js';
 import { CodedError } from '../../runtime/errors.js';
 import { HttpError } from '../../api/errors.js';
 import { adminRoutes } from '../../api/admin/admin-routes.js';
+import { createListenerMetrics } from './metrics.js';
 
 export interface ListenerArgs {
   readonly address: string;
@@ -133,8 +134,9 @@ export default defineActor<State, ListenerArgs>({
       ...consumerRoutes(context, outboxAsker(ctx)),
       ...adminRoutes((message, timeoutMs) => ctx.ask('history', message, timeoutMs)),
     ];
-    const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics: ctx.metrics, bearer: context.bearer ?? null, directRoutes: [STREAM_ROUTE] });
-    const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: ctx.metrics });
+    const metrics = createListenerMetrics(ctx.metrics);
+    const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics, bearer: context.bearer ?? null, directRoutes: [STREAM_ROUTE] });
+    const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: metrics.sse });
     registerStreamRoute(api.app, context, hub, api.faults);
     const { socket, port } = await listen(api.app, args.address, { name: 'api', allow: api.methods }).catch((error: unknown) => {
       hub.close();

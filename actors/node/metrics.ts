@@ -1,12 +1,13 @@
 /**
- * Every runtime metric, declared in one place: read at scrape time from the actors' shared
- * mailbox control blocks and the supervisors, then merged with each actor's own registry.
- * Labels are actor and lane names from the configuration, so cardinality is bounded.
+ * The root's metrics, declared in one place: every runtime metric, read at scrape time from the
+ * actors' shared mailbox control blocks and the supervisors, and the store gauges, read from the
+ * store (store-readings.ts); then merged with each actor's own registry (its lane's metrics.ts).
+ * Labels are actor, lane and processor instance names from the configuration, so cardinality is bounded.
  */
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ActorSystem } from '../../runtime/system.js';
 import type { LaneState } from '../../runtime/supervisor.js';
-import { registerStoreMetrics, type StoreMetricsSource } from './store-metrics.js';
+import { storeReadings, type PerProcessor, type StoreMetricsSource, type StoreReadings } from './store-readings.js';
 import { httpGuardStats } from '../../api/http-guard.js';
 import type { MapReleaseStats } from '../../store/map-release.js';
 
@@ -18,7 +19,7 @@ export interface RootMetrics {
 
 export function createRootMetrics(system: ActorSystem, isReady: () => boolean, store?: StoreMetricsSource, mapRelease?: () => MapReleaseStats | null): RootMetrics {
   const registry = new Registry();
-  if (store) registerStoreMetrics(registry, store);
+  if (store) declareStoreGauges(registry, storeReadings(store), store);
   collectDefaultMetrics({ register: registry });
   // prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges named like counters
   // (`promtool check metrics` flags them); the same counts stay as `nodejs_active_*{type}` by type.
@@ -101,4 +102,58 @@ export function createRootMetrics(system: ActorSystem, isReady: () => boolean, s
       return AggregatorRegistry.aggregate([own, ...actors]).metrics();
     },
   };
+}
+
+/** Gauges of the store and its filesystem (ops/alerts.yml reads them); each reads its value at scrape time. */
+function declareStoreGauges(registry: Registry, read: StoreReadings, limits: Pick<StoreMetricsSource, 'artifactMaxBytes' | 'budgets'>): void {
+  const registers = [registry];
+  const perProcessor = (gauge: Gauge<'processor'>, values: readonly PerProcessor[]) => {
+    gauge.reset();
+    for (const { processor, value } of values) gauge.set({ processor }, value);
+  };
+  new Gauge({ name: 'chain_node_data_dir_filesystem_size_bytes', help: 'Size of the filesystem holding data_dir', registers, collect() { this.set(read.filesystemSizeBytes()); } });
+  new Gauge({ name: 'chain_node_data_dir_filesystem_free_bytes', help: 'Bytes of the filesystem holding data_dir available to the node (unprivileged free space)', registers, collect() { this.set(read.filesystemFreeBytes()); } });
+  new Gauge({ name: 'chain_node_store_size_bytes', help: 'Size of the LMDB database file (data_dir/db/data.mdb)', registers, collect() { this.set(read.storeSizeBytes()); } });
+  new Gauge({
+    name: 'chain_node_chain_head_block', help: 'Highest canonical block in the chain journal', registers,
+    collect() { const head = read.chainHead(); if (head === null) this.reset(); else this.set(head); },
+  });
+  new Gauge({
+    name: 'chain_node_chain_finalized_block', help: 'Finalized block recorded in the chain journal', registers,
+    collect() { const finalized = read.finalizedBlock(); if (finalized === null) this.reset(); else this.set(finalized); },
+  });
+  new Gauge({ name: 'chain_node_chain_finalized_age_seconds', help: 'Seconds since the finalized block last advanced (as seen by scrapes; counts from the first scrape)', registers, collect() { this.set(read.finalizedAgeSeconds()); } });
+  new Gauge({ name: 'chain_node_expected_block_interval_seconds', help: 'Mean timestamp step of the last stored canonical blocks (the chain\'s block interval)', registers, collect() { this.set(read.expectedBlockIntervalSeconds()); } });
+  // Spec §4.2: current and maximum artifact bytes, reported separately.
+  new Gauge({
+    name: 'chain_node_artifact_bytes', help: 'Artifact bytes a processor instance holds: retained finalized records and pending included-block candidates (state)', labelNames: ['processor', 'state'], registers,
+    collect() {
+      this.reset();
+      for (const { processor, retained, pending } of read.artifactBytes()) {
+        this.set({ processor, state: 'retained' }, retained);
+        this.set({ processor, state: 'pending' }, pending);
+      }
+    },
+  });
+  if (limits.artifactMaxBytes !== undefined) {
+    new Gauge({ name: 'chain_node_artifact_budget_bytes', help: '[budgets.artifacts] max_bytes: the most artifact bytes (retained plus pending) all processors may hold together', registers }).set(limits.artifactMaxBytes);
+  }
+  new Gauge({
+    name: 'chain_node_pending_delta_bytes', help: 'Bytes of the inverse writes kept for blocks not yet finalized (undo tables), by processor instance', labelNames: ['processor'], registers,
+    collect() { perProcessor(this, read.pendingDeltaBytes()); },
+  });
+  new Gauge({
+    name: 'chain_node_outbox_bytes', help: 'Bytes of the change logs retained for delivery, by processor instance (backfill-subscription streams summed as "backfill-subscriptions")', labelNames: ['processor'], registers,
+    collect() { perProcessor(this, read.outboxBytes()); },
+  });
+  if (limits.budgets) {
+    const { pendingDeltaBytes, outboxBytes } = limits.budgets;
+    new Gauge({ name: 'chain_node_pending_delta_budget_bytes', help: 'The pending-delta budget ([budgets.pending_deltas] max_bytes), across all processor instances', registers, collect() { this.set(pendingDeltaBytes); } });
+    new Gauge({ name: 'chain_node_outbox_budget_bytes', help: 'The outbox budget ([budgets.outbox] max_bytes), across all change logs', registers, collect() { this.set(outboxBytes); } });
+  }
+  new Gauge({ name: 'chain_node_processor_head_block', help: 'Highest block a processor instance covers', labelNames: ['processor'], registers, collect() { perProcessor(this, read.processorHeads()); } });
+  new Gauge({
+    name: 'chain_node_processor_head_age_seconds', help: 'Seconds since a processor instance last applied a journal move (as seen by scrapes; counts from the first scrape)', labelNames: ['processor'], registers,
+    collect() { perProcessor(this, read.processorHeadAges()); },
+  });
 }

@@ -15,7 +15,6 @@
  * `consumer.deliver`, `consumer.ack` (see messages.ts); from `history`: `consumers.move` (a rebuild's promote or
  * rollback, consumer-move.ts). Sends nothing.
  */
-import { Counter } from 'prom-client';
 import { defineActor } from '../../runtime/actor.js';
 import { openStore } from '../../store/store.js';
 import { pruneChanges } from '../../store/prune-changes.js';
@@ -24,6 +23,7 @@ import { acknowledge, createConsumer, deleteConsumer, deliverChanges, renewLease
 import type { OutboxMessage } from './messages.js';
 import { moveConsumers, type MoveConsumers } from './consumer-move.js';
 import { listRebuilds } from '../../store/rebuilds.js';
+import { createOutboxMetrics, type OutboxMetrics } from './metrics.js';
 
 export interface OutboxArgs {
   readonly dataDir: string;
@@ -36,15 +36,14 @@ export interface OutboxArgs {
 
 interface State {
   readonly out: OutboxStore;
-  readonly writes: Counter;
+  readonly writes: OutboxMetrics['consumerCalls'];
   readonly pruneTimer: NodeJS.Timeout;
 }
 
 export default defineActor<State, OutboxArgs>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
-    const writes = new Counter({ name: 'chain_node_outbox_consumer_calls_total', help: 'Consumer record operations handled by the outbox, by operation', labelNames: ['operation'], registers: [ctx.metrics] });
-    const pruned = new Counter({ name: 'chain_node_change_log_pruned_total', help: 'Changes removed from the change log by its retention window', labelNames: ['instance'], registers: [ctx.metrics] });
+    const { consumerCalls: writes, changesPruned: pruned } = createOutboxMetrics(ctx.metrics);
     const prune = () => {
       // A cancelled replacement's log no longer grows, and its tables go when the rebuild is deleted.
       const replacements = listRebuilds(store).filter((record) => record.state !== 'cancelled').flatMap((record) => {

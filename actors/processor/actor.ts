@@ -11,7 +11,6 @@
  * Sends: ChangesNotice to every listener actor.
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
-import { Counter, Histogram } from 'prom-client';
 import { openStore, type Store, type ProcessorTables } from '../../store/store.js';
 import { readProgress, readRanges, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
 import type { ChangesNotice, JournalNotice } from '../chain/messages.js';
@@ -28,6 +27,7 @@ import { NO_ARTIFACTS, type ArtifactPolicy } from './artifacts.js';
 import { BatchArtifactBudgetExceeded, type CommitResult } from './commit.js';
 import { replayArtifacts, type ArtifactReplayMessage } from './artifact-replay.js';
 import { addClaims, releaseClaims, type OwnerKind } from '../../store/artifacts.js';
+import { createProcessorMetrics, type ProcessorMetrics } from './metrics.js';
 import { CodedError } from '../../runtime/errors.js';
 import { journalHead } from '../../store/chain-heads.js';
 
@@ -82,8 +82,7 @@ interface State {
   backfillFailure: string | null;
   /** A new instance whose cold backfill cannot be planned yet (COLD_WAIT): it applies nothing until it can. */
   coldPlanPending: boolean;
-  readonly moves: Counter;
-  readonly commitSeconds: Histogram;
+  readonly metrics: ProcessorMetrics;
   /** Why the lane waits: the next block's artifact does not fit `[budgets.artifacts]` (null: not waiting). */
   artifactBlocked: string | null;
   /** The retry of a lane waiting for artifact room. */
@@ -177,8 +176,8 @@ async function run(ctx: Ctx, state: State): Promise<void> {
       const result = await commitWithinBudget(ctx, state, moves);
       if (result === null) return;
       const commitSeconds = (performance.now() - started) / 1000;
-      state.commitSeconds.observe(commitSeconds);
-      state.moves.inc(result.moves);
+      state.metrics.commitSeconds.observe(commitSeconds);
+      state.metrics.journalMoves.inc(result.moves);
       state.progress = result.progress;
       if (result.changes > 0) {
         const committedAt = performance.timeOrigin + started + commitSeconds * 1000;
@@ -257,8 +256,7 @@ export default defineActor<State, ProcessorArgs>({
     if (backfillPending(settled)) ctx.log.info('processor state', { instance: ctx.args.instance, from: null, state: settled.state });
     const state: State = {
       identity, store, tables, commit, progress: settled, target: journalHead(store), running: false, catchUpTo: null, backfillFailure: null, coldPlanPending: planned === COLD_WAIT,
-      moves: new Counter({ name: 'chain_node_processor_journal_moves_total', help: 'Chain journal moves applied', registers: [ctx.metrics] }),
-      commitSeconds: new Histogram({ name: 'chain_node_processor_commit_seconds', help: 'Time of one processor commit (a batch of moves)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [ctx.metrics] }),
+      metrics: createProcessorMetrics(ctx.metrics),
       artifactBlocked: null, retryTimer: null,
       replaySource: ctx.args.replayFrom !== undefined ? store.processor(ctx.args.replayFrom) : null,
     };

@@ -26,6 +26,7 @@ import { createRpcContext, type RpcChain } from '../../api/rpc/rpc-context.js';
 import type { BlockCacheLimits } from '../../api/rpc/chain-reader.js';
 import { createRpcServers, RPC_HTTP_METHODS, RPC_WS_METHODS, type RpcServers } from '../../api/rpc/rpc-server.js';
 import type { JournalNotice } from '../chain/messages.js';
+import { createRpcMetrics } from './metrics.js';
 
 export interface RpcArgs {
   readonly httpAddress: string;
@@ -80,7 +81,7 @@ export default defineActor<State, RpcArgs>({
     });
     const servers = createRpcServers({
       context, maxBodyBytes: args.limits.maxRequestBodyBytes, wsMaxBufferedBytes: args.limits.wsMaxBufferedBytes,
-      maxSubscriptionsPerConnection: args.limits.maxSubscriptionsPerConnection, log: ctx.log, metrics: ctx.metrics,
+      maxSubscriptionsPerConnection: args.limits.maxSubscriptionsPerConnection, log: ctx.log, metrics: createRpcMetrics(ctx.metrics),
       ...(args.history ? { fillHistory: historyFiller(args.history, pending, (message) => ctx.send('history', message)) } : {}),
     });
     const sockets: uWS.us_listen_socket[] = [];

@@ -21,7 +21,6 @@
  * block. A branch that replaces the recorded chain from its first block (a store that began at an unfinalized block
  * the upstream then reorganised away) is recorded and announced like any reorganisation; the chain lane decides. The upstream URL is only ever logged redacted (no credentials, no query).
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields, redactUrl } from '../../runtime/log.js';
@@ -36,6 +35,7 @@ import type { BlockRef } from '../../store/chain-types.js';
 import { subscribeNewHeads, type NewHeadsSubscription } from '../../net/rpc/new-heads.js';
 import type { HeadNotice } from '../chain/messages.js';
 import { canonicalBase, canonicalHead } from '../../store/chain-heads.js';
+import { createRpcSourceMetrics, type RpcSourceMetrics } from './metrics.js';
 
 export interface RpcSourceArgs {
   readonly url: string;
@@ -49,13 +49,6 @@ export interface RpcSourceArgs {
   readonly backoffMaxMs: number;
   /** Accept blob transactions roots in anvil's pooled form (anvil ≤ 1.7.1); dev chains only, default false. */
   readonly pooledBlobRoots?: boolean;
-}
-
-interface Metrics {
-  readonly head: Gauge;
-  readonly recorded: Counter;
-  readonly reorgs: Counter;
-  readonly failures: Counter<'error'>;
 }
 
 interface State {
@@ -87,7 +80,7 @@ export default defineActor<State, RpcSourceArgs>({
       handshakeTimeoutMs: args.requestTimeoutMs,
     });
     ctx.log.info('following upstream', { url: client.endpoint, newHeads: args.wsUrl === null ? null : redactUrl(args.wsUrl) });
-    const loop = runFollower(ctx, store, client, waker, shutdown.signal, createMetrics(ctx.metrics));
+    const loop = runFollower(ctx, store, client, waker, shutdown.signal, createRpcSourceMetrics(ctx.metrics));
     return { store, client, shutdown, waker, subscription, loop };
   },
 
@@ -121,7 +114,7 @@ export default defineActor<State, RpcSourceArgs>({
  * The poll loop. Failures of the upstream or its material degrade the lane and are retried on the next poll; any
  * other error (a bug, the store failing) rejects the loop, which crashes the actor for its supervisor to restart.
  */
-async function runFollower(ctx: Ctx, store: Store, client: RpcClient, waker: Waker, signal: AbortSignal, metrics: Metrics): Promise<void> {
+async function runFollower(ctx: Ctx, store: Store, client: RpcClient, waker: Waker, signal: AbortSignal, metrics: RpcSourceMetrics): Promise<void> {
   let localHead = canonicalHead(store);
   let announced: BlockRef | null = null;
   let healthy = false;
@@ -164,7 +157,7 @@ async function runFollower(ctx: Ctx, store: Store, client: RpcClient, waker: Wak
   }
 }
 
-async function record(store: Store, result: FollowResult, metrics: Metrics): Promise<void> {
+async function record(store: Store, result: FollowResult, metrics: RpcSourceMetrics): Promise<void> {
   if (result.branch.length > 0) await recordBlocks(store, result.branch.map((block) => block.material));
   metrics.recorded.inc(result.branch.length);
   if (result.reorged) metrics.reorgs.inc();
@@ -216,15 +209,5 @@ function createWaker(): Waker {
       if (release) release();
       else pending = true;
     },
-  };
-}
-
-function createMetrics(registry: Registry): Metrics {
-  const registers = [registry];
-  return {
-    head: new Gauge({ name: 'chain_node_rpc_source_head_number', help: 'Number of the upstream head block this source followed last', registers }),
-    recorded: new Counter({ name: 'chain_node_rpc_source_blocks_recorded_total', help: 'Verified blocks recorded from the upstream', registers }),
-    reorgs: new Counter({ name: 'chain_node_rpc_source_reorgs_total', help: 'Times the upstream head moved to a branch that does not extend the previous head', registers }),
-    failures: new Counter({ name: 'chain_node_rpc_source_failures_total', help: 'Failed polls of the upstream, by error class', labelNames: ['error'], registers }),
   };
 }

@@ -21,7 +21,10 @@ export function pageBytes(rows: readonly Uint8Array[], nextCursor: string | null
   return Buffer.concat(parts);
 }
 
+/** A reply whose body is JSON bytes. */
+export type JsonReply = Reply & { readonly body: Buffer; readonly contentType: string };
+
 /** A 200 reply whose body is already JSON bytes. */
-export function jsonBytesReply(body: Buffer): Reply {
+export function jsonBytesReply(body: Buffer): JsonReply {
   return { body, contentType: 'application/json' };
 }

@@ -5,9 +5,9 @@
  * through a registry keyed by kind name.
  */
 import type { CollectionDescription } from '../../store/collection.js';
-import type { Handler, Request } from '../http.js';
-import type { AggregateContext } from './aggregate-context.js';
+import type { Reply, Request } from '../http.js';
 import type { ConfiguredProcessor } from './configured-processors.js';
+import type { KindQueryRequest } from './kind-query-request.js';
 
 /** The processor a typed query request names, and its path parameters after the processor id. */
 export interface QueryTarget {
@@ -17,10 +17,13 @@ export interface QueryTarget {
 
 export type TargetResolver = (request: Request) => QueryTarget;
 
-/** One typed route of a query extension: a path under its base (`/blocks/:number`) and its handler. */
+/**
+ * One typed route of a query extension: a path under its base (`/blocks/:number`) and the kind's handler, called
+ * with a KindQueryRequest (a kind declares it against the SDK's QueryRequest, which this must satisfy).
+ */
 export interface QueryEndpoint {
   readonly path: string;
-  handler(context: AggregateContext, target: TargetResolver): Handler;
+  readonly handle: (request: KindQueryRequest) => Reply | Promise<Reply>;
 }
 
 /** A kind's typed query extension, mounted at `/v1/processors/{id}/query/<name>/…` and, when one instance claims it, `/v1/q/<name>/…`. */

@@ -5,12 +5,13 @@
  */
 import { HttpError } from '../errors.js';
 import type { Route } from '../routes.js';
-import type { BinaryTable } from '../../store/store.js';
-import type { BlockRange } from '../../store/coverage.js';
+import type { Handler } from '../http.js';
 import type { AggregateContext } from './aggregate-context.js';
-import { kindInfo, requireRetainedOutput, type ConfiguredProcessor } from './configured-processors.js';
-import type { QueryExtension, TargetResolver } from './kind-surface.js';
-import { coveredRanges, processorTables } from './processor-reader.js';
+import { kindInfo, type ConfiguredProcessor } from './configured-processors.js';
+import { collectionSnapshotReply } from './entities/query-and-follow-routes.js';
+import { pathParamNames } from './kind-query-params.js';
+import { KindQueryRequest } from './kind-query-request.js';
+import type { QueryEndpoint, QueryExtension, TargetResolver } from './kind-surface.js';
 
 export function canonicalTarget(context: AggregateContext, name: string): TargetResolver {
   return (request) => {
@@ -27,17 +28,13 @@ export function aliasTarget(context: AggregateContext, processor: ConfiguredProc
   return (request) => ({ processor: context.processors.byId(processor.id), params: request.params });
 }
 
-export interface RetainedOutput {
-  /** Null while the processor's lane has not created its tables: nothing is covered yet. */
-  readonly entities: BinaryTable | null;
-  readonly ranges: readonly BlockRange[];
-}
-
-/** The processor's entity table and coverage; `output_not_retained` for `output = none`. */
-export function retainedOutput(context: AggregateContext, processor: ConfiguredProcessor): RetainedOutput {
-  requireRetainedOutput(processor);
-  const tables = processorTables(context.store, processor.instance);
-  return { entities: tables?.entities ?? null, ranges: coveredRanges(tables) };
+/** A kind endpoint's route handler: a KindQueryRequest over the instance the request names. */
+function endpointHandler(context: AggregateContext, target: TargetResolver, endpoint: QueryEndpoint): Handler {
+  const mount = { context, names: pathParamNames(endpoint.path), collectionSnapshot: collectionSnapshotReply };
+  return (request) => {
+    const { processor, params } = target(request);
+    return endpoint.handle(new KindQueryRequest(mount, processor, params, request.query));
+  };
 }
 
 /** The extensions claimed by configured processors whose kinds the context serves, one per name. */
@@ -58,7 +55,7 @@ export function queryExtensionRoutes(context: AggregateContext): Route[] {
     const claimants = context.processors.claimants(extension.name);
     if (claimants.length === 1) mounts.push({ base: `/v1/q/${extension.name}`, target: aliasTarget(context, claimants[0]!) });
     return mounts.flatMap(({ base, target }) =>
-      extension.endpoints.map((endpoint): Route => ({ method: 'get', pattern: `${base}${endpoint.path}`, open: false, handler: endpoint.handler(context, target) })),
+      extension.endpoints.map((endpoint): Route => ({ method: 'get', pattern: `${base}${endpoint.path}`, open: false, handler: endpointHandler(context, target, endpoint) })),
     );
   });
 }

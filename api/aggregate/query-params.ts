@@ -4,6 +4,7 @@
  * `query_too_expensive`.
  */
 import { HttpError } from '../errors.js';
+import { isAddressHex, isHashHex } from '../../net/eth/hex.js';
 
 export interface PageLimits {
   readonly defaultPageLimit: number;
@@ -32,6 +33,18 @@ export function blockNumberParam(raw: string, name: string): number {
     throw new HttpError('invalid_request', `'${name}' must be a non-negative decimal integer, got '${truncate(raw)}'`, { parameter: name });
   }
   return value;
+}
+
+/** A path parameter holding a 20-byte address, lower-cased. */
+export function addressParam(raw: string, name: string): string {
+  if (!isAddressHex(raw)) throw new HttpError('invalid_request', `path parameter '${name}' must be a 0x-prefixed 20-byte hex address`, { parameter: name, value: raw.slice(0, 80) });
+  return raw.toLowerCase();
+}
+
+/** A path parameter holding a transaction hash, lower-cased. */
+export function transactionHashParam(raw: string, name: string): string {
+  if (!isHashHex(raw)) throw new HttpError('invalid_request', 'the transaction hash must be 0x followed by 64 hex digits', { parameter: name });
+  return raw.toLowerCase();
 }
 
 /** `true` or `false`; absent is `fallback`. */

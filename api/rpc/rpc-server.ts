@@ -5,10 +5,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import uWS from 'uWebSockets.js';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
 import type { Logger } from '../../runtime/log.js';
 import { isJsonMediaType, newRequestId } from '../http.js';
-import { requestFaults, type ListenerName } from '../request-faults.js';
+import { requestFaults, type ListenerName, type RequestFaultsMetrics } from '../request-faults.js';
 import { answerBody, answerBodyParts, joinParts, type AnswerParts, type DispatchOptions, type TransportMethods } from './dispatch.js';
 import type { RpcContext } from './rpc-context.js';
 import type { HistoryFiller, HoleRequest } from './history-hole.js';
@@ -22,9 +22,22 @@ export interface RpcServerOptions {
   readonly wsMaxBufferedBytes: number;
   readonly maxSubscriptionsPerConnection: number;
   readonly log: Logger;
-  readonly metrics: Registry;
+  readonly metrics: RpcServerMetrics;
   /** On-demand history: fills the holes a body found before it is answered again (api/rpc/history-hole.ts). */
   readonly fillHistory?: HistoryFiller;
+}
+
+/** What the JSON-RPC listeners update; the rpc lane declares it (actors/rpc/metrics.ts). */
+export interface RpcServerMetrics extends RequestFaultsMetrics {
+  /** Bodies answered, by transport (`http`, `ws`). */
+  readonly requests: Counter<'transport'>;
+  /** WebSocket clients closed with 1013 for falling behind. */
+  readonly lagging: Counter;
+  /** WebSocket frames refused by closing the connection, by close code. */
+  readonly refusedFrames: Counter<'code'>;
+  readonly notifications: Counter;
+  /** Open WebSocket connections. */
+  readonly connections: Gauge;
 }
 
 export interface RpcServers {
@@ -101,11 +114,7 @@ function joinedForEnd(parts: AnswerParts): Buffer {
 
 export function createRpcServers(options: RpcServerOptions): RpcServers {
   const { context, log, fillHistory } = options;
-  const requests = new Counter({ name: 'chain_node_rpc_requests_total', help: 'JSON-RPC bodies answered, by transport', labelNames: ['transport'], registers: [options.metrics] });
-  const lagging = new Counter({ name: 'chain_node_rpc_ws_lagging_closed_total', help: 'WebSocket clients closed with 1013 for falling behind their event channel', registers: [options.metrics] });
-  const refusedFrames = new Counter({ name: 'chain_node_rpc_ws_refused_frames_total', help: 'WebSocket frames refused by closing the connection, by close code (1007 not UTF-8, 1009 too big)', labelNames: ['code'], registers: [options.metrics] });
-  const notifications = new Counter({ name: 'chain_node_rpc_ws_notifications_total', help: 'Subscription notifications written to WebSocket clients', registers: [options.metrics] });
-  const connections = new Gauge({ name: 'chain_node_rpc_ws_connections', help: 'Open JSON-RPC WebSocket connections', registers: [options.metrics] });
+  const { requests, lagging, refusedFrames, notifications, connections } = options.metrics;
   const faults = requestFaults(options.metrics, log);
   const dispatchOn = (listener: ListenerName): DispatchOptions => ({
     onInternalError: (error, method) => faults.record(listener, newRequestId(), error, { method }),

@@ -8,7 +8,7 @@
  * stream that was handed a change since the last beat needs none, so under a steady change rate the
  * beat writes to nobody (it would otherwise be one more write per stream, as costly as a change).
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { HttpResponse } from 'uWebSockets.js';
 import { readChanges } from '../../store/change-log.js';
 import type { Store } from '../../store/store.js';
@@ -33,7 +33,20 @@ export interface SseHubOptions {
   readonly chainId: number;
   readonly processors: readonly ConfiguredProcessor[];
   readonly settings: SseSettings;
-  readonly metrics: Registry;
+  readonly metrics: SseHubMetrics;
+}
+
+/** What the hub updates; the listener lane declares it (actors/listener/metrics.ts). */
+export interface SseHubMetrics {
+  /** One fan-out pass, and the stream-change pairs it handed out. */
+  readonly sweepSeconds: Histogram;
+  readonly events: Counter;
+  readonly commitToWriteSeconds: Histogram;
+  readonly noticeDelaySeconds: Histogram;
+  readonly streams: Gauge;
+  readonly stalledStreams: Gauge;
+  /** Labelled by how the stream ended (sse-connection.ts ConnectionEnd). */
+  readonly streamsEnded: Counter<'how'>;
 }
 
 export class SseHub {
@@ -43,35 +56,16 @@ export class SseHub {
   /** Streams whose socket refused a write and has not drained since; probed every second. */
   private readonly stalled = new Set<SseConnection>();
   private readonly stallProbe: NodeJS.Timeout;
-  private readonly open: Gauge;
-  private readonly stalledStreams: Gauge;
-  private readonly ended: Counter;
-  private readonly sweeps: Histogram;
-  private readonly noticeDelay: Histogram;
   private readonly timing: ConstructorParameters<typeof ChangeFanout>[2];
 
   constructor(private readonly options: SseHubOptions) {
-    const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5];
-    this.sweeps = new Histogram({
-      name: 'chain_node_sse_sweep_seconds', help: 'One fan-out pass: reading the new changes and writing them to every stream that can take them',
-      buckets, registers: [options.metrics],
-    });
-    const delivered = new Counter({ name: 'chain_node_sse_events_total', help: 'Stream-change pairs handed to SSE streams (a batch of changes written at once counts once)', registers: [options.metrics] });
-    const commitToWrite = new Histogram({
-      name: 'chain_node_sse_commit_to_write_seconds',
-      help: "From a change's commit completing to an SSE stream being handed its frame (every 16th stream of a fan-out pass and the last one, for changes committed while this listener was notified)",
-      buckets, registers: [options.metrics],
-    });
-    this.noticeDelay = new Histogram({
-      name: 'chain_node_sse_notice_delay_seconds', help: "From a processor's commit completing to this listener handling its change notice",
-      buckets, registers: [options.metrics],
-    });
+    const metrics = options.metrics;
     const timing = {
       sweep: (streams: number, seconds: number) => {
-        this.sweeps.observe(seconds);
-        delivered.inc(streams);
+        metrics.sweepSeconds.observe(seconds);
+        metrics.events.inc(streams);
       },
-      written: (seconds: number) => commitToWrite.observe(seconds),
+      written: (seconds: number) => metrics.commitToWriteSeconds.observe(seconds),
     };
     this.timing = timing;
     for (const processor of options.processors) {
@@ -79,9 +73,6 @@ export class SseHub {
     }
     this.heartbeat = setInterval(() => this.beat(), options.settings.heartbeatSeconds * 1000);
     this.stallProbe = setInterval(() => this.probeStalled(), STALL_PROBE_MS);
-    this.open = new Gauge({ name: 'chain_node_sse_streams', help: 'Open SSE change streams', registers: [options.metrics] });
-    this.stalledStreams = new Gauge({ name: 'chain_node_sse_streams_stalled', help: 'Open SSE streams whose client is not taking what was written (closed as slow consumers after two heartbeat intervals)', registers: [options.metrics] });
-    this.ended = new Counter({ name: 'chain_node_sse_streams_ended_total', help: 'SSE change streams ended, by how', labelNames: ['how'], registers: [options.metrics] });
   }
 
   /** Wraps an accepted response and starts delivering changes after `position`. */
@@ -96,17 +87,17 @@ export class SseHub {
     const connection = new SseConnection(res, position, this.options.settings.maxBufferedBytes, {
       stalled: (stalled) => {
         this.stalled.add(stalled);
-        this.stalledStreams.set(this.stalled.size);
+        this.options.metrics.stalledStreams.set(this.stalled.size);
       },
       drained: (drained) => {
         this.stalled.delete(drained);
-        this.stalledStreams.set(this.stalled.size);
+        this.options.metrics.stalledStreams.set(this.stalled.size);
         fanout.wake();
       },
       gone: (gone, how) => this.detach(gone, how),
     }, encoder);
     this.owners.set(connection, fanout);
-    this.open.inc();
+    this.options.metrics.streams.inc();
     fanout.join(connection);
     return connection;
   }
@@ -121,7 +112,7 @@ export class SseHub {
     const fanout = this.fanouts.get(configured?.instance ?? processorId);
     if (!fanout) return configured === undefined;
     if (sequence !== undefined && committedAt !== undefined) {
-      this.noticeDelay.observe(Math.max(0, performance.timeOrigin + performance.now() - committedAt) / 1000);
+      this.options.metrics.noticeDelaySeconds.observe(Math.max(0, performance.timeOrigin + performance.now() - committedAt) / 1000);
       fanout.committed(BigInt(sequence), committedAt);
     }
     fanout.wake();
@@ -167,10 +158,10 @@ export class SseHub {
     if (!fanout) return;
     this.owners.delete(connection);
     this.stalled.delete(connection);
-    this.stalledStreams.set(this.stalled.size);
+    this.options.metrics.stalledStreams.set(this.stalled.size);
     fanout.leave(connection);
-    this.open.dec();
-    this.ended.inc({ how });
+    this.options.metrics.streams.dec();
+    this.options.metrics.streamsEnded.inc({ how });
   }
 
   /** A heartbeat to every stream not handed a change since the last beat. */

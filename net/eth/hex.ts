@@ -18,6 +18,16 @@ export function isHex(value: unknown): value is Hex {
   return typeof value === 'string' && /^0x[0-9a-fA-F]*$/.test(value);
 }
 
+/** A 20-byte address as `0x`-hex of either case (kinds' options and query parameters take either, then lower-case it). */
+export function isAddressHex(value: string): boolean {
+  return /^0x[0-9a-fA-F]{40}$/.test(value);
+}
+
+/** A 32-byte hash as `0x`-hex of either case. */
+export function isHashHex(value: string): boolean {
+  return /^0x[0-9a-fA-F]{64}$/.test(value);
+}
+
 /**
  * Node's hex encoder makes one flat string. Appending two digits at a time made a rope of one V8 cons
  * string per byte: ~900 heap bytes for a 32-byte hash instead of ~110, and a flattening later. The

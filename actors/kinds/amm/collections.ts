@@ -1,5 +1,5 @@
 /** The amm kind's collection for the generic entity API: `pools`, one row per pool, in address order. */
-import type { CollectionDescription, CollectionRow } from '../../../store/collection.js';
+import type { CollectionDescription, CollectionRow } from '../sdk/tables.js';
 import { parsePool, POOL_KEY_BYTES, POOL_KEY_PREFIX } from './pools.js';
 
 export const AMM_CHANGE_SCHEMA = 'amm.v1';

@@ -1,8 +1,7 @@
 /** The amm kind's options: `pools = "*"` (every Uniswap V2 pair / V3 pool event) or a list of pool addresses. */
 import type { KindOptions } from '../sdk/kind.js';
+import { isAddressHex } from '../sdk/chain.js';
 import { parsedOption, type OptionsSchema, type ParsedOption } from '../sdk/options-schema.js';
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export type PoolsOption = '*' | readonly string[];
 
@@ -11,7 +10,7 @@ export function parsePools(raw: unknown): ParsedOption<PoolsOption> {
   if (!Array.isArray(raw) || raw.length === 0) return { ok: false, message: 'expected "*" or a non-empty list of pool addresses' };
   const value: string[] = [];
   for (const [i, entry] of raw.entries()) {
-    if (typeof entry !== 'string' || !ADDRESS.test(entry)) return { ok: false, message: `entry ${i}: expected a 0x-prefixed 20-byte hex address` };
+    if (typeof entry !== 'string' || !isAddressHex(entry)) return { ok: false, message: `entry ${i}: expected a 0x-prefixed 20-byte hex address` };
     value.push(entry.toLowerCase());
   }
   return { ok: true, value };

@@ -5,7 +5,7 @@
  * spans the current tick. Both: cumulative swap count and volumes (token0 and token1 amounts moved,
  * in and out). Every quantity is a lossless decimal string.
  */
-import type { Finality } from '../../../store/coverage.js';
+import type { Finality } from '../sdk/tables.js';
 import type { KindChange } from '../sdk/kind.js';
 import type { ReduceBlock } from '../sdk/define.js';
 import type { StateApi } from '../sdk/state.js';

@@ -1,6 +1,5 @@
 /** BlobTransaction rows: one per type-3 transaction, in canonical transaction index order. */
-import { GAS_PER_BLOB, hashTransaction, recoverAddress, recoverTransactionSender, type Address, type Eip4844Transaction, type Hash } from '../../../net/eth/index.js';
-import { hashTransactionEncoding, typedSigningHash } from '../../../net/eth/transaction-raw.js';
+import { GAS_PER_BLOB, hashTransaction, hashTransactionEncoding, recoverAddress, recoverTransactionSender, typedSigningHash, type Address, type Eip4844Transaction, type Hash } from '../sdk/chain.js';
 import type { BlobOnlyTransaction, EncodedBlobTransaction } from '../sdk/blob-transactions-only.js';
 import type { BlobTransaction } from './types.js';
 

@@ -5,7 +5,7 @@
  * last (see with-finality.ts). JSON escapes every quote inside a string value, so a property boundary such as
  * `,"blockHash":"` can only be the real property: the first occurrence is it. Bytes of any other shape are parsed.
  */
-import type { Hex } from '../../../net/eth/hex.js';
+import type { Hex } from '../sdk/chain.js';
 import { FINALITIES, type Finality } from './types.js';
 
 export interface BlockRowFields {

@@ -1,5 +1,5 @@
 /** The key/value rows one transformed block writes to the blob processor's entity table (layout in `keys.ts`). */
-import { hexToBytes } from '../../../net/eth/index.js';
+import { hexToBytes } from '../sdk/chain.js';
 import { blockKey, blockTxIndexKey, txKey } from './keys.js';
 import { renderBlock, renderTransaction } from './render.js';
 import type { TransformedBlock } from './transform.js';

@@ -2,7 +2,7 @@
  * Why a block cannot become a BlobsBlock. Each error names the block (number and hash) and says what to change;
  * the code is the spec error a lane reports when the failure surfaces through the API.
  */
-import { CodedError, type ErrorCode } from '../../../runtime/errors.js';
+import { CodedError, type ErrorCode } from '../sdk/errors.js';
 
 export interface BlockIdentity {
   number: number;

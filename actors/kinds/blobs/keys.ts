@@ -7,7 +7,7 @@
  *   'i' ‖ u64 block number ‖ u32 tx index      → 32-byte transaction hash (canonical index within the block)
  *   's' ‖ u64 activation timestamp ‖ fork name → rendered BlobSchedule
  */
-import { hashKey, u64Key } from '../../../store/keys.js';
+import { hashKey, u64Key } from '../sdk/tables.js';
 
 export const BLOCK_KEY_PREFIX = 0x62;
 export const TRANSACTION_KEY_PREFIX = 0x74;

@@ -3,11 +3,11 @@
  * JSON; an undo returns the previous block and its transactions as stored; finality re-renders
  * block rows; schedule rows are written once and completed when a fork's first block is seen.
  */
-import { hexToBytes } from '../../../net/eth/hex.js';
+import { hexToBytes } from '../sdk/chain.js';
 import type { BlockInput, KindChange, KindContext } from '../sdk/kind.js';
 import { defineProcessorKind } from '../sdk/define.js';
 import { BLOBS_QUERY } from './query/extension.js';
-import type { Finality } from '../../../store/coverage.js';
+import type { Finality } from '../sdk/tables.js';
 import { BLOBS_COLLECTIONS } from './collections.js';
 import { blockEntries } from './entries.js';
 import { blockKey, blockTxIndexPrefix, scheduleKey, SCHEDULE_KEY_PREFIX, txKey } from './keys.js';

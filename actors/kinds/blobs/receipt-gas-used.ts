@@ -1,5 +1,5 @@
 /** Gas used by each transaction of a block, from its receipts' running totals. */
-import type { Receipt } from '../../../net/eth/index.js';
+import type { Receipt } from '../sdk/chain.js';
 import { BlobsMaterialMismatchError, type BlockIdentity } from './errors.js';
 
 /** Each receipt's cumulativeGasUsed minus the previous receipt's (the first counts from zero). */

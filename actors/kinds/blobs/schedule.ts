@@ -7,7 +7,7 @@
  * node has not resolved. The processor fills a null when it first sees a block of that fork (`scheduleActivationsAt`)
  * and then emits `blobs.schedule.put` with the filled row.
  */
-import { listBlobSchedule, type BlockPosition, type ForkIdGenesis, type ForkSchedule } from '../../../net/eth/index.js';
+import { listBlobSchedule, type BlockPosition, type ForkIdGenesis, type ForkSchedule } from '../sdk/chain.js';
 import type { BlobSchedule, BlobScheduleSource } from './types.js';
 
 /** The first block at or after a timestamp, or null when unknown. */

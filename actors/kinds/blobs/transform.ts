@@ -18,7 +18,7 @@ import {
   type ForkSchedule,
   type Hash,
   type Receipt,
-} from '../../../net/eth/index.js';
+} from '../sdk/chain.js';
 import { blobTransactionRows } from './blob-transaction-rows.js';
 import { BlobsBlockBeforeCancunError, BlobsMaterialMismatchError, BlobsReceiptsRequiredError, type BlockIdentity } from './errors.js';
 import { gasUsedPerTransaction } from './receipt-gas-used.js';

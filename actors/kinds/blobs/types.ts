@@ -2,7 +2,7 @@
  * The blob processor's output records (spec §2.6). Properties are declared in the spec tables' order, which is also
  * the order of the rendered JSON. Every wei or gas quantity is a lossless decimal string (`bigint.toString()`).
  */
-import type { Address, Hash, Hex } from '../../../net/eth/index.js';
+import type { Address, Hash, Hex } from '../sdk/chain.js';
 
 export const FINALITIES = ['preview', 'included', 'finalized'] as const;
 export type Finality = (typeof FINALITIES)[number];

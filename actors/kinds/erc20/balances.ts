@@ -18,7 +18,7 @@
  * are the same bytes whatever order of finality and reorgs led to them. Rows are written with the
  * `included` code; rows an earlier version marked `finalized` (or stored as JSON) are read as marked.
  */
-import type { Finality } from '../../../store/coverage.js';
+import type { Finality } from '../sdk/tables.js';
 import type { KindChange } from '../sdk/kind.js';
 import type { ReduceBlock } from '../sdk/define.js';
 import type { StateApi } from '../sdk/state.js';

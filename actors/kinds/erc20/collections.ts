@@ -1,6 +1,5 @@
 /** The erc20 kind's collection for the generic entity API: `balances`, one row per (token, holder), in key order. */
-import type { CollectionDescription, CollectionRow, CollectionRowMeta } from '../../../store/collection.js';
-import type { BinaryTable } from '../../../store/store.js';
+import type { BinaryTable, CollectionDescription, CollectionRow, CollectionRowMeta } from '../sdk/tables.js';
 import { BALANCE_KEY_BYTES, BALANCE_KEY_PREFIX, decodeRow, rowJson, rowMeta } from './balances.js';
 
 export const ERC20_CHANGE_SCHEMA = 'erc20.v1';

@@ -4,9 +4,8 @@
  * (the deployment block: coverage from there makes the token's balances exact).
  */
 import type { KindOptions } from '../sdk/kind.js';
+import { isAddressHex } from '../sdk/chain.js';
 import { parsedOption, type OptionsSchema, type ParsedOption } from '../sdk/options-schema.js';
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export type TokensOption = '*' | ReadonlyArray<string | { readonly address: string; readonly deployed_at: number }>;
 
@@ -16,13 +15,13 @@ export function parseTokens(raw: unknown): ParsedOption<TokensOption> {
   if (!Array.isArray(raw) || raw.length === 0) return { ok: false, message: 'expected "*" or a non-empty list of token addresses' };
   const value: Array<string | { address: string; deployed_at: number }> = [];
   for (const [i, entry] of raw.entries()) {
-    if (typeof entry === 'string' && ADDRESS.test(entry)) {
+    if (typeof entry === 'string' && isAddressHex(entry)) {
       value.push(entry.toLowerCase());
       continue;
     }
     const record = typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : null;
     const keys = record ? Object.keys(record).sort().join(',') : '';
-    if (record && keys === 'address,deployed_at' && typeof record.address === 'string' && ADDRESS.test(record.address)
+    if (record && keys === 'address,deployed_at' && typeof record.address === 'string' && isAddressHex(record.address)
       && Number.isSafeInteger(record.deployed_at) && (record.deployed_at as number) >= 0) {
       value.push({ address: record.address.toLowerCase(), deployed_at: record.deployed_at as number });
       continue;

@@ -9,35 +9,12 @@
  * A holder of a served token without a row is `"0"`; an unconfigured token is 404; a malformed
  * address 400.
  */
-import { HttpError } from '../../../api/errors.js';
-import type { Handler } from '../../../api/http.js';
-import type { AggregateContext } from '../../../api/aggregate/aggregate-context.js';
-import type { ConfiguredProcessor } from '../../../api/aggregate/configured-processors.js';
-import { jsonBytesReply } from '../../../api/aggregate/json-body.js';
-import type { QueryExtension, TargetResolver } from '../../../api/aggregate/kind-surface.js';
-import { retainedOutput } from '../../../api/aggregate/query-extensions.js';
-import { processorTables, progressOf, readCoverage } from '../../../api/aggregate/processor-reader.js';
-import { stateOrigin, type BlockRange, type ProcessorProgress } from '../../../store/coverage.js';
+import { instanceOptions, type QueryExtension, type QueryRequest } from '../sdk/query/index.js';
+import { stateOrigin, type BlockRange, type ProcessorProgress } from '../sdk/tables.js';
 import { balanceKey, decodeRow } from './balances.js';
-import { erc20Options, type Erc20Options } from './options.js';
+import { erc20Options } from './options.js';
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-function addressParam(raw: string, name: string): string {
-  if (!ADDRESS.test(raw)) throw new HttpError('invalid_request', `path parameter '${name}' must be a 0x-prefixed 20-byte hex address`, { parameter: name, value: raw.slice(0, 80) });
-  return raw.toLowerCase();
-}
-
-const optionsCache = new WeakMap<ConfiguredProcessor, Erc20Options>();
-
-function optionsOf(processor: ConfiguredProcessor): Erc20Options {
-  let options = optionsCache.get(processor);
-  if (!options) {
-    options = erc20Options(processor.options ?? {});
-    optionsCache.set(processor, options);
-  }
-  return options;
-}
+const optionsOf = instanceOptions(erc20Options);
 
 /** The state reflects every block gap-free from genesis, or from at or before the token's deployment block (see store/coverage.ts stateOrigin). */
 export function isExact(ranges: readonly BlockRange[], progress: ProcessorProgress, deployedAt: number | null): boolean {
@@ -45,36 +22,34 @@ export function isExact(ranges: readonly BlockRange[], progress: ProcessorProgre
   return origin !== null && origin <= Math.max(1, deployedAt ?? 0);
 }
 
-function balanceHandler(context: AggregateContext, target: TargetResolver): Handler {
-  return (request) => {
-    const { processor, params } = target(request);
-    const token = addressParam(params[0] ?? '', 'token');
-    const address = addressParam(params[1] ?? '', 'address');
-    const options = optionsOf(processor);
-    const configured = options.tokens === null ? { deployedAt: null } : options.tokens.get(token);
-    if (!configured) throw new HttpError('not_found', `processor '${processor.id}' does not follow token ${token}`, { processor: processor.id, token });
-    const output = retainedOutput(context, processor);
-    // The progress (its finalized block) before the row: the row's finality is derived from it (balances.ts servedFinality).
-    const progress = progressOf(processor, processorTables(context.store, processor.instance));
-    const key = balanceKey(token, address);
-    const stored = output.entities?.get(key);
-    const row = stored ? decodeRow(key, stored, progress.finalizedNumber) : null;
-    const exact = isExact(output.ranges, progress, configured.deployedAt);
-    const value = row?.balance ?? '0';
-    return jsonBytesReply(Buffer.from(JSON.stringify({
-      token,
-      address,
-      balance: exact ? value : null,
-      ...(exact ? {} : { netChange: value }),
-      exact,
-      lastChange: row?.lastChange ?? null,
-      finality: row?.finality ?? null,
-      coverage: readCoverage(context.store, context.chainId, processor),
-    })));
-  };
+function balanceReply(request: QueryRequest) {
+  const { processor } = request;
+  const token = request.path.address('token');
+  const address = request.path.address('address');
+  const options = optionsOf(processor);
+  const configured = options.tokens === null ? { deployedAt: null } : options.tokens.get(token);
+  if (!configured) throw request.error('not_found', `processor '${processor.id}' does not follow token ${token}`, { processor: processor.id, token });
+  const output = request.output();
+  // The progress (its finalized block) before the row: the row's finality is derived from it (balances.ts servedFinality).
+  const progress = request.progress();
+  const key = balanceKey(token, address);
+  const stored = output.entities?.get(key);
+  const row = stored ? decodeRow(key, stored, progress.finalizedNumber) : null;
+  const exact = isExact(output.ranges, progress, configured.deployedAt);
+  const value = row?.balance ?? '0';
+  return request.json(Buffer.from(JSON.stringify({
+    token,
+    address,
+    balance: exact ? value : null,
+    ...(exact ? {} : { netChange: value }),
+    exact,
+    lastChange: row?.lastChange ?? null,
+    finality: row?.finality ?? null,
+    coverage: request.coverage(),
+  })));
 }
 
 export const ERC20_QUERY: QueryExtension = {
   name: 'erc20',
-  endpoints: [{ path: '/balances/:token/:address', handler: balanceHandler }],
+  endpoints: [{ path: '/balances/:token/:address', handle: balanceReply }],
 };

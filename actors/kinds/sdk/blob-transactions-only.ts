@@ -4,7 +4,7 @@
  * `blobTransactionsOnly` builds that from canonical encodings (as the lane reads a recorded body, or
  * `verifyBlockMaterialBytes` returns) by decoding only the blob transactions; full `Transaction`s fit the type too.
  */
-import { decodeTransaction, type Eip4844Transaction, type TransactionType } from '../../../net/eth/index.js';
+import { decodeTransaction, type Eip4844Transaction, type TransactionType } from './chain.js';
 
 /**
  * A blob transaction decoded from its canonical `encoding`, which it keeps: a kind can take the transaction hash

@@ -17,7 +17,7 @@
 import type { Hex } from '../../../net/eth/hex.js';
 import type { Finality } from '../../../store/coverage.js';
 import type { CollectionDescription } from '../../../store/collection.js';
-import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
+import type { QueryExtension } from './query/index.js';
 import type { ArtifactBlock, BlockInput, BoundKind, KindArtifacts, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from './kind.js';
 import type { LogInterest } from '../../../net/p2p/log-interest.js';
 import type { OptionsSchema } from './options-schema.js';

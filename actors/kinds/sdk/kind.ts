@@ -6,16 +6,15 @@
  */
 import type { LogInterest } from '../../../net/p2p/log-interest.js';
 import type { Hex } from '../../../net/eth/hex.js';
-import type { Finality } from '../../../store/coverage.js';
+import type { Finality } from '../../../store/chain-types.js';
 import type { CollectionDescription } from '../../../store/collection.js';
-import type { QueryExtension } from '../../../api/aggregate/kind-surface.js';
+import type { QueryExtension } from './query/index.js';
 import type { ArtifactBlock, BlockInput } from './kind-block.js';
 import type { KindContext } from './kind-context.js';
 import type { OptionsSchema } from './options-schema.js';
 
 export type { ArtifactBlock, BlockInput } from './kind-block.js';
 export type { ChainContextArgs, KindContext } from './kind-context.js';
-export type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../../../store/collection.js';
 
 /** One change a kind publishes: its kind label, entity key and the payload JSON, rendered once. */
 export interface KindChange {

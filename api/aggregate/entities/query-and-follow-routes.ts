@@ -5,7 +5,7 @@
  *                                                                 creates a snapshot and answers its first page; body {cursor, limit?}
  *                                                                 answers a later page (as does GET …/entities?cursor=)
  *   DELETE /v1/processors/{p}/query-snapshots/{s}                 releases a snapshot early (204)
- *   a kind's typed wrapper (e.g. GET /v1/q/blobs/snapshot over `blocks`, see collectionSnapshotHandler): one collection, parameters in the query string
+ *   a kind's typed wrapper (e.g. GET /v1/q/blobs/snapshot over `blocks`, see collectionSnapshotReply): one collection, parameters in the query string
  *
  * The `snapshots` lane materializes a snapshot (snapshot-materialize.ts); this listener reads its pages.
  * A processor with delivery disabled answers 409 `delivery_disabled`: there is no feed to follow.
@@ -17,7 +17,7 @@ import type { Route } from '../../routes.js';
 import { isSnapshotId, readSnapshot } from '../../../store/snapshots.js';
 import type { AggregateContext } from '../aggregate-context.js';
 import { instanceAddress, requireDelivery, requireRetainedOutput } from '../configured-processors.js';
-import { jsonBytesReply } from '../json-body.js';
+import { jsonBytesReply, type JsonReply } from '../json-body.js';
 import { pageLimit } from '../query-params.js';
 import { collectionTarget, type CollectionTarget } from './collection-target.js';
 import { filterParamsOf, type FilterParams } from './entity-query.js';
@@ -97,14 +97,12 @@ export function queryAndFollowRoutes(context: AggregateContext): Route[] {
 }
 
 /** A typed snapshot wrapper (e.g. `GET …/blobs/snapshot`): query-and-follow of one collection with its parameters in the query string. */
-export function collectionSnapshotHandler(context: AggregateContext, processorId: (request: Request) => string, collection: string) {
-  return async (request: Request) => {
-    const target = collectionTarget(context, processorId(request), collection);
-    requireDelivery(target.processor);
-    requireRetainedOutput(target.processor);
-    const limit = pageLimit(request.query, context.limits);
-    const cursor = request.query.get('cursor');
-    if (cursor !== null) return jsonBytesReply(snapshotPageByToken(context.store, target, cursor, limit, Date.now()));
-    return jsonBytesReply(await createAndFirstPage(context, target, filterParamsOf(request.query), limit));
-  };
+export async function collectionSnapshotReply(context: AggregateContext, processorId: string, collection: string, query: URLSearchParams): Promise<JsonReply> {
+  const target = collectionTarget(context, processorId, collection);
+  requireDelivery(target.processor);
+  requireRetainedOutput(target.processor);
+  const limit = pageLimit(query, context.limits);
+  const cursor = query.get('cursor');
+  if (cursor !== null) return jsonBytesReply(snapshotPageByToken(context.store, target, cursor, limit, Date.now()));
+  return jsonBytesReply(await createAndFirstPage(context, target, filterParamsOf(query), limit));
 }

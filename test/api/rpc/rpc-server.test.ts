@@ -15,6 +15,7 @@ import { createRpcServers, type RpcServers } from '../../../api/rpc/rpc-server.j
 import type { RpcContext } from '../../../api/rpc/rpc-context.js';
 import { createLogger } from '../../../runtime/log.js';
 import { devnetStore, type DevnetStore } from './devnet-store.js';
+import { createRpcMetrics } from '../../../actors/rpc/metrics.js';
 
 const PROTOTYPE_NAMES = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__', 'isPrototypeOf', 'toLocaleString'];
 const MAX_BODY = 64 * 1024;
@@ -44,7 +45,7 @@ before(async () => {
   const context: RpcContext = { ...d.context, chain };
   metrics = new Registry();
   const log = createLogger({ lane: 'rpc', level: 'error', maxLinesPerSecond: 1000, destination: { write: (line: string) => logged.push(line) } });
-  servers = createRpcServers({ context, maxBodyBytes: MAX_BODY, wsMaxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, log, metrics });
+  servers = createRpcServers({ context, maxBodyBytes: MAX_BODY, wsMaxBufferedBytes: 1 << 20, maxSubscriptionsPerConnection: 10, log, metrics: createRpcMetrics(metrics) });
   const http = await listen(servers.http, '127.0.0.1:0', { name: 'rpc_http', allow: ['POST'] });
   const ws = await listen(servers.ws, '127.0.0.1:0', { name: 'rpc_ws', allow: ['GET'] });
   sockets = [http.socket, ws.socket];

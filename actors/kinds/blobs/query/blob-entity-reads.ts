@@ -2,7 +2,7 @@
  * Reads of the blob processor's entity table (layout in actors/kinds/blobs/keys.ts), returning
  * the rendered JSON bytes exactly as stored.
  */
-import type { BinaryTable } from '../../../../store/store.js';
+import type { BinaryTable } from '../../sdk/tables.js';
 import { blockKey, blockNumberOfKey, blockTxIndexPrefix, SCHEDULE_KEY_PREFIX, txKey } from '../keys.js';
 
 export interface BlockRow {

@@ -3,21 +3,19 @@
  * `/transactions`, `/transactions/{hash}`, `/schedule` and the `/snapshot` wrapper over the `blocks`
  * collection's query-and-follow, mounted by the listener under the canonical and alias bases.
  */
-import type { QueryExtension } from '../../../../api/aggregate/kind-surface.js';
-import { collectionSnapshotHandler } from '../../../../api/aggregate/entities/query-and-follow-routes.js';
-import { BLOBS_EXTENSION } from './blob-query-target.js';
-import { listBlocksHandler, oneBlockHandler } from './blocks-handlers.js';
-import { scheduleHandler } from './schedule-handler.js';
-import { blockTransactionsHandler, oneTransactionHandler } from './transactions-handlers.js';
+import type { QueryExtension } from '../../sdk/query/index.js';
+import { listBlocks, oneBlock } from './blocks-handlers.js';
+import { schedule } from './schedule-handler.js';
+import { blockTransactions, oneTransaction } from './transactions-handlers.js';
 
 export const BLOBS_QUERY: QueryExtension = {
-  name: BLOBS_EXTENSION,
+  name: 'blobs',
   endpoints: [
-    { path: '/blocks', handler: listBlocksHandler },
-    { path: '/blocks/:number', handler: oneBlockHandler },
-    { path: '/transactions', handler: blockTransactionsHandler },
-    { path: '/transactions/:hash', handler: oneTransactionHandler },
-    { path: '/schedule', handler: scheduleHandler },
-    { path: '/snapshot', handler: (context, target) => collectionSnapshotHandler(context, (request) => target(request).processor.id, 'blocks') },
+    { path: '/blocks', handle: listBlocks },
+    { path: '/blocks/:number', handle: oneBlock },
+    { path: '/transactions', handle: blockTransactions },
+    { path: '/transactions/:hash', handle: oneTransaction },
+    { path: '/schedule', handle: schedule },
+    { path: '/snapshot', handle: (request) => request.collectionSnapshot('blocks') },
   ],
 };

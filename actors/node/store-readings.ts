@@ -1,8 +1,8 @@
 /**
- * Metrics read from the store and the data directory's filesystem at scrape time, for the alert
- * rules in ops/alerts.yml (spec §8's suggested thresholds): filesystem size and free bytes of
- * `data_dir`, the LMDB file's size, the chain head and finalized block, each processor's head, and
- * how long each of those has not moved.
+ * What the root's store gauges (metrics.ts) read from the store and the data directory's filesystem
+ * at scrape time, for the alert rules in ops/alerts.yml (spec §8's suggested thresholds): filesystem
+ * size and free bytes of `data_dir`, the LMDB file's size, the chain head and finalized block, the
+ * byte totals the budgets bound, each processor's head, and how long each of those has not moved.
  *
  * "Not moved for" is measured by the root: it remembers when a scrape first saw the current value,
  * so its resolution is the scrape interval. The expected block interval comes from the stored
@@ -11,7 +11,6 @@
  */
 import { statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Gauge, type Registry } from 'prom-client';
 import { decodeHeader } from '../../net/eth/header.js';
 import { decodeJournalMove } from '../../store/journal.js';
 import { decodeU64KeyAsNumber, u64Key } from '../../store/keys.js';
@@ -109,108 +108,80 @@ function processorHead(store: Store, instance: string): { head: number | null; j
   return { head, journalSequence: readProgress(tables.state).journalSequence };
 }
 
-export function registerStoreMetrics(registry: Registry, source: StoreMetricsSource): void {
+/** A value per processor instance (the `processor` label). */
+export interface PerProcessor {
+  readonly processor: string;
+  readonly value: number;
+}
+
+/** The store's readings, each taken when a scrape asks for it. */
+export interface StoreReadings {
+  readonly filesystemSizeBytes: () => number;
+  readonly filesystemFreeBytes: () => number;
+  readonly storeSizeBytes: () => number;
+  /** null: no canonical block yet. */
+  readonly chainHead: () => number | null;
+  /** null: nothing finalized yet. */
+  readonly finalizedBlock: () => number | null;
+  readonly finalizedAgeSeconds: () => number;
+  readonly expectedBlockIntervalSeconds: () => number;
+  /** Instances holding artifacts: their retained and pending bytes. */
+  readonly artifactBytes: () => Array<{ readonly processor: string; readonly retained: number; readonly pending: number }>;
+  readonly pendingDeltaBytes: () => PerProcessor[];
+  /** Backfill-subscription streams summed as "backfill-subscriptions". */
+  readonly outboxBytes: () => PerProcessor[];
+  /** Followed instances that cover a block. */
+  readonly processorHeads: () => PerProcessor[];
+  readonly processorHeadAges: () => PerProcessor[];
+}
+
+export function storeReadings(source: StoreMetricsSource): StoreReadings {
   const { store, dataDir } = source;
   const unfollowed = new Set(source.unfollowed ?? []);
   const now = source.now ?? (() => Date.now() / 1000);
   const unmoved = new Unmoved(now);
   const finalizedBlock = finalizedTracker(store);
-  const registers = [registry];
-  new Gauge({
-    name: 'chain_node_data_dir_filesystem_size_bytes', help: 'Size of the filesystem holding data_dir', registers,
-    collect() { const fs = statfsSync(dataDir); this.set(fs.blocks * fs.bsize); },
-  });
-  new Gauge({
-    name: 'chain_node_data_dir_filesystem_free_bytes', help: 'Bytes of the filesystem holding data_dir available to the node (unprivileged free space)', registers,
-    collect() { const fs = statfsSync(dataDir); this.set(fs.bavail * fs.bsize); },
-  });
-  new Gauge({
-    name: 'chain_node_store_size_bytes', help: 'Size of the LMDB database file (data_dir/db/data.mdb)', registers,
-    collect() { this.set(statSync(join(store.path, 'data.mdb')).size); },
-  });
-  new Gauge({
-    name: 'chain_node_chain_head_block', help: 'Highest canonical block in the chain journal', registers,
-    collect() { const head = canonicalHeadNumber(store); if (head === null) this.reset(); else this.set(head); },
-  });
-  new Gauge({
-    name: 'chain_node_chain_finalized_block', help: 'Finalized block recorded in the chain journal', registers,
-    collect() { const finalized = finalizedBlock(); if (finalized === null) this.reset(); else this.set(finalized); },
-  });
-  new Gauge({
-    name: 'chain_node_chain_finalized_age_seconds', help: 'Seconds since the finalized block last advanced (as seen by scrapes; counts from the first scrape)', registers,
-    collect() { this.set(unmoved.age('finalized', String(finalizedBlock()))); },
-  });
-  new Gauge({
-    name: 'chain_node_expected_block_interval_seconds', help: 'Mean timestamp step of the last stored canonical blocks (the chain\'s block interval)', registers,
-    collect() {
+  const instances = () => store.processorInstances().filter((name) => !isStreamInstance(name));
+  return {
+    filesystemSizeBytes: () => { const fs = statfsSync(dataDir); return fs.blocks * fs.bsize; },
+    filesystemFreeBytes: () => { const fs = statfsSync(dataDir); return fs.bavail * fs.bsize; },
+    storeSizeBytes: () => statSync(join(store.path, 'data.mdb')).size,
+    chainHead: () => canonicalHeadNumber(store),
+    finalizedBlock,
+    finalizedAgeSeconds: () => unmoved.age('finalized', String(finalizedBlock())),
+    expectedBlockIntervalSeconds: () => {
       const head = canonicalHeadNumber(store);
       const back = head === null ? null : Math.max(0, head - INTERVAL_WINDOW);
       const [to, from] = head === null || back === null || back === head ? [undefined, undefined] : [headerTimestamp(store, head), headerTimestamp(store, back)];
-      this.set(to !== undefined && from !== undefined && to > from ? (to - from) / (head! - back!) : source.fallbackBlockIntervalSeconds);
+      return to !== undefined && from !== undefined && to > from ? (to - from) / (head! - back!) : source.fallbackBlockIntervalSeconds;
     },
-  });
-  // Spec §4.2: current and maximum artifact bytes, reported separately.
-  new Gauge({
-    name: 'chain_node_artifact_bytes', help: 'Artifact bytes a processor instance holds: retained finalized records and pending included-block candidates (state)', labelNames: ['processor', 'state'], registers,
-    collect() {
-      this.reset();
-      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) {
-        const totals = readTotals(store.processor(instance).artifacts);
-        if (totals.retainedCount === 0 && totals.pendingCount === 0 && totals.retainedBytes === 0) continue;
-        this.set({ processor: instance, state: 'retained' }, totals.retainedBytes);
-        this.set({ processor: instance, state: 'pending' }, totals.pendingBytes);
-      }
-    },
-  });
-  if (source.artifactMaxBytes !== undefined) {
-    new Gauge({ name: 'chain_node_artifact_budget_bytes', help: '[budgets.artifacts] max_bytes: the most artifact bytes (retained plus pending) all processors may hold together', registers }).set(source.artifactMaxBytes);
-  }
-  new Gauge({
-    name: 'chain_node_pending_delta_bytes', help: 'Bytes of the inverse writes kept for blocks not yet finalized (undo tables), by processor instance', labelNames: ['processor'], registers,
-    collect() {
-      this.reset();
-      for (const instance of store.processorInstances().filter((name) => !isStreamInstance(name))) this.set({ processor: instance }, tableBytes(store.processor(instance).undo));
-    },
-  });
-  new Gauge({
-    name: 'chain_node_outbox_bytes', help: 'Bytes of the change logs retained for delivery, by processor instance (backfill-subscription streams summed as "backfill-subscriptions")', labelNames: ['processor'], registers,
-    collect() {
-      this.reset();
+    artifactBytes: () => instances().flatMap((instance) => {
+      const totals = readTotals(store.processor(instance).artifacts);
+      if (totals.retainedCount === 0 && totals.pendingCount === 0 && totals.retainedBytes === 0) return [];
+      return [{ processor: instance, retained: totals.retainedBytes, pending: totals.pendingBytes }];
+    }),
+    pendingDeltaBytes: () => instances().map((instance) => ({ processor: instance, value: tableBytes(store.processor(instance).undo) })),
+    outboxBytes: () => {
+      const values: PerProcessor[] = [];
       let streams = 0;
       for (const instance of store.processorInstances()) {
         // Streams share one table (store/stream-tables.ts), counted once below; an unmigrated one has its own.
         const changes = store.processor(instance).changes;
         if (isStreamInstance(instance)) streams += 'getStats' in changes ? tableBytes(changes) : 0;
-        else this.set({ processor: instance }, tableBytes(changes));
+        else values.push({ processor: instance, value: tableBytes(changes) });
       }
       const shared = store.streamTable('changes');
       if (shared !== undefined) streams += tableBytes(shared);
-      if (streams > 0) this.set({ processor: 'backfill-subscriptions' }, streams);
+      if (streams > 0) values.push({ processor: 'backfill-subscriptions', value: streams });
+      return values;
     },
-  });
-  if (source.budgets) {
-    const { pendingDeltaBytes, outboxBytes } = source.budgets;
-    new Gauge({ name: 'chain_node_pending_delta_budget_bytes', help: 'The pending-delta budget ([budgets.pending_deltas] max_bytes), across all processor instances', registers, collect() { this.set(pendingDeltaBytes); } });
-    new Gauge({ name: 'chain_node_outbox_budget_bytes', help: 'The outbox budget ([budgets.outbox] max_bytes), across all change logs', registers, collect() { this.set(outboxBytes); } });
-  }
-  new Gauge({
-    name: 'chain_node_processor_head_block', help: 'Highest block a processor instance covers', labelNames: ['processor'], registers,
-    collect() {
-      this.reset();
-      for (const instance of followedInstances(store, unfollowed)) {
-        const { head } = processorHead(store, instance);
-        if (head !== null) this.set({ processor: instance }, head);
-      }
-    },
-  });
-  new Gauge({
-    name: 'chain_node_processor_head_age_seconds', help: 'Seconds since a processor instance last applied a journal move (as seen by scrapes; counts from the first scrape)', labelNames: ['processor'], registers,
-    collect() {
-      this.reset();
-      for (const instance of followedInstances(store, unfollowed)) {
-        const { head, journalSequence } = processorHead(store, instance);
-        this.set({ processor: instance }, unmoved.age(`processor:${instance}`, `${journalSequence}:${head}`));
-      }
-    },
-  });
+    processorHeads: () => followedInstances(store, unfollowed).flatMap((instance) => {
+      const { head } = processorHead(store, instance);
+      return head === null ? [] : [{ processor: instance, value: head }];
+    }),
+    processorHeadAges: () => followedInstances(store, unfollowed).map((instance) => {
+      const { head, journalSequence } = processorHead(store, instance);
+      return { processor: instance, value: unmoved.age(`processor:${instance}`, `${journalSequence}:${head}`) };
+    }),
+  };
 }
