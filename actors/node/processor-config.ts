@@ -1,7 +1,7 @@
 /**
  * One `[[processors]]` entry of the configuration, its schema derived from the kind registry: the kind names
  * (the built-in ones and `custom`), each built-in kind's option keys (sdk/options-schema.ts) beside the common
- * keys, and the checks that tie keys to kinds. No kind is named here: a new built-in kind brings its own keys.
+ * keys, and the checks that tie keys to kinds. The code names no kind: a new built-in kind brings its own keys.
  */
 import { z } from 'zod';
 import type { KindOptions } from '../kinds/sdk/kind.js';
@@ -40,7 +40,10 @@ const commonKeys = {
 };
 
 /** Each built-in kind's own keys (erc20 `tokens`, amm `pools`: see the kind's options.ts), optional here; the checks below require a kind's own. */
-const optionKeys: Record<string, z.ZodOptional<z.ZodType>> = Object.fromEntries([...BUILTIN_OPTION_KEYS].map(([key, { option }]) => [key, option.schema.optional()]));
+const optionKeys: Record<string, z.ZodOptional<z.ZodType>> = Object.fromEntries([...BUILTIN_OPTION_KEYS].map(([key, { kind, option }]) => {
+  if (Object.hasOwn(commonKeys, key) || key === 'artifacts') throw new Error(`built-in kind '${kind}' declares the option '${key}', a key every [[processors]] entry has`);
+  return [key, option.schema.optional()];
+}));
 
 /** `[processors.artifacts]`: the block's finalized, checksummed `map` output kept apart from entities and delivery (spec §2.9). */
 const artifacts = z.strictObject({
