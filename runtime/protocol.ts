@@ -1,9 +1,16 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { MailboxBuffer } from './mailbox.js';
 
-/** Every actor message is a small object with a string `type` tag listed at the top of the receiving actor's file. */
+/**
+ * Every actor message is a plain object with a string `type` tag; each lane declares the ones it accepts as a union in
+ * its messages.ts (the wire carries them as they are, msgpackr-encoded, unchecked).
+ */
 export interface Message {
   readonly type: string;
+}
+
+/** A message of no declared inbox (the runtime's own tests and benchmarks): any fields, each `unknown`. */
+export interface AnyMessage extends Message {
   readonly [field: string]: unknown;
 }
 

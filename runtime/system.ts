@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { encode, decode } from './codec.js';
 import { Link } from './link.js';
 import { MailboxControl, createMailboxBuffer, type MailboxBuffer } from './mailbox.js';
-import { ROOT, type FromWorker, type Message, type ToWorker, type WireEntry, type RemoteError } from './protocol.js';
+import { ROOT, type AnyMessage, type FromWorker, type Message, type ToWorker, type WireEntry, type RemoteError } from './protocol.js';
 import { ActorExitedError, AskTimeoutError, fromRemoteError, toRemoteError } from './remote-error.js';
 import { LaneSupervisor, type ChildSpec, type LaneSpec, type LaneState } from './supervisor.js';
 import type { TaskPool } from './pool.js';
@@ -35,8 +35,8 @@ export interface SystemOptions {
   readonly startTimeoutMs?: number;
 }
 
-/** Handles messages and asks sent to the root (`node`); the return value answers an ask. */
-export type RootHandler = (message: Message, from: string) => unknown;
+/** Handles messages and asks sent to the root (`node`), of its inbox `Inbox`; the return value answers an ask. */
+export type RootHandler<Inbox extends Message = AnyMessage> = (message: Inbox, from: string) => unknown;
 
 interface Incarnation {
   readonly worker: Worker;
@@ -90,7 +90,7 @@ export class ActorSystem extends EventEmitter {
   private readonly metricsRequests = new Map<number, (json: unknown) => void>();
   /** Each running worker's last metrics answer, for a scrape it is too busy to answer in time. */
   private readonly lastMetrics = new Map<Slot, { incarnation: Incarnation | null; json: unknown }>();
-  private rootHandler: RootHandler = (message) => {
+  private rootHandler: RootHandler<Message> = (message) => {
     throw new Error(`the root does not handle '${message.type}'`);
   };
   private nextId = 1;
@@ -101,9 +101,9 @@ export class ActorSystem extends EventEmitter {
     super();
   }
 
-  /** Answers messages and asks addressed to the root. */
-  handleRoot(handler: RootHandler): void {
-    this.rootHandler = handler;
+  /** Answers messages and asks addressed to the root; `Inbox` is what the root accepts (the wire is not checked). */
+  handleRoot<Inbox extends Message = AnyMessage>(handler: RootHandler<Inbox>): void {
+    this.rootHandler = handler as RootHandler<Message>;
   }
 
   startLane(spec: LaneSpec): void {
@@ -193,11 +193,12 @@ export class ActorSystem extends EventEmitter {
     return (await Promise.all(replies)).filter((json) => json !== null);
   }
 
-  send(to: string, message: Message): Promise<void> {
+  /** `Inbox`: the receiver's inbox type, which the message is checked against (as ActorContext.send). */
+  send<Inbox extends Message = AnyMessage>(to: string, message: NoInfer<Inbox>): Promise<void> {
     return this.rootLink(to).send([0, ROOT, message]);
   }
 
-  ask<Reply = unknown>(to: string, message: Message, timeoutMs = 30_000): Promise<Reply> {
+  ask<Inbox extends Message = AnyMessage, Reply = unknown>(to: string, message: NoInfer<Inbox>, timeoutMs = 30_000): Promise<Reply> {
     const askId = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -43,7 +43,7 @@ const pendingTasks = new Map<number, { resolve: (value: unknown) => void; reject
 const inboundPorts = new Set<MessagePort>();
 const inbox = new Inbox();
 let nextId = 1;
-let definition: ActorDefinition<unknown, unknown> | null = null;
+let definition: ActorDefinition<unknown, unknown, Message> | null = null;
 let state: unknown;
 let handling = false;
 let stopping = false;
@@ -279,7 +279,7 @@ control.on('message', (message: ToWorker) => {
 async function start(): Promise<void> {
   watchMemory();
   const moduleUrl = boot.module.startsWith('file:') ? boot.module : pathToFileURL(boot.module).href;
-  const loaded = (await import(moduleUrl)) as { default: ActorDefinition<unknown, unknown> };
+  const loaded = (await import(moduleUrl)) as { default: ActorDefinition<unknown, unknown, Message> };
   state = await loaded.default.init(ctx);
   definition = loaded.default;
   drain();

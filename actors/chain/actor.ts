@@ -5,13 +5,14 @@
  * finalized material, fails closed: no further moves are published, the lane reports degraded
  * (readiness drops) with the reason, and nothing finalized is ever undone.
  *
- * Accepts: HeadNotice (from `source`), FinalizedNotice (from `finality`), ask `status`.
- * Sends: JournalNotice to every processor actor.
+ * Accepts: ChainInbox (messages.ts): HeadNotice (from `source`), FinalizedNotice (from `finality`), ask `status`.
+ * Sends: JournalNotice (messages.ts) to every processor actor and JSON-RPC listener.
  */
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { LinkClosedError } from '../../runtime/link.js';
 import { openStore, type Store } from '../../store/store.js';
-import type { FinalizedNotice, HeadNotice, JournalNotice } from './messages.js';
+import type { ChainInbox, ChainReplies, HeadNotice, JournalNotice } from './messages.js';
+import type { ProcessorInbox } from '../processor/messages.js';
 import { ForkChoiceError, planHead } from './fork-choice.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import { backfillTxIndex, chainView, commitFinalized, commitHead, loadChainState, type ChainState } from './journal-writer.js';
@@ -52,7 +53,7 @@ function failClosed(ctx: Ctx, state: State, reason: string, cause: FailCause = '
  */
 async function notifyProcessors(ctx: Ctx, state: State): Promise<void> {
   const notice: JournalNotice = { type: 'journal', sequence: state.chain.sequence };
-  const sent = await Promise.allSettled(ctx.args.processors.map((name) => ctx.send(name, notice)));
+  const sent = await Promise.allSettled(ctx.args.processors.map((name) => ctx.send<ProcessorInbox>(name, notice)));
   for (const result of sent) {
     if (result.status === 'rejected' && !(result.reason instanceof LinkClosedError)) throw result.reason;
   }
@@ -100,7 +101,7 @@ async function onFinalized(ctx: Ctx, state: State, finalized: BlockRef, notify =
   if (notify) await notifyProcessors(ctx, state);
 }
 
-export default defineActor<State, ChainArgs>({
+export default defineActor<State, ChainArgs, ChainInbox>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const chain = loadChainState(store);
@@ -115,15 +116,13 @@ export default defineActor<State, ChainArgs>({
   async handle(message, state, ctx) {
     switch (message.type) {
       case 'head':
-        return onHead(ctx, state, message as HeadNotice);
-      case 'finalized': {
-        const notice = message as FinalizedNotice;
-        return onFinalized(ctx, state, { number: notice.number, hash: notice.hash });
-      }
+        return onHead(ctx, state, message);
+      case 'finalized':
+        return onFinalized(ctx, state, { number: message.number, hash: message.hash });
       case 'status':
-        return { head: state.chain.head, finalized: state.chain.finalized, journalSequence: state.chain.sequence, failed: state.failed };
+        return { head: state.chain.head, finalized: state.chain.finalized, journalSequence: state.chain.sequence, failed: state.failed } satisfies ChainReplies['status'];
       default:
-        throw new Error(`chain does not accept '${message.type}'`);
+        throw new Error(`chain does not accept '${unknownTag(message)}'`);
     }
   },
   async stop(state) {

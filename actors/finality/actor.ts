@@ -12,11 +12,14 @@
  * the event's own update is verified, a round only when the store cannot verify it as it stands);
  * the interval poll stays the fallback (an endpoint without the stream, or a reconnect).
  *
- * Accepts: nothing. Asks `source`: `finalized` → {number, hash} | null. Sends: FinalizedNotice to `chain`.
+ * Accepts: nothing (FinalityInbox, messages.ts). Asks `source`: `finalized` → {number, hash} | null
+ * (actors/sources/messages.ts). Sends: FinalizedNotice to `chain` (actors/chain/messages.ts).
  */
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { errorFields, redactUrl } from '../../runtime/log.js';
-import type { FinalizedNotice } from '../chain/messages.js';
+import type { ChainInbox, FinalizedNotice } from '../chain/messages.js';
+import type { SourceInbox, SourceReplies } from '../sources/messages.js';
+import type { FinalityInbox } from './messages.js';
 import type { Hex } from '../../net/eth/hex.js';
 import { createBeaconFinality, type BeaconApiFinalityArgs, type BeaconFinality, } from './beacon-api.js';
 import { openStore, type Store } from '../../store/store.js';
@@ -69,11 +72,11 @@ async function announce(ctx: ActorContext<FinalityArgs>, state: State, finalized
   if (state.last?.number === finalized.number && state.last.hash === finalized.hash) return;
   state.last = finalized;
   const notice: FinalizedNotice = { type: 'finalized', number: finalized.number, hash: finalized.hash };
-  await ctx.send('chain', notice);
+  await ctx.send<ChainInbox>('chain', notice);
 }
 
 async function pollSource(ctx: ActorContext<FinalityArgs>, state: State): Promise<void> {
-  const finalized = await ctx.ask<{ number: number; hash: Hex } | null>('source', { type: 'finalized' }, Math.max(5000, ctx.args.pollIntervalMs));
+  const finalized = await ctx.ask<SourceInbox, SourceReplies['finalized']>('source', { type: 'finalized' }, Math.max(5000, ctx.args.pollIntervalMs));
   if (finalized === null) degrade(ctx, state, `the ${ctx.args.kind} finality backend reports no finalized block`);
   else await announce(ctx, state, finalized);
 }
@@ -168,7 +171,7 @@ async function consensusBackend(ctx: ActorContext<FinalityArgs>, state: State, s
   return backend;
 }
 
-export default defineActor<State, FinalityArgs>({
+export default defineActor<State, FinalityArgs, FinalityInbox>({
   async init(ctx) {
     const lightClientMode = (ctx.args.kind === 'beacon_api' || ctx.args.kind === 'consensus_p2p') && ctx.args.beacon?.lightClient;
     const store = lightClientMode && ctx.args.dataDir ? openStore({ dataDir: ctx.args.dataDir }) : null;
@@ -182,7 +185,7 @@ export default defineActor<State, FinalityArgs>({
     return state;
   },
   handle(message) {
-    throw new Error(`finality does not accept '${message.type}'`);
+    throw new Error(`finality does not accept '${unknownTag(message)}'`);
   },
   async stop(state) {
     state.stopping = true;

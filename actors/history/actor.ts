@@ -8,7 +8,7 @@
  * processor lane (`history.apply`), which commits it with its coverage in one transaction. Progress is re-derived
  * from coverage after every chunk, so a restart (even kill -9) resumes exactly where committed chunks end.
  *
- * Accepts (asks, from the listeners' admin routes):
+ * Accepts HistoryInbox (messages.ts; replies HistoryReplies). Asks, from the listeners' admin routes:
  *   `job.create` {processor, fromBlock, toBlock, mode, idempotencyKey, source?} → {created, job}
  *   `job.list` → {data: job[]};  `job.get` {id} → job;  `job.cancel` {id} → job;  `job.delete` {id} → {deleted}
  *   `probe` {source} → ProbeResult
@@ -21,12 +21,13 @@
  *   (processor rebuilds, rebuilds.ts: a replacement instance cold-backfilled beside the serving one)
  * Accepts (sent, from the rpc lane): `rpc.fill`, `rpc.locate` (on-demand JSON-RPC history, on-demand.ts), answered
  *   later by a `history.filled` message to the sender.
+ * Accepts (sent, from a processor): `backfill.wake`. Sends a processor `backfill.failed` (its cold backfill failed).
  * Asks `node`: `rebuild.lane` (starts a replacement's lane), `rebuild.stop` (stops and removes it); `outbox`: `consumers.move` (promote, rollback).
  * Asks `processor.<id>`: `history.apply` {job, blocks: [{number, hash}]} → {applied, skipped};
  *   `history.publish` {subscription, stream, originKind, blocks} → {published, filled, streamHead, publishedThrough}.
  */
 import { randomBytes } from 'node:crypto';
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
 import { readProgress, readRanges, type BlockRange } from '../../store/coverage.js';
@@ -43,17 +44,16 @@ import { chosenSource, missingSourceError, type SkippedHistorySource } from './s
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
-import type { HistoryApplyMessage } from '../processor/history-apply.js';
+import type { HistoryApplyMessage, ProcessorInbox } from '../processor/messages.js';
+import type { CreateJobRequest, HistoryInbox } from './messages.js';
 import {
   cancelBackfillSubscription, createBackfillSubscription, deleteBackfillSubscription, existingSubscription, nextSubscription, runSubscription, subscriptionView,
-  type CreateSubscriptionRequest,
 } from './subscriptions.js';
 import { dropOrphanStreams, listSubscriptions } from '../../store/backfill-subscriptions.js';
 import {
   advanceRebuilds, cancelProcessorRebuild, createProcessorRebuild, deleteProcessorRebuild, existingRebuild, listProcessorRebuilds, promoteRebuild, registerReplacements, rebuildView, rollbackRebuild,
-  type CreateRebuildRequest,
 } from './rebuilds.js';
-import { startOnDemand, type FillMessage, type LocateMessage, type OnDemandArgs } from './on-demand.js';
+import { startOnDemand, type OnDemandArgs } from './on-demand.js';
 
 export interface HistoryProcessorArgs {
   readonly id: string;
@@ -117,7 +117,7 @@ export interface JobView extends HistoryWorkView {
 
 const APPLY_TIMEOUT_MS = 120_000;
 
-export default defineActor<State, HistoryArgs>({
+export default defineActor<State, HistoryArgs, HistoryInbox>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     // Streams of subscriptions deleted before their tables were dropped (older stores) free their table slots.
@@ -146,40 +146,40 @@ export default defineActor<State, HistoryArgs>({
 
   async handle(message, state, ctx, from) {
     switch (message.type) {
-      case 'job.create': return createMaterializationJob(ctx, state, message as unknown as CreateRequest);
+      case 'job.create': return createMaterializationJob(ctx, state, message);
       case 'job.list': return { data: listJobs(state.store).map((job) => view(state, job)) };
-      case 'job.get': return view(state, existingJob(state, String(message.id)));
-      case 'job.cancel': return cancelJob(ctx, state, String(message.id));
-      case 'job.delete': return removeJob(state, String(message.id));
-      case 'probe': return probe(ctx, state, String(message.source));
+      case 'job.get': return view(state, existingJob(state, message.id));
+      case 'job.cancel': return cancelJob(ctx, state, message.id);
+      case 'job.delete': return removeJob(state, message.id);
+      case 'probe': return probe(ctx, state, message.source);
       case 'subscription.create': {
-        const result = await createBackfillSubscription(state, message as unknown as CreateSubscriptionRequest, (text, fields) => ctx.log.info(text, fields));
+        const result = await createBackfillSubscription(state, message, (text, fields) => ctx.log.info(text, fields));
         if (result.created) setImmediate(() => pump(ctx, state));
         return result;
       }
       case 'subscription.list': return { data: listSubscriptions(state.store).map((record) => subscriptionView(state, record)) };
-      case 'subscription.get': return subscriptionView(state, existingSubscription(state, String(message.id)));
-      case 'subscription.cancel': return cancelBackfillSubscription(state, String(message.id));
-      case 'subscription.delete': return deleteBackfillSubscription(state, String(message.id));
+      case 'subscription.get': return subscriptionView(state, existingSubscription(state, message.id));
+      case 'subscription.cancel': return cancelBackfillSubscription(state, message.id);
+      case 'subscription.delete': return deleteBackfillSubscription(state, message.id);
       case 'rpc.fill':
       case 'rpc.locate': {
         const onDemand = ctx.args.onDemand ?? { source: null, maxBlocks: 0, timeoutMs: 60_000 };
-        startOnDemand(ctx as ActorContext<unknown>, { store: state.store, sources: state.sources, shutdown: state.shutdown.signal, chunkBlocks: ctx.args.chunkBlocks, args: onDemand }, message as unknown as FillMessage | LocateMessage, from);
+        startOnDemand(ctx, { store: state.store, sources: state.sources, shutdown: state.shutdown.signal, chunkBlocks: ctx.args.chunkBlocks, args: onDemand }, message, from);
         return undefined;
       }
       case 'backfill.wake': return scanColdBackfills(ctx, state);
       case 'rebuild.create': {
-        const result = await createProcessorRebuild(ctx as ActorContext<unknown>, state, message as unknown as CreateRebuildRequest);
+        const result = await createProcessorRebuild(ctx, state, message);
         if (result.created) setImmediate(() => void scanColdBackfills(ctx, state));
         return result;
       }
-      case 'rebuild.list': return listProcessorRebuilds(state, String(message.processor));
-      case 'rebuild.get': return rebuildView(state, existingRebuild(state.store, String(message.processor), String(message.id)));
-      case 'rebuild.promote': return promoteRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id), message.acceptDifferences === true);
-      case 'rebuild.rollback': return rollbackRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
-      case 'rebuild.cancel': return cancelProcessorRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
-      case 'rebuild.delete': return deleteProcessorRebuild(ctx as ActorContext<unknown>, state, String(message.processor), String(message.id));
-      default: throw new CodedError('invalid_request', `the history lane does not accept '${message.type}'`);
+      case 'rebuild.list': return listProcessorRebuilds(state, message.processor);
+      case 'rebuild.get': return rebuildView(state, existingRebuild(state.store, message.processor, message.id));
+      case 'rebuild.promote': return promoteRebuild(ctx, state, message.processor, message.id, message.acceptDifferences === true);
+      case 'rebuild.rollback': return rollbackRebuild(ctx, state, message.processor, message.id);
+      case 'rebuild.cancel': return cancelProcessorRebuild(ctx, state, message.processor, message.id);
+      case 'rebuild.delete': return deleteProcessorRebuild(ctx, state, message.processor, message.id);
+      default: throw new CodedError('invalid_request', `the history lane does not accept '${unknownTag(message)}'`);
     }
   },
 
@@ -196,26 +196,17 @@ export default defineActor<State, HistoryArgs>({
   },
 });
 
-interface CreateRequest {
-  readonly processor: string;
-  readonly fromBlock: number;
-  readonly toBlock: number;
-  readonly mode: 'fill_missing';
-  readonly idempotencyKey: string;
-  readonly source?: string;
-}
-
 function existingJob(state: State, id: string): MaterializationJob {
   const job = readJob(state.store, id);
   if (!job) throw new CodedError('not_found', `no materialization job '${id.slice(0, 80)}'`, { job: id.slice(0, 80) });
   return job;
 }
 
-function requestDigest(request: CreateRequest, source: string): string {
+function requestDigest(request: CreateJobRequest, source: string): string {
   return JSON.stringify({ processor: request.processor, fromBlock: request.fromBlock, toBlock: request.toBlock, mode: request.mode, source });
 }
 
-async function createMaterializationJob(ctx: Ctx, state: State, request: CreateRequest): Promise<{ created: boolean; job: JobView }> {
+async function createMaterializationJob(ctx: Ctx, state: State, request: CreateJobRequest): Promise<{ created: boolean; job: JobView }> {
   const processor = state.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(state, request.source, 'a materialization job needs one');
@@ -308,7 +299,7 @@ const COLD_SCAN_MS = 2000;
 
 /** A failed cold backfill degrades its processor's state (best effort: the scan tells it again after a restart). */
 function tellBackfillFailed(ctx: Ctx, processor: string, job: string, blockNumber: number | null, message: string): void {
-  ctx.send(`processor.${processor}`, { type: 'backfill.failed', job, blockNumber, message }).catch(() => undefined);
+  ctx.send<ProcessorInbox>(`processor.${processor}`, { type: 'backfill.failed', job, blockNumber, message }).catch(() => undefined);
 }
 
 async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
@@ -317,7 +308,7 @@ async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
     const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (level, message, fields) => ctx.log[level](message, fields),
       (job) => tellBackfillFailed(ctx, job.processor, job.id, job.lastError?.blockNumber ?? null, job.lastError?.message ?? 'failed'));
     if (created > 0) pump(ctx, state);
-    await advanceRebuilds(ctx as ActorContext<unknown>, state);
+    await advanceRebuilds(ctx, state);
   } catch (error) {
     if (!state.stopping) ctx.log.warn('cold backfill scan failed', errorFields(error));
   }
@@ -344,7 +335,7 @@ async function runJobs(ctx: Ctx, state: State): Promise<void> {
     // Backfill subscriptions after the jobs, one at a time, oldest first (subscriptions.ts).
     const subscription = nextSubscription(state.store);
     if (!subscription) return;
-    await runSubscription(ctx as ActorContext<unknown>, state, subscription);
+    await runSubscription(ctx, state, subscription);
   }
 }
 
@@ -423,7 +414,7 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
         const top = blocks.at(-1)!;
         if (next !== null) ahead = fetchChunk(next, ascending ? () => (next.from - 1 === top.number ? top.hash : reducedHashAt(tables, next.from - 1)) : () => null);
         const message: HistoryApplyMessage = { type: 'history.apply', job: id, blocks };
-        await ctx.ask(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
+        await ctx.ask<ProcessorInbox>(`processor.${initial.processor}`, message, APPLY_TIMEOUT_MS);
         const lowest = blocks[0]!;
         cursor = chunk.from - 1;
         await updateJob(state.store, id, (current) => ({ ...current, blocksDone: progressOf(), anchor: ascending ? current.anchor ?? null : { number: lowest.number, hash: lowest.hash } }));

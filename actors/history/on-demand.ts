@@ -13,7 +13,7 @@
  * Accepts (sent, from `rpc.*`):
  *   `rpc.fill`   {id, from, to}                         blocks from..to (inclusive)
  *   `rpc.locate` {id, kind: 'transaction'|'block', hash} finds the block by the source's locator, then fills it
- * Sends back to the sender: `history.filled` {id, error: {code, message, blockNumber?} | null}
+ * Sends back to the sender: `history.filled` {id, error: {code, message, blockNumber?} | null} (actors/rpc/messages.ts)
  */
 import type { ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
@@ -26,6 +26,9 @@ import type { Store } from '../../store/store.js';
 import { hexToBytes } from '../../net/eth/hex.js';
 import { anchorDown, checkProven, lowestCanonical, recordProven, trustedHash } from './anchor.js';
 import type { HistorySource } from './sources.js';
+import type { FillError, FilledMessage, RpcInbox } from '../rpc/messages.js';
+
+export type { FillError, FilledMessage } from '../rpc/messages.js';
 
 export interface OnDemandArgs {
   /** The history source on-demand requests use; null: on-demand history is off. */
@@ -36,31 +39,19 @@ export interface OnDemandArgs {
   readonly timeoutMs: number;
 }
 
-export interface FillMessage {
+export type FillMessage = {
   readonly type: 'rpc.fill';
   readonly id: number;
   readonly from: number;
   readonly to: number;
-}
+};
 
-export interface LocateMessage {
+export type LocateMessage = {
   readonly type: 'rpc.locate';
   readonly id: number;
   readonly kind: 'transaction' | 'block';
   readonly hash: string;
-}
-
-export interface FillError {
-  readonly code: 'source_unavailable' | 'query_too_expensive' | 'unsupported_capability' | 'range_incomplete';
-  readonly message: string;
-  readonly blockNumber?: number;
-}
-
-export interface FilledMessage {
-  readonly type: 'history.filled';
-  readonly id: number;
-  readonly error: FillError | null;
-}
+};
 
 export interface OnDemandDeps {
   readonly store: Store;
@@ -84,7 +75,7 @@ export function startOnDemand(ctx: ActorContext<unknown>, deps: OnDemandDeps, me
     if (deps.shutdown.aborted) return;
     if (error) ctx.log.info('on-demand history request failed', { request: message.type, reason: error.message, ...(error.blockNumber !== undefined ? { blockNumber: error.blockNumber } : {}) });
     const reply: FilledMessage = { type: 'history.filled', id: message.id, error };
-    await ctx.send(from, reply as unknown as Parameters<typeof ctx.send>[1]);
+    await ctx.send<RpcInbox>(from, reply);
   }).catch((error: unknown) => ctx.log.warn('could not answer an on-demand history request', errorFields(error)));
 }
 

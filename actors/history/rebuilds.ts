@@ -37,17 +37,14 @@ import { coldJobId } from './cold-backfill.js';
 import { missingCount } from './job-ranges.js';
 import { compareInstances } from './rebuild-compare.js';
 import type { HistoryProcessorArgs } from './actor.js';
+import type { NodeInbox, NodeReplies } from '../node/messages.js';
+import type { CreateRebuildRequest } from './messages.js';
+import type { OutboxInbox, OutboxReplies } from '../outbox/messages.js';
 import { chosenSource, type SourceChoice } from './source-choice.js';
 
 export interface RebuildLaneState extends SourceChoice {
   readonly store: Store;
   readonly processors: Map<string, HistoryProcessorArgs>;
-}
-
-export interface CreateRebuildRequest {
-  readonly processor: string;
-  readonly idempotencyKey: string;
-  readonly source?: string;
 }
 
 type Ctx = ActorContext<unknown>;
@@ -119,7 +116,7 @@ export async function createProcessorRebuild(ctx: Ctx, state: RebuildLaneState, 
 }
 
 async function startReplacementLane(ctx: Ctx, record: RebuildRecord): Promise<void> {
-  await ctx.ask('node', { type: 'rebuild.lane', processor: record.processor, instance: record.instance, fromBlock: record.fromBlock, source: record.source }, 10_000);
+  await ctx.ask<NodeInbox>('node', { type: 'rebuild.lane', processor: record.processor, instance: record.instance, fromBlock: record.fromBlock, source: record.source }, 10_000);
 }
 
 export function existingRebuild(store: Store, processor: string, id: string): RebuildRecord {
@@ -135,7 +132,7 @@ export function listProcessorRebuilds(state: RebuildLaneState, processor: string
 
 /** Moves the processor's consumers and serving instance from `from` to `to` (the outbox does both in one transaction). */
 async function select(ctx: Ctx, record: RebuildRecord, from: string, to: string): Promise<RebuildRecord['movedConsumers']> {
-  const answer = await ctx.ask<{ moved: RebuildRecord['movedConsumers'] }>('outbox', { type: 'consumers.move', processor: record.processor, from, to }, 30_000);
+  const answer = await ctx.ask<OutboxInbox, OutboxReplies['consumers.move']>('outbox', { type: 'consumers.move', processor: record.processor, from, to }, 30_000);
   return answer.moved;
 }
 
@@ -196,7 +193,7 @@ export async function cancelProcessorRebuild(ctx: Ctx, state: RebuildLaneState, 
   }
   const next = (await cancelRebuildRecord(state.store, id, coldJobId(record.instance))) ?? record;
   state.processors.delete(record.instance);
-  const { stopped } = await ctx.ask<{ stopped: boolean }>('node', { type: 'rebuild.stop', instance: record.instance }, 120_000);
+  const { stopped } = await ctx.ask<NodeInbox, NodeReplies['rebuild.stop']>('node', { type: 'rebuild.stop', instance: record.instance }, 120_000);
   if (record.state !== 'cancelled') ctx.log.info('rebuild cancelled', { rebuild: id, processor: processorId, instance: record.instance, previousState: record.state, laneStopped: stopped });
   return rebuildView(state, next);
 }
@@ -217,7 +214,7 @@ export async function deleteProcessorRebuild(ctx: Ctx, state: RebuildLaneState, 
     throw new CodedError('conflict', `rebuild '${id}' is cancelled but its backfill job '${job.id}' is still finishing its chunk in flight; delete it once the job is cancelled`, { rebuild: id, job: job.id, jobState: job.state });
   }
   // Its lane is stopped by the cancel; asked again in case a crash came between the cancel and its stop.
-  await ctx.ask('node', { type: 'rebuild.stop', instance: record.instance }, 120_000);
+  await ctx.ask<NodeInbox>('node', { type: 'rebuild.stop', instance: record.instance }, 120_000);
   const deletion = await deleteRebuild(state.store, record, coldJobId(record.instance));
   ctx.log.info('rebuild deleted', { rebuild: id, processor: processorId, instance: record.instance, tables: deletion.tables.length, entries: deletion.entries, consumers: deletion.consumers.length });
   return deletion;

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { readProgress, readRanges } from '../../store/coverage.js';
-import type { ConsumerRecord, ConsumerRole } from '../../store/consumers.js';
+import type { ConsumerRecord } from '../../store/consumers.js';
 import { hashCredential, verifyCredential } from '../../store/credential-hash.js';
 import { encodeCursor } from '../../store/cursor.js';
 import type { Store } from '../../store/store.js';
@@ -30,7 +30,8 @@ import { fetchProvenChunk } from './anchor.js';
 import type { HistorySource } from './sources.js';
 import { chosenSource, type SourceChoice } from './source-choice.js';
 import type { HistoryProcessorArgs } from './actor.js';
-import type { HistoryPublishMessage } from '../processor/history-publish.js';
+import type { HistoryPublishMessage, ProcessorInbox, ProcessorReplies } from '../processor/messages.js';
+import type { CreateSubscriptionRequest } from './messages.js';
 
 const PUBLISH_TIMEOUT_MS = 120_000;
 
@@ -42,18 +43,6 @@ export interface SubscriptionLane extends SourceChoice {
   readonly stopping: boolean;
   readonly chainId: number;
   readonly chunkBlocks: number;
-}
-
-export interface CreateSubscriptionRequest {
-  readonly processor: string;
-  readonly fromBlock: number;
-  readonly toBlock: number;
-  readonly mode: SubscriptionMode;
-  readonly idempotencyKey: string;
-  readonly source?: string;
-  readonly consumer: { readonly id: string; readonly role: ConsumerRole; readonly leaseTtlSeconds: number };
-  /** The consumer's secret (the route generates one when the body has none); hashed here, never stored. */
-  readonly credential: string;
 }
 
 export interface SubscriptionView extends HistoryWorkView {
@@ -235,7 +224,7 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
       const blocks = await fetchProvenChunk(store, source, chunk, { belowFallback: () => null, signal: lane.shutdown.signal, stopping: () => lane.stopping });
       if (lane.stopping) return;
       const message: HistoryPublishMessage = { type: 'history.publish', subscription: id, stream: initial.stream, originKind, blocks };
-      const result = await ctx.ask(`processor.${initial.processor}`, message, PUBLISH_TIMEOUT_MS) as { publishedThrough: number | null };
+      const result = await ctx.ask<ProcessorInbox, ProcessorReplies['history.publish']>(`processor.${initial.processor}`, message, PUBLISH_TIMEOUT_MS);
       publishedThrough = Math.max(publishedThrough, result.publishedThrough ?? chunk.to);
     } catch (error) {
       if (lane.stopping) return;

@@ -3,25 +3,25 @@
  * blob queries), the SSE change stream and the operational routes on uWebSockets.js, reading LMDB
  * directly from this worker.
  *
- * Accepts:
+ * Accepts ListenerInbox (messages.ts):
  *   `changes` ChangesNotice {processor: <processor id>, sequence}: the processor's change log grew to
  *             `sequence` (inclusive) and is committed; open SSE streams of that processor advance.
  *   `lanes`   LaneTroublesNotice {troubles: processor id → {state, reason}}: from the root whenever a lane's
  *             health changes; coverage reports `degraded`/`failed` for processors in trouble.
- * Sends to `snapshots`: ask `create` / `release` (query-and-follow; see actors/snapshots/actor.ts).
- * Asks `source`: `network-status` → P2pSnapshot (kind = p2p, for /v1/network/status).
+ * Sends to `snapshots`: ask `create` / `release` (query-and-follow; actors/snapshots/messages.ts, client.ts).
+ * Asks `source`: `network-status` → P2pSnapshot (kind = p2p, for /v1/network/status; actors/sources/messages.ts).
  * Sends to `node`: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
- * `listening {listener, address, port}`. Asks `outbox` for every change to a consumer record
- * (actors/outbox/messages.ts); reads records and change bytes itself. Asks `history` for the admin routes
- * (api/admin/admin-routes.ts).
+ * `listening {listener, address, port}` (actors/node/messages.ts). Asks `outbox` for every change to a consumer record
+ * (actors/outbox/messages.ts, client.ts); reads records and change bytes itself. Asks `history` for the admin routes
+ * (api/admin/admin-routes.ts, actors/history/messages.ts); asks `processor.<id>` for checkpoints, savepoints and
+ * artifacts (actors/processor/messages.ts).
  */
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { errorFields } from '../../runtime/log.js';
 import { openStore, type Store } from '../../store/store.js';
 import { epochToHex } from '../../store/meta.js';
-import { operationalRoutes, type ReadinessReport } from '../../api/operational.js';
+import { operationalRoutes } from '../../api/operational.js';
 import { networkStatusRoutes, type LiveSourceKind } from '../../api/network-status.js';
-import type { P2pSnapshot } from '../../net/p2p/network-snapshot.js';
 import { closeApp, closeListenSocket, createApiApp, listen, type ApiApp } from '../../api/server.js';
 import { aggregateRoutes } from '../../api/aggregate/aggregate-routes.js';
 import type { AggregateContext } from '../../api/aggregate/aggregate-context.js';
@@ -29,14 +29,18 @@ import { createProcessorRegistry, type ConfiguredProcessor } from '../../api/agg
 import { storeServingLookup } from '../../api/aggregate/serving-instances.js';
 import { SseHub, type SseSettings } from '../../api/sse/sse-hub.js';
 import { registerStreamRoute, STREAM_ROUTE } from '../../api/sse/stream-route.js';
-import type { ChangesNotice, LaneTroublesNotice } from '../chain/messages.js';
+import type { ListenerInbox } from './messages.js';
+import type { HistoryInbox } from '../history/messages.js';
+import type { ProcessorInbox } from '../processor/messages.js';
+import type { NodeInbox, NodeReplies } from '../node/messages.js';
+import type { SourceReplies, P2pSourceInbox } from '../sources/messages.js';
 import { setLaneTroubles } from '../../api/aggregate/lane-health.js';
 import type { RpcHistoryCapability, RpcServedLimits } from '../../api/aggregate/rpc-method-capabilities.js';
 import { snapshotService } from '../snapshots/client.js';
 import type uWS from 'uWebSockets.js';
 import { bearerCheck } from '../../api/auth/bearer.js';
 import { consumerRoutes } from '../../api/aggregate/consumers/consumer-routes.js';
-import { outboxAsker } from '../outbox/ask.js';
+import { consumerWrites } from '../outbox/client.js';
 import { kindSurfaces } from '../kinds/kind-catalog.js';
 import { CodedError } from '../../runtime/errors.js';
 import { HttpError } from '../../api/errors.js';
@@ -82,14 +86,14 @@ interface State {
 }
 
 /** A write a listener asks of a processor lane: its coded errors answer as they are; a lane that does not answer is `not_ready`. */
-function askProcessor(ctx: ActorContext<ListenerArgs>, processorId: string, message: { type: string } & Record<string, unknown>): Promise<unknown> {
-  return ctx.ask(`processor.${processorId}`, message, 60_000).catch((error: unknown) => {
+function askProcessor(ctx: ActorContext<ListenerArgs>, processorId: string, message: ProcessorInbox): Promise<unknown> {
+  return ctx.ask<ProcessorInbox>(`processor.${processorId}`, message, 60_000).catch((error: unknown) => {
     if (error instanceof CodedError) throw error;
     throw new HttpError('not_ready', `processor lane '${processorId}' did not answer: ${(error as Error).message}`);
   });
 }
 
-export default defineActor<State, ListenerArgs>({
+export default defineActor<State, ListenerArgs, ListenerInbox>({
   async init(ctx) {
     const args = ctx.args;
     const store = openStore({ dataDir: args.dataDir, readOnly: true });
@@ -104,16 +108,17 @@ export default defineActor<State, ListenerArgs>({
       bearer: args.apiToken ? bearerCheck(args.apiToken) : null,
       snapshots: snapshotService(ctx),
       checkpoints: {
-        restore: (processorId, checkpoint) => ctx.ask(`processor.${processorId}`, { type: 'checkpoint.restore', checkpoint }, 60_000).catch((error: unknown) => {
-          if (error instanceof CodedError) throw error;
-          throw new HttpError('not_ready', `processor lane '${processorId}' did not answer: ${(error as Error).message}`);
-        }),
+        restore: (processorId, checkpoint) => askProcessor(ctx, processorId, { type: 'checkpoint.restore', checkpoint }),
       },
       savepoints: {
         create: (processorId, id) => askProcessor(ctx, processorId, { type: 'savepoint.create', id }),
         remove: (processorId, id) => askProcessor(ctx, processorId, { type: 'savepoint.delete', id }),
       },
-      artifacts: { ask: (processorId, message) => askProcessor(ctx, processorId, message) },
+      artifacts: {
+        replay: (processorId, request) => askProcessor(ctx, processorId, { type: 'artifacts.replay', ...request }),
+        release: (processorId, request) => askProcessor(ctx, processorId, { type: 'artifacts.release', ...request }),
+        pin: (processorId, request) => askProcessor(ctx, processorId, { type: 'artifacts.pin', ...request }),
+      },
     };
     const routes = [
       ...operationalRoutes({
@@ -122,17 +127,17 @@ export default defineActor<State, ListenerArgs>({
           if (epoch === undefined) throw new Error('the store has no epoch record');
           return { epoch: epochToHex(store.epoch), schemaVersion: store.schemaVersion };
         },
-        readiness: () => ctx.ask<ReadinessReport>('node', { type: 'readiness' }, 2000),
-        metricsText: () => ctx.ask<string>('node', { type: 'metrics' }, 5000),
+        readiness: () => ctx.ask<NodeInbox, NodeReplies['readiness']>('node', { type: 'readiness' }, 2000),
+        metricsText: () => ctx.ask<NodeInbox, NodeReplies['metrics']>('node', { type: 'metrics' }, 5000),
       }),
       ...networkStatusRoutes({
         store, source: args.liveSource ?? 'devnet', processors: args.processors.map((p) => ({ id: p.id, instance: p.instance, startBlock: p.startBlock ?? null })),
-        readiness: () => ctx.ask<ReadinessReport>('node', { type: 'readiness' }, 2000),
-        p2p: () => ctx.ask<P2pSnapshot>('source', { type: 'network-status' }, 2000),
+        readiness: () => ctx.ask<NodeInbox, NodeReplies['readiness']>('node', { type: 'readiness' }, 2000),
+        p2p: () => ctx.ask<P2pSourceInbox, SourceReplies['network-status']>('source', { type: 'network-status' }, 2000),
       }),
       ...aggregateRoutes(context),
-      ...consumerRoutes(context, outboxAsker(ctx)),
-      ...adminRoutes((message, timeoutMs) => ctx.ask('history', message, timeoutMs)),
+      ...consumerRoutes(context, consumerWrites(ctx)),
+      ...adminRoutes((message, timeoutMs) => ctx.ask<HistoryInbox>('history', message, timeoutMs)),
     ];
     const metrics = createListenerMetrics(ctx.metrics);
     const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics, bearer: context.bearer ?? null, directRoutes: [STREAM_ROUTE] });
@@ -143,18 +148,21 @@ export default defineActor<State, ListenerArgs>({
       closeApp(api.app);
       throw error;
     });
-    await ctx.send('node', { type: 'listening', listener: 'api', address: args.address, port });
+    await ctx.send<NodeInbox>('node', { type: 'listening', listener: 'api', address: args.address, port });
     ctx.ready();
     return { store, api, hub, socket };
   },
   handle(message, state, ctx) {
-    if (message.type === 'lanes') {
-      setLaneTroubles((message as unknown as LaneTroublesNotice).troubles);
-      return;
+    switch (message.type) {
+      case 'lanes':
+        setLaneTroubles(message.troubles);
+        return;
+      case 'changes':
+        if (!state.hub.notify(message.processor, message.sequence, message.committedAt)) ctx.log.warn('change notice for a processor without a stream here', { processor: message.processor, sequence: message.sequence });
+        return;
+      default:
+        throw new Error(`listener does not accept '${unknownTag(message)}'`);
     }
-    if (message.type !== 'changes') throw new Error(`listener does not accept '${message.type}'`);
-    const notice = message as unknown as ChangesNotice;
-    if (!state.hub.notify(notice.processor, notice.sequence, notice.committedAt)) ctx.log.warn('change notice for a processor without a stream here', { processor: notice.processor, sequence: notice.sequence });
   },
   abort(state) {
     state.hub.close();

@@ -4,7 +4,7 @@
  * processors `degraded` (spec §2.1 coverage state). The root pushes this to every listener.
  */
 import type { LaneStatus } from '../../runtime/system.js';
-import type { LaneTroublesNotice } from '../chain/messages.js';
+import type { LaneTroublesNotice } from '../listener/messages.js';
 import { processorLane } from './lanes.js';
 
 const CHAIN_LANES = ['source', 'finality', 'chain'];

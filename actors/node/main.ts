@@ -3,15 +3,19 @@
  * the store, starts every lane under its supervisor, answers the lanes' questions about readiness
  * and metrics, and shuts everything down in order on SIGINT/SIGTERM.
  *
- * Accepts (from lanes): ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
+ * Accepts NodeInbox (messages.ts; replies NodeReplies), from lanes: ask `readiness` → ReadinessReport, ask `metrics` → Prometheus text,
  * `listening {listener, address, port}`, ask `rebuild.lane` {processor, instance, fromBlock, source} → {started}
  * (from `history`: starts a rebuild's replacement lane, actors/history/rebuilds.ts; at start, every replacement
  * recorded in the store and not cancelled gets its lane with the configured ones), ask `rebuild.stop` {instance} →
  * {stopped} (from `history`, when a rebuild is cancelled: stops the replacement's lane and removes it).
+ * Sends every listener `lanes` (LaneTroublesNotice, actors/listener/messages.ts) when a lane's health changes.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ActorSystem } from '../../runtime/system.js';
+import { unknownTag } from '../../runtime/actor.js';
+import type { NodeInbox, NodeReplies } from './messages.js';
+import type { ListenerInbox } from '../listener/messages.js';
 import type { LaneSpec } from '../../runtime/supervisor.js';
 import { createTaskPool } from '../../runtime/pool.js';
 import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
@@ -105,26 +109,26 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     pushedTroubles = key;
     const listeners = system.laneStatuses().find((lane) => lane.lane === 'listener')?.actors.filter((a) => a.running).map((a) => a.name) ?? [];
     for (const listener of listeners) {
-      system.send(listener, { type: 'lanes', troubles }).catch((error: Error) => log.debug('lane troubles not delivered', { listener, reason: error.message }));
+      system.send<ListenerInbox>(listener, { type: 'lanes', troubles }).catch((error: Error) => log.debug('lane troubles not delivered', { listener, reason: error.message }));
     }
   };
   for (const event of ['status', 'restarting', 'escalated', 'lane-removed']) system.on(event, () => pushTroubles());
-  system.handleRoot((message, from) => {
+  system.handleRoot<NodeInbox>((message, from) => {
     switch (message.type) {
       case 'readiness':
         return readiness();
       case 'metrics':
         return metrics.text();
       case 'rebuild.lane': {
-        const replacement = message as unknown as ReplacementInstance;
-        if (system.laneStatuses().some((lane) => lane.lane === processorLane(replacement.instance))) return { started: false };
-        system.startLane(replacementLane(config, dataDir, spec, custom, replacement));
-        log.info('rebuild replacement lane started', { processor: replacement.processor, instance: replacement.instance, fromBlock: replacement.fromBlock });
-        return { started: true };
+        const { processor, instance, fromBlock, source } = message;
+        if (system.laneStatuses().some((lane) => lane.lane === processorLane(instance))) return { started: false } satisfies NodeReplies['rebuild.lane'];
+        system.startLane(replacementLane(config, dataDir, spec, custom, { processor, instance, fromBlock, source }));
+        log.info('rebuild replacement lane started', { processor, instance, fromBlock });
+        return { started: true } satisfies NodeReplies['rebuild.lane'];
       }
       case 'rebuild.stop': {
-        const instance = String(message.instance);
-        return system.stopLane(processorLane(instance)).then((stopped) => {
+        const instance = message.instance;
+        return system.stopLane(processorLane(instance)).then((stopped): NodeReplies['rebuild.stop'] => {
           if (stopped) log.info('rebuild replacement lane stopped', { instance });
           return { stopped };
         });
@@ -134,7 +138,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
         setImmediate(() => pushTroubles(true));
         return undefined;
       default:
-        throw new Error(`the node does not accept '${message.type}' (from ${from})`);
+        throw new Error(`the node does not accept '${unknownTag(message)}' (from ${from})`);
     }
   });
   system.on('escalated', (lane: string, reason: string) => log.error('lane failed; the node is not ready', { failedLane: lane, reason }));

@@ -11,17 +11,17 @@
  * appends at the head of its log and the outbox only removes from the tail, so they never write the
  * same keys (LMDB serializes the two write transactions).
  *
- * Accepts (asks, from listeners): `consumer.create`, `consumer.delete`, `consumer.lease`,
- * `consumer.deliver`, `consumer.ack` (see messages.ts); from `history`: `consumers.move` (a rebuild's promote or
- * rollback, consumer-move.ts). Sends nothing.
+ * Accepts OutboxInbox (messages.ts; replies OutboxReplies): asks from listeners `consumer.create`, `consumer.delete`,
+ * `consumer.lease`, `consumer.deliver`, `consumer.ack` (client.ts); from `history`: `consumers.move` (a rebuild's
+ * promote or rollback, consumer-move.ts). Sends nothing.
  */
-import { defineActor } from '../../runtime/actor.js';
+import { defineActor, unknownTag } from '../../runtime/actor.js';
 import { openStore } from '../../store/store.js';
 import { pruneChanges } from '../../store/prune-changes.js';
 import { errorFields } from '../../runtime/log.js';
 import { acknowledge, createConsumer, deleteConsumer, deliverChanges, renewLease, type OutboxStore } from './consumer-writes.js';
-import type { OutboxMessage } from './messages.js';
-import { moveConsumers, type MoveConsumers } from './consumer-move.js';
+import type { OutboxInbox } from './messages.js';
+import { moveConsumers } from './consumer-move.js';
 import { listRebuilds } from '../../store/rebuilds.js';
 import { createOutboxMetrics, type OutboxMetrics } from './metrics.js';
 
@@ -40,7 +40,7 @@ interface State {
   readonly pruneTimer: NodeJS.Timeout;
 }
 
-export default defineActor<State, OutboxArgs>({
+export default defineActor<State, OutboxArgs, OutboxInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const { consumerCalls: writes, changesPruned: pruned } = createOutboxMetrics(ctx.metrics);
@@ -64,8 +64,7 @@ export default defineActor<State, OutboxArgs>({
     ctx.ready();
     return { out: { store, chainId: ctx.args.chainId }, writes, pruneTimer };
   },
-  handle(raw, state) {
-    const message = raw as OutboxMessage | MoveConsumers;
+  handle(message, state) {
     const now = Date.now();
     state.writes.inc({ operation: message.type });
     switch (message.type) {
@@ -82,7 +81,7 @@ export default defineActor<State, OutboxArgs>({
       case 'consumers.move':
         return moveConsumers(state.out, message);
       default:
-        throw new Error(`outbox does not accept '${(raw as { type: string }).type}'`);
+        throw new Error(`outbox does not accept '${unknownTag(message)}'`);
     }
   },
   async stop(state) {

@@ -15,13 +15,7 @@ import { cursorBlockNumber } from '../../store/cursor.js';
 import type { ProcessorTables } from '../../store/store.js';
 import { servingKey } from '../../store/rebuilds.js';
 import { cursorAt, type OutboxStore } from './consumer-writes.js';
-
-export interface MoveConsumers {
-  readonly type: 'consumers.move';
-  readonly processor: string;
-  readonly from: string;
-  readonly to: string;
-}
+import type { MoveConsumers } from './messages.js';
 
 export interface MovedConsumer {
   readonly id: string;

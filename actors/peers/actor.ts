@@ -6,10 +6,10 @@
  * block whole on the CPU pool, records the branch, and tells `chain` the new head. The node key is the stored
  * `execution-p2p-secret`.
  *
- * Accepts: ask `finalized` → `{ number, hash } | null` (finality kind `devnet`: the devnet's rule, the canonical
+ * Accepts P2pSourceInbox (actors/sources/messages.ts): ask `finalized` → `{ number, hash } | null` (finality kind `devnet`: the devnet's rule, the canonical
  *          block `finalityLag` below the verified head; kind `none`: the last `finalize` move of the journal);
  *          ask `network-status` → P2pSnapshot (no peer identities).
- * Sends to `chain`: `head { number, hash }` (HeadNotice) once the head's branch is verified and recorded.
+ * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once the head's branch is verified and recorded.
  * Health: ready once caught up with at least `minimumPeers` qualified sessions; degraded at once while it has fewer
  *         (the supervisor keeps retrying), or while the peers' chain cannot be followed (a reorganisation deeper than
  *         `maxReorgDepth`). Bugs and store failures crash the actor for its supervisor.
@@ -20,7 +20,7 @@
  * Start: with an empty store it fetches and verifies the genesis block from the first qualified peer and follows
  * from there; otherwise it resumes from the highest canonical block.
  */
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
 import { getBlockNumber, getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
@@ -33,7 +33,8 @@ import { receiptsWanted, type LogInterest } from '../../net/p2p/log-interest.js'
 import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type HeadersAhead } from '../../net/p2p/acquire.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
-import type { HeadNotice } from '../chain/messages.js';
+import type { ChainInbox } from '../chain/messages.js';
+import type { P2pSourceInbox, SourceReplies } from '../sources/messages.js';
 import type { BlockMaterialOutcome } from '../node/tasks.js';
 import { batchOutcomes, materialInput } from './verify-batch.js';
 import { createP2pMetrics, type P2pMetrics } from './metrics.js';
@@ -100,7 +101,7 @@ const DNS_ROOT_INTERVAL_MS = 15_000;
 /** Headers asked for per step: the most one step adds to the recorded branch before it is announced. */
 const MAX_HEADERS_PER_STEP = 192;
 
-export default defineActor<State, PeersSourceArgs>({
+export default defineActor<State, PeersSourceArgs, P2pSourceInbox>({
   init(ctx) {
     const args = ctx.args;
     const store = openStore({ dataDir: args.dataDir });
@@ -156,7 +157,7 @@ export default defineActor<State, PeersSourceArgs>({
   handle(message, state, ctx) {
     if (message.type === 'finalized') return finalized(state, ctx.args.finality);
     if (message.type === 'network-status') return state.network.snapshot(state.head.current?.number ?? null);
-    throw new CodedError('invalid_request', `the p2p source does not accept '${message.type}'; it answers ask 'finalized' and 'network-status'`);
+    throw new CodedError('invalid_request', `the p2p source does not accept '${unknownTag(message)}'; it answers ask 'finalized' and 'network-status'`);
   },
 
   abort(state) {
@@ -174,7 +175,7 @@ export default defineActor<State, PeersSourceArgs>({
   },
 });
 
-function finalized(state: State, finality: PeersSourceArgs['finality']): { number: number; hash: string } | null {
+function finalized(state: State, finality: PeersSourceArgs['finality']): SourceReplies['finalized'] {
   if (finality.kind === 'none') return lastFinalized(state.store);
   const head = state.head.current;
   if (!head) return null;
@@ -291,7 +292,7 @@ function toMaterial(block: AcquiredBlock): BlockMaterial {
 }
 
 async function announce(ctx: Ctx, head: BlockRef): Promise<void> {
-  await ctx.send('chain', { type: 'head', number: head.number, hash: head.hash } satisfies HeadNotice);
+  await ctx.send<ChainInbox>('chain', { type: 'head', number: head.number, hash: head.hash });
 }
 
 /** The highest canonical block the chain lane has published, or null on a fresh store. */

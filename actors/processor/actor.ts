@@ -3,30 +3,33 @@
  * position and commits each batch of moves in one transaction (see commit.ts); then tells every
  * listener that its change log grew. Restarting at any moment resumes from the committed position.
  *
- * Accepts: JournalNotice (from `chain`), ask `status`, asks `checkpoint.restore`, `savepoint.create`, `savepoint.delete` (from listeners), ask `history.apply` (from `history`: a materialization job's
+ * Accepts: ProcessorInbox (messages.ts; replies ProcessorReplies): JournalNotice (from `chain`), ask `status`, asks `checkpoint.restore`, `savepoint.create`, `savepoint.delete`,
+ *          `artifacts.replay`, `artifacts.release`, `artifacts.pin` (from listeners), `backfill.failed` (from `history`), ask `history.apply` (from `history`: a materialization job's
  *          chunk, see history-apply.ts) → { applied, skipped },
  *          ask `history.publish` (from `history`: a backfill subscription's chunk, see history-publish.ts) → { published, filled, streamHead, publishedThrough }.
  * `history_mode = "on_demand"`: a new instance starts at the journal head (its live lane starts at once; history
  * comes only from explicit materialization jobs).
- * Sends: ChangesNotice to every listener actor.
+ * Sends: ChangesNotice (actors/listener/messages.ts) to every listener actor; `backfill.wake` to `history`.
  */
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { openStore, type Store, type ProcessorTables } from '../../store/store.js';
 import { readProgress, readRanges, writeProgress, type CoverageState, type ProcessorProgress } from '../../store/coverage.js';
-import type { ChangesNotice, JournalNotice } from '../chain/messages.js';
+import type { ChangesNotice, ListenerInbox } from '../listener/messages.js';
+import type { HistoryInbox } from '../history/messages.js';
+import type { ProcessorInbox, ProcessorReplies } from './messages.js';
 import { commitMoves, readMoves, type CommitContext } from './commit.js';
 import { kindContext } from '../kinds/sdk/kind-context.js';
 import { resolveKind } from '../kinds/kind-catalog.js';
 import type { KindOptions } from '../kinds/sdk/kind.js';
 import { restoreCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, type SavepointIdentity } from './savepoint.js';
-import { applyHistoryBlocks, type HistoryApplyMessage } from './history-apply.js';
-import { publishHistoryBlocks, type HistoryPublishMessage } from './history-publish.js';
+import { applyHistoryBlocks } from './history-apply.js';
+import { publishHistoryBlocks } from './history-publish.js';
 import { backfillPending, COLD_WAIT, coldWaitReason, planColdBackfill, settleColdBackfill } from './cold-backfill.js';
 import { NO_ARTIFACTS, type ArtifactPolicy } from './artifacts.js';
 import { BatchArtifactBudgetExceeded, type CommitResult } from './commit.js';
-import { replayArtifacts, type ArtifactReplayMessage } from './artifact-replay.js';
-import { addClaims, releaseClaims, type OwnerKind } from '../../store/artifacts.js';
+import { replayArtifacts } from './artifact-replay.js';
+import { addClaims, releaseClaims } from '../../store/artifacts.js';
 import { createProcessorMetrics, type ProcessorMetrics } from './metrics.js';
 import { CodedError } from '../../runtime/errors.js';
 import { journalHead } from '../../store/chain-heads.js';
@@ -182,7 +185,7 @@ async function run(ctx: Ctx, state: State): Promise<void> {
       if (result.changes > 0) {
         const committedAt = performance.timeOrigin + started + commitSeconds * 1000;
         const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt };
-        await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch((error: Error) => {
+        await Promise.all(ctx.args.listeners.map((listener) => ctx.send<ListenerInbox>(listener, notice).catch((error: Error) => {
           // A listener that is down reads the log when it is back; the commit stands.
           ctx.log.debug('listener not notified', { listener, reason: error.message });
         })));
@@ -199,7 +202,7 @@ async function run(ctx: Ctx, state: State): Promise<void> {
 function announceBackfill(ctx: Ctx, backfill: { fromBlock: number; targetBlock: number; source: string; completed: boolean }): void {
   ctx.log.info('cold backfill', { instance: ctx.args.instance, fromBlock: backfill.fromBlock, targetBlock: backfill.targetBlock, source: backfill.source, completed: backfill.completed });
   // The history lane finds the backfill in the store when it starts; this only wakes it if it runs already.
-  if (!backfill.completed) ctx.send('history', { type: 'backfill.wake', processor: ctx.args.id }).catch(() => undefined);
+  if (!backfill.completed) ctx.send<HistoryInbox>('history', { type: 'backfill.wake', processor: ctx.args.id }).catch(() => undefined);
 }
 
 /** Plans a cold backfill that had to wait (COLD_WAIT) after new journal moves; false while it still must wait. */
@@ -218,7 +221,7 @@ async function planPendingBackfill(ctx: Ctx, state: State): Promise<boolean> {
   return true;
 }
 
-export default defineActor<State, ProcessorArgs>({
+export default defineActor<State, ProcessorArgs, ProcessorInbox>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const tables = store.processor(ctx.args.instance);
@@ -281,10 +284,10 @@ export default defineActor<State, ProcessorArgs>({
   async handle(message, state, ctx) {
     switch (message.type) {
       case 'journal':
-        state.target = Math.max(state.target, (message as JournalNotice).sequence);
+        state.target = Math.max(state.target, message.sequence);
         return run(ctx, state);
       case 'history.apply': {
-        const result = await applyHistoryBlocks(state.commit, message as unknown as HistoryApplyMessage, new Date().toISOString());
+        const result = await applyHistoryBlocks(state.commit, message, new Date().toISOString());
         state.backfillFailure = null;
         state.progress = {
           ...state.progress,
@@ -295,7 +298,7 @@ export default defineActor<State, ProcessorArgs>({
         };
         if (result.changes > 0) {
           const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt: performance.timeOrigin + performance.now() };
-          await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch(() => undefined)));
+          await Promise.all(ctx.args.listeners.map((listener) => ctx.send<ListenerInbox>(listener, notice).catch(() => undefined)));
         }
         if (result.backfillCompleted) {
           ctx.log.info('cold backfill completed', { instance: ctx.args.instance, ...result.progress.coldBackfill });
@@ -303,11 +306,11 @@ export default defineActor<State, ProcessorArgs>({
           state.catchUpTo = state.target;
           setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
         }
-        return { applied: result.applied, skipped: result.skipped };
+        return { applied: result.applied, skipped: result.skipped } satisfies ProcessorReplies['history.apply'];
       }
       case 'history.publish': {
         // A backfill subscription's chunk (history-publish.ts): into its stream, and into the instance where not covered.
-        const result = await publishHistoryBlocks(state.commit, message as unknown as HistoryPublishMessage, new Date().toISOString());
+        const result = await publishHistoryBlocks(state.commit, message, new Date().toISOString());
         state.progress = {
           ...state.progress,
           changeSequence: result.progress.changeSequence > state.progress.changeSequence ? result.progress.changeSequence : state.progress.changeSequence,
@@ -315,52 +318,52 @@ export default defineActor<State, ProcessorArgs>({
         };
         if (result.changes > 0) {
           const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt: performance.timeOrigin + performance.now() };
-          await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch(() => undefined)));
+          await Promise.all(ctx.args.listeners.map((listener) => ctx.send<ListenerInbox>(listener, notice).catch(() => undefined)));
         }
-        return { published: result.published, filled: result.filled, streamHead: result.streamHead, publishedThrough: result.publishedThrough };
+        return { published: result.published, filled: result.filled, streamHead: result.streamHead, publishedThrough: result.publishedThrough } satisfies ProcessorReplies['history.publish'];
       }
       case 'backfill.failed': {
         // The cold-backfill job failed: its chunk committed nothing; the job's lastError names the block and why.
         if (!backfillPending(state.progress)) return { degraded: false };
-        if (state.backfillFailure === String(message.message)) return { degraded: true };
-        state.backfillFailure = String(message.message);
-        ctx.log.warn('cold backfill failed', { instance: ctx.args.instance, job: String(message.job), blockNumber: message.blockNumber ?? null, reason: state.backfillFailure });
+        if (state.backfillFailure === message.message) return { degraded: true };
+        state.backfillFailure = message.message;
+        ctx.log.warn('cold backfill failed', { instance: ctx.args.instance, job: message.job, blockNumber: message.blockNumber, reason: state.backfillFailure });
         if (!state.running) await setState(state, 'degraded', ctx);
         return { degraded: true };
       }
       case 'artifacts.replay': {
         if (state.replaySource === null) throw new CodedError('unsupported_capability', `processor '${ctx.args.id}' is not a replay target (set [processors.artifacts] replay_from on it)`);
-        const result = await replayArtifacts(state.commit, state.replaySource, message as unknown as ArtifactReplayMessage, new Date().toISOString());
+        const result = await replayArtifacts(state.commit, state.replaySource, message, new Date().toISOString());
         state.progress = result.progress;
         if (result.changes > 0) {
           const notice: ChangesNotice = { type: 'changes', processor: ctx.args.id, sequence: Number(result.progress.changeSequence), committedAt: performance.timeOrigin + performance.now() };
-          await Promise.all(ctx.args.listeners.map((listener) => ctx.send(listener, notice).catch(() => undefined)));
+          await Promise.all(ctx.args.listeners.map((listener) => ctx.send<ListenerInbox>(listener, notice).catch(() => undefined)));
         }
         const { progress: _progress, changes: _changes, ...answer } = result;
         return answer;
       }
       case 'artifacts.release': {
-        const owner = { ownerKind: String(message.ownerKind) as OwnerKind, ownerId: String(message.ownerId ?? '') };
-        const released = await state.store.write(() => releaseClaims(state.tables.artifacts, owner, Number(message.fromBlock), Number(message.toBlock)));
+        const owner = { ownerKind: message.ownerKind, ownerId: message.ownerId };
+        const released = await state.store.write(() => releaseClaims(state.tables.artifacts, owner, message.fromBlock, message.toBlock));
         // Room was made: a lane waiting for it tries its block now.
         if (state.artifactBlocked !== null) setImmediate(() => void run(ctx, state).catch((error: unknown) => setImmediate(() => { throw error; })));
-        return { ...released, freedBytes: String(released.freedBytes) };
+        return { ...released, freedBytes: String(released.freedBytes) } satisfies ProcessorReplies['artifacts.release'];
       }
       case 'artifacts.pin': {
-        const owner = { ownerKind: 'operator_pin' as const, ownerId: String(message.ownerId) };
-        const pinned = await state.store.write(() => addClaims(state.tables.artifacts, owner, Number(message.fromBlock), Number(message.toBlock)));
+        const owner = { ownerKind: 'operator_pin' as const, ownerId: message.ownerId };
+        const pinned = await state.store.write(() => addClaims(state.tables.artifacts, owner, message.fromBlock, message.toBlock));
         return { pinned };
       }
       case 'checkpoint.restore':
-        return restoreCheckpoint(state.commit, String(message.checkpoint));
+        return restoreCheckpoint(state.commit, message.checkpoint);
       case 'savepoint.create':
-        return createSavepoint(state.commit, state.identity, String(message.id), new Date().toISOString());
+        return createSavepoint(state.commit, state.identity, message.id, new Date().toISOString());
       case 'savepoint.delete':
-        return deleteSavepoint(state.commit, String(message.id));
+        return deleteSavepoint(state.commit, message.id);
       case 'status':
         return { ...state.progress, changeSequence: state.progress.changeSequence.toString(), target: state.target };
       default:
-        throw new Error(`processor does not accept '${message.type}'`);
+        throw new Error(`processor does not accept '${unknownTag(message)}'`);
     }
   },
   async stop(state) {

@@ -22,7 +22,6 @@ import type { KindContext } from '../kinds/sdk/kind.js';
 
 export interface ArtifactReplayMessage {
   readonly type: 'artifacts.replay';
-  readonly source: string;
   readonly fromBlock: number;
   readonly toBlock: number;
   readonly limit: number;

@@ -3,16 +3,16 @@
  * on uWebSockets.js, answered from the verified chain tables read directly in this worker, with
  * `newHeads` / `logs` subscriptions fed by the chain journal. Several instances may share the ports.
  *
- * Accepts:
+ * Accepts RpcInbox (messages.ts):
  *   `journal` JournalNotice {sequence}: from `chain` after each committed decision; subscriptions
  *             publish the journal's moves up to `sequence` (undo moves first, as the journal holds them).
  *   `history.filled` {id, error}: from `history`, the end of an on-demand history request.
- * Sends to `node`: `listening {listener, address, port}` for each of its two listeners.
- * Sends to `history` (on-demand history, when configured): `rpc.fill` {id, from, to} and `rpc.locate` {id, kind, hash}
+ * Sends to `node`: `listening {listener, address, port}` for each of its two listeners (actors/node/messages.ts).
+ * Sends to `history` (on-demand history, when configured; actors/history/messages.ts): `rpc.fill` {id, from, to} and `rpc.locate` {id, kind, hash}
  *   for the holes a request found (api/rpc/history-hole.ts); the request is answered again once they are filled.
  */
 import type uWS from 'uWebSockets.js';
-import { defineActor } from '../../runtime/actor.js';
+import { defineActor, unknownTag } from '../../runtime/actor.js';
 import { errorFields } from '../../runtime/log.js';
 import { openStore, type Store } from '../../store/store.js';
 import { capabilitiesBody } from '../../api/aggregate/capabilities.js';
@@ -20,12 +20,13 @@ import { createProcessorRegistry, type ConfiguredProcessor } from '../../api/agg
 import type { RpcHistoryCapability, RpcServedLimits } from '../../api/aggregate/rpc-method-capabilities.js';
 import { holeKey, type HistoryFiller, type HoleRequest } from '../../api/rpc/history-hole.js';
 import { limitExceeded, rangeIncomplete, RpcError, sourceUnavailable, unsupported } from '../../api/rpc/rpc-errors.js';
-import type { FillError, FilledMessage } from '../history/on-demand.js';
+import type { FillError, RpcInbox } from './messages.js';
+import type { FillMessage, HistoryInbox, LocateMessage } from '../history/messages.js';
+import type { NodeInbox } from '../node/messages.js';
 import { closeApp, closeListenSocket, listen } from '../../api/server.js';
 import { createRpcContext, type RpcChain } from '../../api/rpc/rpc-context.js';
 import type { BlockCacheLimits } from '../../api/rpc/chain-reader.js';
 import { createRpcServers, RPC_HTTP_METHODS, RPC_WS_METHODS, type RpcServers } from '../../api/rpc/rpc-server.js';
-import type { JournalNotice } from '../chain/messages.js';
 import { createRpcMetrics } from './metrics.js';
 
 export interface RpcArgs {
@@ -64,7 +65,7 @@ function closeServers(servers: RpcServers): void {
   closeApp(servers.ws);
 }
 
-export default defineActor<State, RpcArgs>({
+export default defineActor<State, RpcArgs, RpcInbox>({
   async init(ctx) {
     const args = ctx.args;
     const store = openStore({ dataDir: args.dataDir, readOnly: true });
@@ -82,7 +83,7 @@ export default defineActor<State, RpcArgs>({
     const servers = createRpcServers({
       context, maxBodyBytes: args.limits.maxRequestBodyBytes, wsMaxBufferedBytes: args.limits.wsMaxBufferedBytes,
       maxSubscriptionsPerConnection: args.limits.maxSubscriptionsPerConnection, log: ctx.log, metrics: createRpcMetrics(ctx.metrics),
-      ...(args.history ? { fillHistory: historyFiller(args.history, pending, (message) => ctx.send('history', message)) } : {}),
+      ...(args.history ? { fillHistory: historyFiller(args.history, pending, (message) => ctx.send<HistoryInbox>('history', message)) } : {}),
     });
     const sockets: uWS.us_listen_socket[] = [];
     try {
@@ -90,8 +91,8 @@ export default defineActor<State, RpcArgs>({
       sockets.push(http.socket);
       const ws = await listen(servers.ws, args.wsAddress, { name: 'rpc_ws', allow: RPC_WS_METHODS });
       sockets.push(ws.socket);
-      await ctx.send('node', { type: 'listening', listener: 'rpc_http', address: args.httpAddress, port: http.port });
-      await ctx.send('node', { type: 'listening', listener: 'rpc_ws', address: args.wsAddress, port: ws.port });
+      await ctx.send<NodeInbox>('node', { type: 'listening', listener: 'rpc_http', address: args.httpAddress, port: http.port });
+      await ctx.send<NodeInbox>('node', { type: 'listening', listener: 'rpc_ws', address: args.wsAddress, port: ws.port });
     } catch (error) {
       closeServers(servers);
       await store.close();
@@ -101,13 +102,16 @@ export default defineActor<State, RpcArgs>({
     return { pending, store, servers, sockets };
   },
   handle(message, state) {
-    if (message.type === 'history.filled') {
-      const filled = message as unknown as FilledMessage;
-      state.pending.get(filled.id)?.(filled.error);
-      return;
+    switch (message.type) {
+      case 'history.filled':
+        state.pending.get(message.id)?.(message.error);
+        return;
+      case 'journal':
+        state.servers.hub.onJournal(message.sequence);
+        return;
+      default:
+        throw new Error(`rpc does not accept '${unknownTag(message)}'`);
     }
-    if (message.type !== 'journal') throw new Error(`rpc does not accept '${message.type}'`);
-    state.servers.hub.onJournal((message as unknown as JournalNotice).sequence);
   },
   abort(state) {
     closeServers(state.servers);
@@ -145,7 +149,7 @@ function fillFailure(error: FillError): RpcError {
  * resolves with the first failure, or null when all are filled. Each waits at most the on-demand timeout: the
  * history lane answers at its deadline; this timer (one second later) is the backstop should that answer never come.
  */
-function historyFiller(args: RpcHistoryArgs, pending: Map<number, (error: FillError | null) => void>, send: (message: never) => Promise<void>): HistoryFiller {
+function historyFiller(args: RpcHistoryArgs, pending: Map<number, (error: FillError | null) => void>, send: (message: FillMessage | LocateMessage) => Promise<void>): HistoryFiller {
   let nextId = 1;
   const fillOne = (hole: HoleRequest) => new Promise<RpcError | null>((resolve) => {
     if (pending.size >= args.maxPending) {
@@ -160,8 +164,8 @@ function historyFiller(args: RpcHistoryArgs, pending: Map<number, (error: FillEr
       resolve(error ? fillFailure(error) : null);
     };
     pending.set(id, done);
-    const message = hole.kind === 'range' ? { type: 'rpc.fill', id, from: hole.from, to: hole.to } : { type: 'rpc.locate', id, kind: hole.kind, hash: hole.hash };
-    send(message as never).catch((error: Error) => done({ code: 'source_unavailable', message: `the history lane is not available: ${error.message}` }));
+    const message: FillMessage | LocateMessage = hole.kind === 'range' ? { type: 'rpc.fill', id, from: hole.from, to: hole.to } : { type: 'rpc.locate', id, kind: hole.kind, hash: hole.hash };
+    send(message).catch((error: Error) => done({ code: 'source_unavailable', message: `the history lane is not available: ${error.message}` }));
   });
   return async (holes) => {
     const unique = new Map(holes.map((hole) => [holeKey(hole), hole]));

@@ -4,7 +4,7 @@
  * materializing goes through this single actor (ARCHITECTURE: writers never share a table); the
  * listener gets a small summary back and reads the rows from LMDB itself.
  *
- * Accepts:
+ * Accepts SnapshotsInbox (messages.ts; replies SnapshotsReplies):
  *   ask `create`  {processor, collection, params}: materializes a snapshot in one write transaction
  *                 (api/aggregate/entities/snapshot-materialize.ts) → SnapshotSummary, or the spec error.
  *   ask `release` {processor, snapshot}: drops its rows and keeps a tombstone → {released: true};
@@ -12,16 +12,15 @@
  * Sends: nothing. A timer sweeps expired snapshots (rows removed in bounded transactions, tombstone
  * kept for `tombstone_seconds` so a late page still answers "expired" rather than "unknown").
  */
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor, unknownTag, type ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { errorFields } from '../../runtime/log.js';
 import { openStore, type Store } from '../../store/store.js';
 import { listSnapshots, readSnapshot, removeSnapshotRows, type SnapshotRecord } from '../../store/snapshots.js';
 import { createProcessorRegistry, type ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
 import { storeServingLookup } from '../../api/aggregate/serving-instances.js';
-import type { FilterParams } from '../../api/aggregate/entities/entity-query.js';
 import { materializeSnapshot, type SnapshotLimits } from '../../api/aggregate/entities/snapshot-materialize.js';
-import type { SnapshotSummary } from '../../api/aggregate/entities/snapshot-service.js';
+import type { SnapshotsInbox, SnapshotsReplies } from './messages.js';
 import { resolveKind } from '../kinds/kind-catalog.js';
 
 export interface SnapshotsArgs {
@@ -75,7 +74,7 @@ async function sweep(ctx: Ctx, state: State): Promise<void> {
   }
 }
 
-export default defineActor<State, SnapshotsArgs>({
+export default defineActor<State, SnapshotsArgs, SnapshotsInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const state: State = { store, timer: null, sweeping: null };
@@ -93,22 +92,22 @@ export default defineActor<State, SnapshotsArgs>({
   async handle(message, state, ctx) {
     switch (message.type) {
       case 'create': {
-        const processor = processorOf(ctx, state.store, String(message.processor));
-        const record = materializeSnapshot(state.store, ctx.args.chainId, processor, (await resolveKind(processor, ctx.args.dataDir)).collections, String(message.collection), message.params as FilterParams, ctx.args.limits, Date.now());
+        const processor = processorOf(ctx, state.store, message.processor);
+        const record = materializeSnapshot(state.store, ctx.args.chainId, processor, (await resolveKind(processor, ctx.args.dataDir)).collections, message.collection, message.params, ctx.args.limits, Date.now());
         ctx.log.debug('snapshot created', { snapshot: record.id, processor: processor.id, collection: record.collection, rows: record.rowCount, bytes: record.valueBytes });
-        return { id: record.id, rowCount: record.rowCount, valueBytes: record.valueBytes, expiresAt: record.expiresAt } satisfies SnapshotSummary;
+        return { id: record.id, rowCount: record.rowCount, valueBytes: record.valueBytes, expiresAt: record.expiresAt } satisfies SnapshotsReplies['create'];
       }
       case 'release': {
-        const processor = processorOf(ctx, state.store, String(message.processor));
-        const record = readSnapshot(state.store.snapshots, String(message.snapshot));
+        const processor = processorOf(ctx, state.store, message.processor);
+        const record = readSnapshot(state.store.snapshots, message.snapshot);
         if (!record || record.processorId !== processor.id) {
-          throw new CodedError('not_found', `processor '${processor.id}' has no snapshot ${String(message.snapshot)}`, { snapshot: message.snapshot });
+          throw new CodedError('not_found', `processor '${processor.id}' has no snapshot ${message.snapshot}`, { snapshot: message.snapshot });
         }
         if (record.state === 'active') await retire(ctx, state.store, record, 'released');
-        return { released: true };
+        return { released: true } satisfies SnapshotsReplies['release'];
       }
       default:
-        throw new Error(`snapshots does not accept '${message.type}'`);
+        throw new Error(`snapshots does not accept '${unknownTag(message)}'`);
     }
   },
   async stop(state) {

@@ -6,7 +6,8 @@
 import type { ActorContext } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { HttpError } from '../../api/errors.js';
-import type { SnapshotService, SnapshotSummary } from '../../api/aggregate/entities/snapshot-service.js';
+import type { SnapshotService } from '../../api/aggregate/entities/snapshot-service.js';
+import type { SnapshotsInbox, SnapshotsReplies } from './messages.js';
 
 const CREATE_TIMEOUT_MS = 120_000;
 const RELEASE_TIMEOUT_MS = 30_000;
@@ -21,9 +22,9 @@ function mapError(error: unknown): never {
 
 export function snapshotService(ctx: ActorContext): SnapshotService {
   return {
-    create: (request) => ctx.ask<SnapshotSummary>('snapshots', { type: 'create', ...request }, CREATE_TIMEOUT_MS).catch(mapError),
+    create: (request) => ctx.ask<SnapshotsInbox, SnapshotsReplies['create']>('snapshots', { type: 'create', ...request }, CREATE_TIMEOUT_MS).catch(mapError),
     release: async (processor, snapshot) => {
-      await ctx.ask('snapshots', { type: 'release', processor, snapshot }, RELEASE_TIMEOUT_MS).catch(mapError);
+      await ctx.ask<SnapshotsInbox>('snapshots', { type: 'release', processor, snapshot }, RELEASE_TIMEOUT_MS).catch(mapError);
     },
   };
 }

@@ -6,8 +6,8 @@
  * regenerating the chain from genesis: restart time does not grow with the chain. A store without
  * that record (or one that does not match the stored chain) is replayed from the seed instead.
  *
- * Accepts: ask `finalized` → {number, hash} (the devnet's own finality, for the finality lane).
- * Sends: HeadNotice to `chain`.
+ * Accepts SourceInbox (messages.ts): ask `finalized` → {number, hash} (the devnet's own finality, for the finality lane).
+ * Sends: HeadNotice to `chain` (actors/chain/messages.ts).
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { errorFields } from '../../runtime/log.js';
@@ -18,7 +18,8 @@ import { openStore, type Store } from '../../store/store.js';
 import { getCanonicalHash, getHeaderBytes, recordBlocks, type BlockMaterial } from '../../store/chain-material.js';
 import { u64Key } from '../../store/keys.js';
 import { bytesToHex, hexToBytes } from '../../net/eth/hex.js';
-import type { HeadNotice } from '../chain/messages.js';
+import type { ChainInbox, HeadNotice } from '../chain/messages.js';
+import type { SourceInbox, SourceReplies } from './messages.js';
 import { toMaterial } from './material.js';
 import { startDevnetBeaconEndpoint } from './devnet-beacon.js';
 import type { DevnetBeaconServer } from '../../net/devnet/beacon-server.js';
@@ -59,7 +60,7 @@ async function verifyAndRecord(ctx: ActorContext<DevnetSourceArgs>, store: Store
 
 async function announce(ctx: ActorContext<DevnetSourceArgs>, block: DevnetBlock): Promise<void> {
   const notice: HeadNotice = { type: 'head', number: block.block.header.number, hash: block.hash };
-  await ctx.send('chain', notice);
+  await ctx.send<ChainInbox>('chain', notice);
 }
 
 /** Stores what a restart needs to continue from `blocks` (after they are recorded, so the record never runs ahead of the chain). */
@@ -113,7 +114,7 @@ async function produce(ctx: ActorContext<DevnetSourceArgs>, state: State): Promi
   }
 }
 
-export default defineActor<State, DevnetSourceArgs>({
+export default defineActor<State, DevnetSourceArgs, SourceInbox>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const resumeAt = canonicalHeadNumber(store);
@@ -161,7 +162,7 @@ export default defineActor<State, DevnetSourceArgs>({
   handle(message, state) {
     if (message.type !== 'finalized') throw new Error(`devnet source does not accept '${message.type}'`);
     const finalized = state.devnet.finalized();
-    return { number: finalized.number, hash: finalized.hash };
+    return { number: finalized.number, hash: finalized.hash } satisfies SourceReplies['finalized'];
   },
   async stop(state) {
     if (state.timer) clearInterval(state.timer);

@@ -3,14 +3,15 @@
  * `chain-node import` — and follows nothing. On start it announces the stored canonical head to `chain` (a no-op
  * for the journal when the chain lane already has it) and is ready at once.
  *
- * Accepts: ask `finalized` → `{ number, hash } | null`, the last `finalize` move recorded in the chain journal
+ * Accepts SourceInbox (messages.ts): ask `finalized` → `{ number, hash } | null`, the last `finalize` move recorded in the chain journal
  *          (finality kind `none`: what the import finalized).
- * Sends to `chain`: `head { number, hash }` (HeadNotice) once at start when the store has a canonical chain.
+ * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once at start when the store has a canonical chain.
  */
 import { defineActor } from '../../runtime/actor.js';
 import { CodedError } from '../../runtime/errors.js';
 import { openStore, type Store } from '../../store/store.js';
-import type { HeadNotice } from '../chain/messages.js';
+import type { ChainInbox, HeadNotice } from '../chain/messages.js';
+import type { SourceInbox } from './messages.js';
 import { canonicalHead, journalFinalized } from '../../store/chain-heads.js';
 
 export interface NoneSourceArgs {
@@ -22,12 +23,12 @@ interface State {
 }
 
 
-export default defineActor<State, NoneSourceArgs>({
+export default defineActor<State, NoneSourceArgs, SourceInbox>({
   async init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const tip = canonicalHead(store);
     const head: HeadNotice | null = tip === null ? null : { type: 'head', number: tip.number, hash: tip.hash };
-    if (head) await ctx.send('chain', head);
+    if (head) await ctx.send<ChainInbox>('chain', head);
     ctx.log.info('no live source: serving the stored chain', { head: head?.number ?? null });
     ctx.ready();
     return { store };

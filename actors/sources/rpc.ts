@@ -4,9 +4,9 @@
  * does not have yet — walking back by parent hash across reorganisations — verifies each one against its header,
  * records the branch in the chain tables, and then tells `chain` the new head.
  *
- * Accepts: ask `finalized` → `{ number, hash } | null`, the upstream's `finalized` block (the finality lane asks);
+ * Accepts SourceInbox (messages.ts): ask `finalized` → `{ number, hash } | null`, the upstream's `finalized` block (the finality lane asks);
  *          an upstream failure answers with CodedError `source_unavailable`.
- * Sends to `chain`: `head { number, hash }` (HeadNotice) once the head's branch back to a recorded ancestor is
+ * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once the head's branch back to a recorded ancestor is
  *          verified and recorded; sent whenever the followed head changes, and once after every start.
  * Health: ready once the upstream head has been reached (not while catching up); degraded with the reason while
  *          following fails (upstream down, invalid material, a reorganisation deeper than `maxReorgDepth`); ready
@@ -33,7 +33,8 @@ import { BlockUnavailableError, ReorgTooDeepError, UpstreamError, UpstreamFormat
 import { fetchFinalized, follow, type FollowResult } from '../../net/rpc/follow.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import { subscribeNewHeads, type NewHeadsSubscription } from '../../net/rpc/new-heads.js';
-import type { HeadNotice } from '../chain/messages.js';
+import type { ChainInbox } from '../chain/messages.js';
+import type { SourceInbox } from './messages.js';
 import { canonicalBase, canonicalHead } from '../../store/chain-heads.js';
 import { createRpcSourceMetrics, type RpcSourceMetrics } from './metrics.js';
 
@@ -62,7 +63,7 @@ interface State {
 
 type Ctx = ActorContext<RpcSourceArgs>;
 
-export default defineActor<State, RpcSourceArgs>({
+export default defineActor<State, RpcSourceArgs, SourceInbox>({
   init(ctx) {
     const args = ctx.args;
     const shutdown = new AbortController();
@@ -131,7 +132,7 @@ async function runFollower(ctx: Ctx, store: Store, client: RpcClient, waker: Wak
       if (localHead === null) ctx.log.info('following begins', { number: result.head.number, hash: result.head.hash, behind: result.behind });
       localHead = result.head;
       if (announced?.hash !== result.head.hash) {
-        await ctx.send('chain', { type: 'head', number: result.head.number, hash: result.head.hash } satisfies HeadNotice);
+        await ctx.send<ChainInbox>('chain', { type: 'head', number: result.head.number, hash: result.head.hash });
         announced = result.head;
       }
       behind = result.behind;

@@ -35,9 +35,10 @@ import { CodedError } from '../../runtime/errors.js';
 import { HttpError } from '../errors.js';
 import { bodyWith, type Request } from '../http.js';
 import type { Route } from '../routes.js';
+import type { HistoryAdminRequest } from './history-requests.js';
 
 /** Asks the history lane; a lane that does not answer is 503 `not_ready`. */
-export type HistoryAsk = (message: { type: string } & Record<string, unknown>, timeoutMs?: number) => Promise<unknown>;
+export type HistoryAsk = (message: HistoryAdminRequest, timeoutMs?: number) => Promise<unknown>;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/;
 const createBody = withBlockRange({
@@ -81,7 +82,7 @@ function subscriptionId(request: Request): string {
 }
 
 export function adminRoutes(ask: HistoryAsk): Route[] {
-  const call = async (message: { type: string } & Record<string, unknown>, timeoutMs = 10_000): Promise<unknown> => {
+  const call = async (message: HistoryAdminRequest, timeoutMs = 10_000): Promise<unknown> => {
     try {
       return await ask(message, timeoutMs);
     } catch (error) {
@@ -146,7 +147,7 @@ function rebuildParams(request: Request): { processor: string; id: string } {
 }
 
 /** Processor rebuilds (spec §9.5): the history lane's `rebuild.*` messages (actors/history/rebuilds.ts). */
-function rebuildRoutes(call: (message: { type: string } & Record<string, unknown>, timeoutMs?: number) => Promise<unknown>): Route[] {
+function rebuildRoutes(call: HistoryAsk): Route[] {
   const base = '/admin/v1/processors/:processor/rebuilds';
   return [
     {
@@ -183,7 +184,7 @@ function rebuildRoutes(call: (message: { type: string } & Record<string, unknown
 }
 
 /** /admin/v1/backfill-subscriptions (spec §4.6): the history lane's `subscription.*` messages (actors/history/subscriptions.ts). */
-function subscriptionRoutes(call: (message: { type: string } & Record<string, unknown>, timeoutMs?: number) => Promise<unknown>): Route[] {
+function subscriptionRoutes(call: HistoryAsk): Route[] {
   const base = '/admin/v1/backfill-subscriptions';
   return [
     {

@@ -19,6 +19,7 @@ import type { Route } from '../routes.js';
 import type { AggregateContext, ArtifactService } from '../aggregate/aggregate-context.js';
 import { retainingProcessor } from '../aggregate/artifact-routes.js';
 import { optionalBlockNumber } from '../aggregate/query-params.js';
+import type { ArtifactOwner } from '../../store/artifacts.js';
 
 const OWNER_ID = /^[A-Za-z0-9][A-Za-z0-9._~:@+-]{0,127}$/;
 const OWNER_ID_RULE = 'expected 1-128 characters A-Z a-z 0-9 . _ ~ : @ + - starting with a letter or digit';
@@ -37,7 +38,7 @@ function service(context: AggregateContext): ArtifactService {
   return context.artifacts;
 }
 
-function releaseQuery(query: URLSearchParams) {
+function releaseQuery(query: URLSearchParams): { fromBlock: number; toBlock: number } & ArtifactOwner {
   const fromBlock = optionalBlockNumber(query, 'fromBlock') ?? 0;
   const toBlock = optionalBlockNumber(query, 'toBlock') ?? Number.MAX_SAFE_INTEGER;
   if (fromBlock > toBlock) throw new HttpError('invalid_request', `'fromBlock' ${fromBlock} is after 'toBlock' ${toBlock}`, { fromBlock, toBlock });
@@ -66,7 +67,7 @@ export function artifactAdminRoutes(context: AggregateContext): Route[] {
         }
         const limit = body.limit ?? context.limits.defaultPageLimit;
         if (limit > context.limits.maxBlockRange) throw new HttpError('query_too_expensive', `'limit' ${limit} exceeds the configured maximum block range of ${context.limits.maxBlockRange}`, { limit, maxBlockRange: context.limits.maxBlockRange });
-        const result = await service(context).ask(target.id, { type: 'artifacts.replay', fromBlock: body.fromBlock, toBlock: body.toBlock, limit }) as { replayed: number; missingBlock: number | null };
+        const result = await service(context).replay(target.id, { fromBlock: body.fromBlock, toBlock: body.toBlock, limit }) as { replayed: number; missingBlock: number | null };
         if (result.replayed === 0 && result.missingBlock !== null) {
           throw new HttpError('output_not_retained', `processor '${source.id}' retains no artifact of block ${result.missingBlock}, where the replay would start`, { source: source.id, missingBlock: result.missingBlock, action: 'rebuild' });
         }
@@ -78,7 +79,7 @@ export function artifactAdminRoutes(context: AggregateContext): Route[] {
       handler: async (request) => {
         const processor = retainingProcessor(context, request.params[0] ?? '');
         const release = releaseQuery(request.query);
-        const result = await service(context).ask(processor.id, { type: 'artifacts.release', ...release }) as Record<string, unknown>;
+        const result = await service(context).release(processor.id, release) as Record<string, unknown>;
         return { body: { processor: processor.id, ...release, ...(release.ownerId === '' ? { ownerId: null } : {}), ...result } };
       },
     },
@@ -87,7 +88,7 @@ export function artifactAdminRoutes(context: AggregateContext): Route[] {
       handler: async (request) => {
         const processor = retainingProcessor(context, request.params[0] ?? '');
         const body = bodyWith(pinBody, request);
-        const result = await service(context).ask(processor.id, { type: 'artifacts.pin', ...body }) as { pinned: number };
+        const result = await service(context).pin(processor.id, body) as { pinned: number };
         return { body: { processor: processor.id, ownerKind: 'operator_pin', ...body, ...result } };
       },
     },

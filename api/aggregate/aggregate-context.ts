@@ -1,5 +1,6 @@
 /** What every aggregate route reads from: the listener's read-only store and the node's configuration. */
 import type { Store } from '../../store/store.js';
+import type { ArtifactOwner } from '../../store/artifacts.js';
 import type { ProcessorRegistry } from './configured-processors.js';
 import type { PageLimits } from './query-params.js';
 import type { BearerCheck } from '../auth/bearer.js';
@@ -18,9 +19,14 @@ export interface SavepointService {
   remove(processorId: string, id: string): Promise<unknown>;
 }
 
+type BlockRange = { readonly fromBlock: number; readonly toBlock: number };
+
 /** Asks a processor lane (coded errors answer as they are; a lane that does not answer is `not_ready`). */
 export interface ArtifactService {
-  ask(processorId: string, message: { type: string } & Record<string, unknown>): Promise<unknown>;
+  replay(processorId: string, request: BlockRange & { readonly limit: number }): Promise<unknown>;
+  /** `ownerId` '' with ownerKind `processor`: the instance's own claims. */
+  release(processorId: string, request: BlockRange & ArtifactOwner): Promise<unknown>;
+  pin(processorId: string, request: BlockRange & { readonly ownerId: string }): Promise<unknown>;
 }
 
 export interface AggregateContext {

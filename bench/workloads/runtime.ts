@@ -9,6 +9,7 @@ import { createLogger } from '../../runtime/log.js';
 import type { LaneSpec } from '../../runtime/supervisor.js';
 import { percentile, summarize } from '../stats.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
+import type { AnyMessage } from '../../runtime/protocol.js';
 
 const actor = (name: string) => fileURLToPath(new URL(`../actors/${name}.js`, import.meta.url));
 
@@ -40,7 +41,7 @@ async function throughput(batching: boolean, options: WorkloadOptions): Promise<
     const rates: number[] = [];
     for (let round = 0; round < options.rounds; round += 1) {
       const total = count * (round + 1);
-      const { seconds } = await system.ask<{ seconds: number }>('driver', { type: 'flood', to: 'sink', count }, 600_000);
+      const { seconds } = await system.ask<AnyMessage, { seconds: number }>('driver', { type: 'flood', to: 'sink', count }, 600_000);
       await system.ask('sink', { type: 'await-count', total });
       rates.push(count / seconds);
     }
@@ -52,7 +53,7 @@ async function roundTrips(options: WorkloadOptions): Promise<number[]> {
   const count = options.smoke ? 2_000 : Math.round(40_000 * options.durationSeconds / 5);
   return withSystem(true, options.mailboxCapacity, async (system) => {
     const all: number[] = [];
-    for (let round = 0; round < options.rounds; round += 1) all.push(...await system.ask<number[]>('driver', { type: 'round-trips', to: 'sink', count }, 600_000));
+    for (let round = 0; round < options.rounds; round += 1) all.push(...await system.ask<AnyMessage, number[]>('driver', { type: 'round-trips', to: 'sink', count }, 600_000));
     return all.sort((a, b) => a - b);
   });
 }

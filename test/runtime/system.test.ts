@@ -5,6 +5,7 @@ import { createTaskPool } from '../../runtime/pool.js';
 import { backoffDelay } from '../../runtime/supervisor.js';
 import { actorModule, child, lane, newSystem, quietPolicy, waitFor } from './helpers.js';
 import type { ActorSystem } from '../../runtime/system.js';
+import type { AnyMessage } from '../../runtime/protocol.js';
 
 /** Stops the system after the test whatever happens, so a failing test cannot leave workers running. */
 function track(t: TestContext, system: ActorSystem): ActorSystem {
@@ -24,10 +25,10 @@ test('a full mailbox makes senders wait and no message is lost, duplicated or re
       maxDepth = Math.max(maxDepth, sink.mailboxDepth);
     }, 1);
     const perProducer = 300;
-    const results = await Promise.all(['p1', 'p2', 'p3'].map((p) => system.ask<{ sent: number; waited: number }>(p, { type: 'produce', to: 'sink', count: perProducer })));
+    const results = await Promise.all(['p1', 'p2', 'p3'].map((p) => system.ask<AnyMessage, { sent: number; waited: number }>(p, { type: 'produce', to: 'sink', count: perProducer })));
     clearInterval(sampler);
     await waitFor(() => system.actorStats().find((a) => a.name === 'sink')!.mailboxDepth === 0, 30_000, 'sink to drain');
-    const counted = await system.ask<{ total: number; outOfOrder: number; senders: Record<string, number> }>('sink', { type: 'count' });
+    const counted = await system.ask<AnyMessage, { total: number; outOfOrder: number; senders: Record<string, number> }>('sink', { type: 'count' });
     assert.equal(counted.total, 3 * perProducer, `every message arrives exactly once (batching=${batching})`);
     assert.equal(counted.outOfOrder, 0, 'per-sender order is kept');
     assert.deepEqual(counted.senders, { p1: perProducer - 1, p2: perProducer - 1, p3: perProducer - 1 });

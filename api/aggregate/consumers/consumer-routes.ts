@@ -21,7 +21,7 @@ import { hashCredential } from '../../../store/credential-hash.js';
 import { HttpError } from '../../errors.js';
 import type { Request } from '../../http.js';
 import type { Route } from '../../routes.js';
-import type { AcknowledgeChanges, CreateConsumer, Delivery, OutboxMessage } from '../../../store/consumer-commands.js';
+import type { ConsumerCreation, ConsumerRef, Delivery } from '../../../store/consumer-commands.js';
 import type { AggregateContext } from '../aggregate-context.js';
 import { requireDelivery, type ConfiguredProcessor } from '../configured-processors.js';
 import { jsonBytesReply } from '../json-body.js';
@@ -32,13 +32,20 @@ import { CredentialVerifier } from './consumer-credentials.js';
 import { deliveredPage } from './consumer-page.js';
 import { consumerView } from './consumer-view.js';
 
-/** Sends one message to the outbox lane and returns its answer (a CodedError answers with its code). */
-export type OutboxAsk = <Reply>(message: OutboxMessage) => Promise<Reply>;
+/** The consumer writes, asked of the outbox lane (actors/outbox/client.ts); a CodedError answers with its code. */
+export interface ConsumerWrites {
+  create(creation: ConsumerCreation): Promise<ConsumerRecord>;
+  /** False when there was no such consumer. */
+  remove(ref: ConsumerRef): Promise<boolean>;
+  lease(ref: ConsumerRef, redeliver: boolean): Promise<ConsumerRecord>;
+  deliver(ref: ConsumerRef, limit: number): Promise<Delivery>;
+  acknowledge(ref: ConsumerRef, sequence: string, cursor: string): Promise<ConsumerRecord>;
+}
 
 const BASE = '/v1/processors/:processor/consumers';
 const CREDENTIAL_HEADER = 'x-node-consumer-credential';
 
-export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route[] {
+export function consumerRoutes(context: AggregateContext, writes: ConsumerWrites): Route[] {
   const credentials = new CredentialVerifier();
   const processorOf = (request: Request): ConfiguredProcessor => {
     const processor = context.processors.byId(request.params[0] ?? '');
@@ -90,12 +97,12 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
         const body = parseCreateBody(request);
         const binding = subscriptionBinding(context.store, processor.instance, body.id);
         if (binding) throw new HttpError('conflict', `consumer '${body.id}' already exists on this processor (backfill subscription ${binding.subscription}'s)`, { consumer: body.id, subscription: binding.subscription });
-        const start: CreateConsumer['start'] = body.start.position === 'cursor'
+        const start: ConsumerCreation['start'] = body.start.position === 'cursor'
           ? { position: 'cursor', sequence: decodeCursor(body.start.cursor!, owner(processor.instance)).sequence.toString(), cursor: body.start.cursor! }
           : { position: body.start.position };
         const credential = await hashCredential(body.credential);
-        const record = await ask<ConsumerRecord>({
-          type: 'consumer.create', instance: processor.instance, processor: processor.id, id: body.id, role: body.role, leaseTtlSeconds: body.leaseTtlSeconds, credential, start,
+        const record = await writes.create({
+          instance: processor.instance, processor: processor.id, id: body.id, role: body.role, leaseTtlSeconds: body.leaseTtlSeconds, credential, start,
         });
         credentials.remember(consumerKey(processor.instance, record.id), body.credential, record.credential);
         return { status: 201, body: consumerView(record, Date.now()), headers: { location: `/v1/processors/${encodeURIComponent(processor.id)}/consumers/${encodeURIComponent(record.id)}` } };
@@ -113,7 +120,7 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
           const binding = subscriptionBinding(context.store, processor.instance, record.id);
           throw new HttpError('conflict', `consumer '${record.id}' belongs to backfill subscription ${binding?.subscription ?? '(unknown)'}: it goes with the subscription (DELETE /admin/v1/backfill-subscriptions/{id} once it is terminal)`, { consumer: record.id, subscription: binding?.subscription ?? null });
         }
-        const deleted = await ask<boolean>({ type: 'consumer.delete', instance: processor.instance, id: record.id });
+        const deleted = await writes.remove({ instance: processor.instance, id: record.id });
         credentials.forget(consumerKey(processor.instance, record.id));
         if (!deleted) throw new HttpError('not_found', `no consumer '${record.id}' on processor '${processor.id}'`, { consumer: record.id });
         return { status: 204 };
@@ -124,7 +131,7 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
       handler: async (request) => {
         const { record } = await authorize(request, true);
         const { redeliver } = parseLeaseBody(request);
-        return consumerReply(await ask<ConsumerRecord>({ type: 'consumer.lease', instance: record.instance, id: record.id, redeliver }));
+        return consumerReply(await writes.lease({ instance: record.instance, id: record.id }, redeliver));
       },
     },
     {
@@ -132,7 +139,7 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
       handler: async (request) => {
         const limit = pageLimit(request.query, context.limits);
         const { processor, record } = await authorize(request, true);
-        const delivery = await ask<Delivery>({ type: 'consumer.deliver', instance: record.instance, id: record.id, limit });
+        const delivery = await writes.deliver({ instance: record.instance, id: record.id }, limit);
         const after = BigInt(delivery.after);
         const through = BigInt(delivery.through);
         const tables = processorTables(context.store, record.instance);
@@ -150,8 +157,7 @@ export function consumerRoutes(context: AggregateContext, ask: OutboxAsk): Route
         const { record } = await authorize(request, true);
         const { cursor } = parseAckBody(request);
         const { sequence } = decodeCursor(cursor, owner(record.instance));
-        const message: AcknowledgeChanges = { type: 'consumer.ack', instance: record.instance, id: record.id, sequence: sequence.toString(), cursor };
-        return consumerReply(await ask<ConsumerRecord>(message));
+        return consumerReply(await writes.acknowledge({ instance: record.instance, id: record.id }, sequence.toString(), cursor));
       },
     },
   ];

@@ -17,6 +17,7 @@ import { openStore, type Store } from '../../../store/store.js';
 import { lane, newSystem, waitFor } from '../../runtime/helpers.js';
 import { startAnvil, type Anvil } from '../../support/anvil.js';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+import type { AnyMessage } from '../../../runtime/protocol.js';
 
 const SOURCE_MODULE = fileURLToPath(new URL('../../../actors/sources/rpc.js', import.meta.url));
 const RECORDER_MODULE = fileURLToPath(new URL('./actors/chain-recorder.js', import.meta.url));
@@ -45,7 +46,7 @@ describe('the rpc source actor follows anvil through the real runtime', () => {
     system.startLane(lane('source', [spec('source', SOURCE_MODULE, sourceArgs)]));
     return system;
   };
-  const heads = (system: ActorSystem) => system.ask<HeadNotice[]>('chain', { type: 'heads' });
+  const heads = (system: ActorSystem) => system.ask<AnyMessage, HeadNotice[]>('chain', { type: 'heads' });
   const sourceLane = (system: ActorSystem) => system.laneStatuses().find((status) => status.lane === 'source')!;
   const upstreamHead = async () => anvil.rpc<{ number: string; hash: Hash }>('eth_getBlockByNumber', ['latest', false]);
   before(async () => {

@@ -1,5 +1,5 @@
 /** Test actor. Accepts: `produce {to, count}` (ask; sends `item` messages as fast as credit allows and reports how often it had to wait). */
-import { defineActor } from '../../../runtime/actor.js';
+import { defineActor, type AnyMessage } from '../../../runtime/actor.js';
 
 export default defineActor<null>({
   init(ctx) {
@@ -13,7 +13,7 @@ export default defineActor<null>({
     let waited = 0;
     for (let seq = 0; seq < count; seq += 1) {
       const started = performance.now();
-      await ctx.send(to, { type: 'item', sender: ctx.name, seq });
+      await ctx.send<AnyMessage>(to, { type: 'item', sender: ctx.name, seq });
       if (performance.now() - started > 2) waited += 1;
     }
     return { sent: count, waited };

@@ -1,0 +1,20 @@
+/**
+ * The `listener` lane's inbox (actors/listener/actor.ts): notices only, it answers no ask.
+ *
+ *   processor → listener   ChangesNotice       a processor's change log grew to `sequence` (inclusive)
+ *   node      → listener   LaneTroublesNotice  which processors are degraded or failed by lane trouble, on every change
+ */
+export type ChangesNotice = {
+  readonly type: 'changes';
+  readonly processor: string;
+  readonly sequence: number;
+  /** When the commit that made `sequence` durable completed: ms since the epoch (sub-ms precision). */
+  readonly committedAt: number;
+};
+
+export type LaneTroublesNotice = {
+  readonly type: 'lanes';
+  readonly troubles: Readonly<Record<string, { readonly state: 'degraded' | 'failed'; readonly reason: string }>>;
+};
+
+export type ListenerInbox = ChangesNotice | LaneTroublesNotice;
