@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ProcessorKind } from '../processor/kind.js';
+import type { ProcessorKind } from './sdk/kind.js';
 import { defineProcessorKind, KindDefinitionError, type ProcessorKindDefinition } from './sdk/define.js';
 
 export class CustomKindError extends Error {

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
 import type { KindSurface } from '../../api/aggregate/kind-surface.js';
 import type { ProcessorKindInfo } from '../../api/aggregate/configured-processors.js';
-import type { ProcessorKind } from '../processor/kind.js';
+import type { ProcessorKind } from './sdk/kind.js';
 import { loadKindModule } from './custom-kind.js';
 import { BUILTIN_KINDS, builtinKind, kindInfo } from './registry.js';
 

@@ -3,9 +3,8 @@
  * types every lane uses. Every key here is documented, with its default, in config.example.toml.
  */
 import { z } from 'zod';
-import { TOKENS_OPTION } from '../kinds/erc20/options.js';
-import { POOLS_OPTION } from '../kinds/amm/options.js';
 import { skippedHistorySources } from './history-sources.js';
+import { kindOptionsText, processorConfig, type ProcessorEntry } from './processor-config.js';
 
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
 
@@ -30,57 +29,6 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
     backoff_max_ms: positiveInt.max(3_600_000).default(30_000),
     backoff_jitter: z.number().min(0).max(1).default(0.2),
   }).prefault({});
-
-const processorConfig = z.strictObject({
-  /** Name in URLs (`/v1/processors/{id}`). */
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
-  /** A built-in kind (actors/kinds/registry.ts), or `custom` with `module`. */
-  kind: z.enum(['blobs', 'erc20', 'amm', 'custom']),
-  /** kind = "custom": the kind's module (.js/.mjs, or .ts/.mts compiled at load), relative to the config file. */
-  module: z.string().min(1).optional(),
-  /** kind = "custom": options handed to the kind's own `options` parser. */
-  options: z.record(z.string(), z.unknown()).optional(),
-  /** Immutable instance identity; a semantic change gets a new instance. Defaults to the id. */
-  instance: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~@:+-]{0,127}$/, 'expected an instance id of 1-128 URL-safe characters').optional(),
-  /** First block to process; omitted: the first block the chain lane applies. */
-  start_block: z.number().int().min(0).optional(),
-  history_mode: z.enum(['live_only', 'on_demand']).default('live_only'),
-  history_control: z.enum(['node_owned', 'application_subscriptions']).default('node_owned'),
-  /** `entities` keeps queryable output; `none` keeps none (queries answer output_not_retained). */
-  output: z.enum(['entities', 'none']).default('entities'),
-  /** The change feed (changes, stream, consumers); false answers delivery_disabled. */
-  delivery: z.boolean().default(true),
-  /** Change-log window: the newest this many changes are kept (older ones pruned unless an active required lease needs them); 0 keeps every change. */
-  retain_changes: z.number().int().min(0).default(1_000_000),
-  /** Ordered-state kinds (erc20, amm, custom ordered_state): an automatic recovery checkpoint each time finality crosses a multiple of this many blocks; 0: none. */
-  checkpoint_every_blocks: z.number().int().min(0).default(1000),
-  /** How many automatic checkpoints to keep (the newest). */
-  checkpoints_retained: z.number().int().min(1).max(1000).default(3),
-  /** Ordered-state kinds: a savepoint archive (GET …/savepoints/{id}), relative to the config file, that seeds this instance when it has no state yet. */
-  seed_savepoint: z.string().min(1).optional(),
-  /** kind = "erc20": "*" or token addresses (each "0x…" or {address, deployed_at}). */
-  tokens: TOKENS_OPTION.optional(),
-  /** kind = "amm": "*" or pool addresses. */
-  pools: POOLS_OPTION.optional(),
-  /** `[processors.artifacts]`: the block's finalized, checksummed `map` output kept apart from entities and delivery (spec §2.9). */
-  artifacts: z.strictObject({
-    /** none: no artifacts; window: the newest `window_blocks` finalized blocks (older ones stay while another owner claims them); full: every finalized block. */
-    retention: z.enum(['none', 'window', 'full']).default('none'),
-    window_blocks: positiveInt.max(1_000_000_000).default(10_000),
-    /** This instance takes its blocks only from the artifacts of the processor with this id (POST …/artifacts/replay): it follows no chain journal. */
-    replay_from: z.string().min(1).optional(),
-  }).prefault({}),
-}).superRefine((processor, ctx) => {
-  if (processor.kind === 'custom' && processor.module === undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: 'expected the path of the kind\'s module for kind = "custom" (e.g. module = "./my-kind.ts")' });
-  if (processor.kind !== 'custom' && processor.module !== undefined) ctx.addIssue({ code: 'custom', path: ['module'], message: `expected no module for the built-in kind "${processor.kind}" (use kind = "custom")` });
-  if (processor.kind !== 'custom' && processor.options !== undefined) ctx.addIssue({ code: 'custom', path: ['options'], message: `expected no options table for the built-in kind "${processor.kind}" (its keys are top-level)` });
-  if (processor.kind === 'amm' && processor.pools === undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: 'expected pool addresses or "*" for kind = "amm"' });
-  if (processor.kind !== 'amm' && processor.pools !== undefined) ctx.addIssue({ code: 'custom', path: ['pools'], message: `expected no pools for kind = "${processor.kind}" (only amm processors take pools)` });
-  if (processor.kind === 'erc20' && processor.tokens === undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: 'expected token addresses or "*" for kind = "erc20"' });
-  if (processor.seed_savepoint !== undefined && processor.kind === 'blobs') ctx.addIssue({ code: 'custom', path: ['seed_savepoint'], message: 'expected no seed_savepoint for the block-local kind "blobs" (savepoints hold ordered-state private state)' });
-  if (processor.seed_savepoint !== undefined && processor.start_block !== undefined) ctx.addIssue({ code: 'custom', path: ['start_block'], message: 'expected no start_block with seed_savepoint (a seeded instance starts after its savepoint\'s block)' });
-  if (processor.kind !== 'erc20' && processor.tokens !== undefined) ctx.addIssue({ code: 'custom', path: ['tokens'], message: `expected no tokens for kind = "${processor.kind}" (only erc20 processors take tokens)` });
-});
 
 /** One `[[sources.history]]` entry (actors/history; net/history). */
 const historySourceConfig = z.strictObject({
@@ -380,13 +328,6 @@ export const configSchema = z.strictObject({
   }
   config.processors.forEach((processor, index) => replayTargetIssues(config.processors, processor).forEach(([key, message]) => ctx.addIssue({ code: 'custom', path: ['processors', index, ...key], message })));
 });
-
-type ProcessorEntry = z.infer<typeof processorConfig>;
-
-/** The kind's own options of an entry, for comparing two instances' map contracts. */
-function kindOptionsText(processor: ProcessorEntry): string {
-  return JSON.stringify({ options: processor.options ?? null, tokens: processor.tokens ?? null, pools: processor.pools ?? null, module: processor.module ?? null });
-}
 
 /** A replay target (`artifacts.replay_from`) names another instance of the same kind and options that retains artifacts. */
 function replayTargetIssues(processors: readonly ProcessorEntry[], processor: ProcessorEntry): Array<[string[], string]> {

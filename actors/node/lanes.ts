@@ -24,7 +24,7 @@ import type { HistoryArgs } from '../history/actor.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
 import { builtinKind, kindInfo } from '../kinds/registry.js';
 import { describedKindInfo, type CustomKindDescription } from '../kinds/kind-catalog.js';
-import { kindOptionsOf } from './kind-options.js';
+import { kindOptionsOf } from './processor-config.js';
 import { skippedHistorySources, usableHistorySources } from './history-sources.js';
 import { receiptInterestOf } from './receipt-interest.js';
 import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';

@@ -10,11 +10,11 @@
  */
 import type { LogInterest } from '../../net/p2p/log-interest.js';
 import type { Hex } from '../../net/eth/hex.js';
-import type { ProcessorKind } from '../processor/kind.js';
+import type { ProcessorKind } from '../kinds/sdk/kind.js';
 import type { CustomKindDescription } from '../kinds/kind-catalog.js';
 import { builtinKind } from '../kinds/registry.js';
 import type { NodeConfig } from './config-schema.js';
-import { kindOptionsOf } from './kind-options.js';
+import { kindOptionsOf } from './processor-config.js';
 
 export function receiptInterestOf(config: NodeConfig, custom: ReadonlyMap<string, CustomKindDescription>): LogInterest | null {
   const addresses = new Set<Hex>();

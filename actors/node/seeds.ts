@@ -12,7 +12,7 @@ import { builtinKind } from '../kinds/registry.js';
 import type { ChainSpec } from './chain-spec.js';
 import { ConfigError } from './config.js';
 import type { NodeConfig } from './config-schema.js';
-import { kindOptionsOf } from './kind-options.js';
+import { kindOptionsOf } from './processor-config.js';
 
 /** The seeded processors' savepoint files as absolute paths, by processor id; throws ConfigError for one that does not fit. */
 export function resolveSeeds(config: NodeConfig, configDir: string, spec: ChainSpec): Map<string, string> {

@@ -18,7 +18,7 @@ import { decodeDeltas } from '../kinds/sdk/delta-codec.js';
 import { StateBatch } from '../kinds/sdk/state.js';
 import type { CommitContext } from './commit.js';
 import { ChangeGroupWriter } from './change-writer.js';
-import type { KindContext } from './kind.js';
+import type { KindContext } from '../kinds/sdk/kind.js';
 
 export interface ArtifactReplayMessage {
   readonly type: 'artifacts.replay';

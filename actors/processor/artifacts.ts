@@ -12,7 +12,7 @@ import type { BinaryTable } from '../../store/store.js';
 import type { Finality } from '../../store/coverage.js';
 import { dropPending, encodeArtifact, INSTANCE_OWNER, promotePending, pruneWindow, putPending, putRetained, readTotals, usageOf, type ArtifactOwner } from '../../store/artifacts.js';
 import { encodeDeltas } from '../kinds/sdk/delta-codec.js';
-import type { BlockInput, BoundKind, KindChange, KindContext } from './kind.js';
+import type { BlockInput, BoundKind, KindChange, KindContext } from '../kinds/sdk/kind.js';
 
 export type ArtifactRetention = 'none' | 'window' | 'full';
 

@@ -9,10 +9,10 @@ import type { Log } from '../../net/eth/log.js';
 import { RlpDecodeError } from '../../net/eth/errors.js';
 import { bodyTransactionEncodings } from '../../net/eth/body-transaction-hashes.js';
 import type { Transaction } from '../../net/eth/transaction-types.js';
-import { transformTransactions } from '../kinds/blobs/transform-transactions.js';
+import { blobTransactionsOnly } from '../kinds/sdk/blob-transactions-only.js';
 import { getBodyBytes, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
 import type { Store } from '../../store/store.js';
-import type { BlockInput, KindNeeds } from './kind.js';
+import type { BlockInput, KindNeeds } from '../kinds/sdk/kind.js';
 import { bloomMatches, type LogInterest } from '../../net/p2p/log-interest.js';
 import { blockRlpSize } from '../../net/eth/block-rlp-size.js';
 
@@ -150,7 +150,7 @@ export function readBlockInput(store: Store, number: number, hash: Hex, needs: K
     hash,
     header,
     // Partial material (KindNeeds.partial): stubs and gas-only receipts, typed as the whole for the kinds that asked.
-    transactions: needs.bodies && blobOnly ? transformTransactions(bodyTransactionEncodings(bodyBytes)) as Transaction[] : body?.transactions ?? [],
+    transactions: needs.bodies && blobOnly ? blobTransactionsOnly(bodyTransactionEncodings(bodyBytes)) as Transaction[] : body?.transactions ?? [],
     receipts: needs.receipts ? (receiptsBytes ? receiptsFor(receiptsBytes, needs, interest) : []) : null,
     sizeBytes: blockRlpSize(headerBytes, bodyBytes),
     parentTimestamp: parentBytes ? decodeHeader(parentBytes).timestamp : null,

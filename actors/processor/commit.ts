@@ -15,7 +15,7 @@ import type { Store, ProcessorTables } from '../../store/store.js';
 import { readBlockInput } from './block-input.js';
 import type { EnvelopeBlock } from '../../store/change-envelope.js';
 import { ChangeGroupWriter } from './change-writer.js';
-import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from './kind.js';
+import type { BoundKind, KindChange, KindContext, KindNeeds, KindOrdering } from '../kinds/sdk/kind.js';
 import { checkpointDue, takeCheckpoint, type CheckpointPolicy } from './checkpoint.js';
 import { StateBatch } from '../kinds/sdk/state.js';
 import { ArtifactBudgetExceeded, artifactTxn, type ArtifactPolicy } from './artifacts.js';

@@ -17,7 +17,7 @@ import { bytesToHex, type Hex } from '../../net/eth/hex.js';
 import { getCanonicalHash } from '../../store/chain-material.js';
 import { coverBlock, rangeCovered, readProgress, readRanges, writeProgress, type ProcessorProgress } from '../../store/coverage.js';
 import { StateBatch } from '../kinds/sdk/state.js';
-import type { KindContext } from './kind.js';
+import type { KindContext } from '../kinds/sdk/kind.js';
 import { readBlockInput } from './block-input.js';
 import type { CommitContext } from './commit.js';
 import { ChangeGroupWriter } from './change-writer.js';

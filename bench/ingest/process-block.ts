@@ -7,7 +7,8 @@
  */
 import { hexToBytes, type ForkSchedule, type Hash } from '../../net/eth/index.js';
 import { verifyBlockMaterialBytes } from '../../net/eth/verify-material.js';
-import { blockEntries, transformBlock, transformTransactions, type EntityEntry } from '../../actors/kinds/blobs/index.js';
+import { blockEntries, transformBlock, type EntityEntry } from '../../actors/kinds/blobs/index.js';
+import { blobTransactionsOnly } from '../../actors/kinds/sdk/blob-transactions-only.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import { splitBlockRlp } from '../../net/eth/block-parts.js';
 import type { ChainRecord } from './chain-file.js';
@@ -30,7 +31,7 @@ export function processBlock(record: ChainRecord, context: IngestContext, totals
     verifyBlockMaterialBytes({ header: parts.header, body: parts.body, receipts: record.receipts }));
   const { hash, header } = verified;
   const receipts = verified.cumulativeGasUsed!.map((cumulativeGasUsed) => ({ cumulativeGasUsed }));
-  const transactions = timed(totals, 'decode blob transactions', () => transformTransactions(verified.transactions));
+  const transactions = timed(totals, 'decode blob transactions', () => blobTransactionsOnly(verified.transactions));
   const transformed = timed(totals, 'blob transform (+blob senders)', () =>
     transformBlock({
       network: context.network, schedule: context.schedule, header, transactions, receipts,

@@ -23,7 +23,7 @@ import { openStore, type Store } from '../../store/store.js';
 import { encodeJournalMove } from '../../store/journal.js';
 import { u64Key } from '../../store/keys.js';
 import { commitMoves, readMoves, type CommitContext } from '../../actors/processor/commit.js';
-import { kindContext } from '../../actors/processor/chain-context.js';
+import { kindContext } from '../../actors/kinds/sdk/kind-context.js';
 import erc20 from '../../actors/kinds/erc20/index.js';
 import { TRANSFER_TOPIC } from '../../actors/kinds/erc20/transfers.js';
 import { figure } from '../figures.js';

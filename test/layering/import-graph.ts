@@ -114,15 +114,34 @@ function kindOf(file: string): string | null {
 
 /**
  * Every import by which a kind leaves its room (issue 29 point 1): a file in `actors/kinds/<kind>/` imports only
- * the SDK (`actors/kinds/sdk/`) and its own folder, except the files `allowed`.
+ * the SDK (`actors/kinds/sdk/`) and its own folder.
  */
-export function kindRoomViolations(graph: ImportGraph, allowed: readonly string[] = []): string[] {
+export function kindRoomViolations(graph: ImportGraph): string[] {
   const violations: string[] = [];
   for (const [from, imports] of graph) {
     const kind = kindOf(from);
     if (kind === null) continue;
     for (const to of imports) {
-      if (!to.startsWith('actors/kinds/sdk/') && !to.startsWith(`actors/kinds/${kind}/`) && !allowed.includes(to)) violations.push(`${from} imports ${to}`);
+      if (!to.startsWith('actors/kinds/sdk/') && !to.startsWith(`actors/kinds/${kind}/`)) violations.push(`${from} imports ${to}`);
+    }
+  }
+  return violations.sort();
+}
+
+/** The one file that names the built-in kinds (imports their folders). */
+const KIND_REGISTRY = 'actors/kinds/registry.ts';
+
+/**
+ * Every import of a kind's folder from outside it (issue 29 point 1): only the registry names the kinds, so a lane,
+ * the config or the API asks a kind for what it needs through the kind interface (actors/kinds/sdk/kind.ts).
+ */
+export function kindNameViolations(graph: ImportGraph): string[] {
+  const violations: string[] = [];
+  for (const [from, imports] of graph) {
+    if (from === KIND_REGISTRY) continue;
+    for (const to of imports) {
+      const kind = kindOf(to);
+      if (kind !== null && kindOf(from) !== kind) violations.push(`${from} imports ${to}`);
     }
   }
   return violations.sort();

@@ -3,7 +3,7 @@
  * Uniswap V3 `Initialize`, `Swap`, `Mint` and `Burn` — recognised by signature topic, topic count
  * and data length, decoded to bigints.
  */
-import type { BlockInput } from '../../processor/kind.js';
+import type { BlockInput } from '../sdk/kind.js';
 import type { AmmOptions } from './options.js';
 
 export const TOPICS = {

@@ -6,7 +6,7 @@
 import { defineProcessorKind } from '../sdk/define.js';
 import { AMM_CHANGE_SCHEMA, POOLS_COLLECTION } from './collections.js';
 import { poolEvents, TOPICS, type PoolEvent } from './events.js';
-import { ammOptions, type AmmOptions } from './options.js';
+import { AMM_OPTIONS_SCHEMA, ammOptions, type AmmOptions } from './options.js';
 import { finalizedPool, reducePools, restoredPoolChange } from './pools.js';
 import { AMM_QUERY } from './query.js';
 import { AMM_SCHEMA } from './schema.js';
@@ -24,6 +24,7 @@ export default defineProcessorKind<AmmOptions, PoolEvent[]>({
   queryExtensions: [AMM_QUERY],
   finalizedKind: 'amm.block.finalized',
   options: ammOptions,
+  optionsSchema: AMM_OPTIONS_SCHEMA,
   map: poolEvents,
   reduce: (state, events, block) => reducePools(state, events, block),
   changeOf: restoredPoolChange,

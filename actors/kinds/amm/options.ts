@@ -1,11 +1,11 @@
 /** The amm kind's options: `pools = "*"` (every Uniswap V2 pair / V3 pool event) or a list of pool addresses. */
-import { z } from 'zod';
-import type { KindOptions } from '../../processor/kind.js';
+import type { KindOptions } from '../sdk/kind.js';
 import { isAddressHex } from '../sdk/chain.js';
+import { parsedOption, type OptionsSchema, type ParsedOption } from '../sdk/options-schema.js';
 
 export type PoolsOption = '*' | readonly string[];
 
-export function parsePools(raw: unknown): { ok: true; value: PoolsOption } | { ok: false; message: string } {
+export function parsePools(raw: unknown): ParsedOption<PoolsOption> {
   if (raw === '*') return { ok: true, value: '*' };
   if (!Array.isArray(raw) || raw.length === 0) return { ok: false, message: 'expected "*" or a non-empty list of pool addresses' };
   const value: string[] = [];
@@ -16,13 +16,8 @@ export function parsePools(raw: unknown): { ok: true; value: PoolsOption } | { o
   return { ok: true, value };
 }
 
-/** The config schema of `pools` (actors/node/config-schema.ts). */
-export const POOLS_OPTION = z.unknown().transform((raw, ctx): PoolsOption => {
-  const parsed = parsePools(raw);
-  if (parsed.ok) return parsed.value;
-  ctx.addIssue({ code: 'custom', message: parsed.message });
-  return z.NEVER;
-});
+/** The kind's `[[processors]]` keys as the config checks them: `pools`, required. */
+export const AMM_OPTIONS_SCHEMA: OptionsSchema = { pools: { schema: parsedOption(parsePools), required: 'pool addresses or "*"' } };
 
 export interface AmmOptions {
   /** null: every pool. */

@@ -6,7 +6,7 @@
  * in and out). Every quantity is a lossless decimal string.
  */
 import type { Finality } from '../sdk/tables.js';
-import type { KindChange } from '../../processor/kind.js';
+import type { KindChange } from '../sdk/kind.js';
 import type { ReduceBlock } from '../sdk/define.js';
 import type { StateApi } from '../sdk/state.js';
 import type { PoolEvent } from './events.js';

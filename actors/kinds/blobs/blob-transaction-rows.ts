@@ -1,13 +1,13 @@
 /** BlobTransaction rows: one per type-3 transaction, in canonical transaction index order. */
 import { GAS_PER_BLOB, hashTransaction, hashTransactionEncoding, recoverAddress, recoverTransactionSender, typedSigningHash, type Address, type Eip4844Transaction, type Hash } from '../sdk/chain.js';
-import type { EncodedBlobTransaction, TransformTransaction } from './transform-transactions.js';
+import type { BlobOnlyTransaction, EncodedBlobTransaction } from '../sdk/blob-transactions-only.js';
 import type { BlobTransaction } from './types.js';
 
 export interface BlobTransactionRowsInput {
   network: string;
   blockNumber: number;
   blockHash: Hash;
-  transactions: readonly TransformTransaction[];
+  transactions: readonly BlobOnlyTransaction[];
   /** Gas used by each transaction, index for index with `transactions`. */
   gasUsed: readonly bigint[];
   executionBaseFee: bigint;

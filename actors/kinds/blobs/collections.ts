@@ -3,8 +3,7 @@
  * and `schedule`, each a slice of the entity table (layout in keys.ts). Scans walk keys in block order:
  * blocks by their key, transactions through the per-block index, schedule rows by activation.
  */
-import { u64Key as u64, type BinaryTable } from '../sdk/tables.js';
-import type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../../processor/kind.js';
+import { u64Key as u64, type BinaryTable, type CollectionDescription, type CollectionRow, type CollectionRowMeta, type CollectionScan } from '../sdk/tables.js';
 import { blockRowFields } from './block-row-fields.js';
 import { BLOCK_KEY_PREFIX, BLOCK_TRANSACTION_INDEX_KEY_PREFIX, blockKey, SCHEDULE_KEY_PREFIX, TRANSACTION_KEY_PREFIX, txKey } from './keys.js';
 import { BLOBS_PROCESSOR } from './schema.js';

@@ -9,7 +9,6 @@ export * from './keys.js';
 export { orderedBlock, orderedScheduleRow, orderedTransaction, renderBlock, renderChangePayload, renderScheduleRow, renderTransaction } from './render.js';
 export * from './schedule.js';
 export * from './schema.js';
-export * from './transform-transactions.js';
 export { TRANSFORM_VERSION, transformBlock, type TransformBlockInput, type TransformedBlock } from './transform.js';
 export * from './types.js';
 export * from './with-finality.js';

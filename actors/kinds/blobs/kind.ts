@@ -4,7 +4,7 @@
  * block rows; schedule rows are written once and completed when a fork's first block is seen.
  */
 import { hexToBytes } from '../sdk/chain.js';
-import type { BlockInput, KindChange, KindContext } from '../../processor/kind.js';
+import type { BlockInput, KindChange, KindContext } from '../sdk/kind.js';
 import { defineProcessorKind } from '../sdk/define.js';
 import { BLOBS_QUERY } from './query/extension.js';
 import type { Finality } from '../sdk/tables.js';

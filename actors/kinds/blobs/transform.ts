@@ -22,7 +22,7 @@ import {
 import { blobTransactionRows } from './blob-transaction-rows.js';
 import { BlobsBlockBeforeCancunError, BlobsMaterialMismatchError, BlobsReceiptsRequiredError, type BlockIdentity } from './errors.js';
 import { gasUsedPerTransaction } from './receipt-gas-used.js';
-import type { TransformTransaction } from './transform-transactions.js';
+import type { BlobOnlyTransaction } from '../sdk/blob-transactions-only.js';
 import type { BlobsBlock, BlobsBlockChange, Finality } from './types.js';
 
 export { BLOB_FIELD_DEFINITIONS } from './field-definitions.js';
@@ -34,8 +34,8 @@ export interface TransformBlockInput {
   network: string;
   schedule: ForkSchedule;
   header: BlockHeader;
-  /** Full transactions, or only what the transform reads (`transformTransactions`). */
-  transactions: readonly TransformTransaction[];
+  /** Full transactions, or only what the transform reads (`blobTransactionsOnly`). */
+  transactions: readonly BlobOnlyTransaction[];
   /** Only each receipt's cumulativeGasUsed is read (full receipts fit). */
   receipts: readonly Pick<Receipt, 'cumulativeGasUsed'>[] | null;
   /** RLP size of the whole block (see `blockRlpSize`); null when unknown. */

@@ -19,7 +19,7 @@
  * `included` code; rows an earlier version marked `finalized` (or stored as JSON) are read as marked.
  */
 import type { Finality } from '../sdk/tables.js';
-import type { KindChange } from '../../processor/kind.js';
+import type { KindChange } from '../sdk/kind.js';
 import type { ReduceBlock } from '../sdk/define.js';
 import type { StateApi } from '../sdk/state.js';
 import type { BalanceDeltas } from './transfers.js';

@@ -7,7 +7,7 @@
 import { defineProcessorKind } from '../sdk/define.js';
 import { reduceBalances, restoredChange } from './balances.js';
 import { BALANCES_COLLECTION, ERC20_CHANGE_SCHEMA } from './collections.js';
-import { erc20Options, type Erc20Options } from './options.js';
+import { ERC20_OPTIONS_SCHEMA, erc20Options, type Erc20Options } from './options.js';
 import { ERC20_QUERY } from './query.js';
 import { ERC20_SCHEMA } from './schema.js';
 import { TRANSFER_TOPIC, transferDeltas, type BalanceDeltas } from './transfers.js';
@@ -25,6 +25,7 @@ export default defineProcessorKind<Erc20Options, BalanceDeltas>({
   queryExtensions: [ERC20_QUERY],
   finalizedKind: 'erc20.block.finalized',
   options: erc20Options,
+  optionsSchema: ERC20_OPTIONS_SCHEMA,
   map: transferDeltas,
   reduce: (state, deltas, block) => reduceBalances(state, deltas, block),
   changeOf: restoredChange,

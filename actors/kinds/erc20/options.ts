@@ -3,14 +3,14 @@
  * three topics), or a list of addresses, each either `"0x…"` or `{address = "0x…", deployed_at = N}`
  * (the deployment block: coverage from there makes the token's balances exact).
  */
-import { z } from 'zod';
-import type { KindOptions } from '../../processor/kind.js';
+import type { KindOptions } from '../sdk/kind.js';
 import { isAddressHex } from '../sdk/chain.js';
+import { parsedOption, type OptionsSchema, type ParsedOption } from '../sdk/options-schema.js';
 
 export type TokensOption = '*' | ReadonlyArray<string | { readonly address: string; readonly deployed_at: number }>;
 
 /** Validates `tokens`; returns a message naming what was expected, or the normalized (lower-case) value. */
-export function parseTokens(raw: unknown): { ok: true; value: TokensOption } | { ok: false; message: string } {
+export function parseTokens(raw: unknown): ParsedOption<TokensOption> {
   if (raw === '*') return { ok: true, value: '*' };
   if (!Array.isArray(raw) || raw.length === 0) return { ok: false, message: 'expected "*" or a non-empty list of token addresses' };
   const value: Array<string | { address: string; deployed_at: number }> = [];
@@ -31,13 +31,8 @@ export function parseTokens(raw: unknown): { ok: true; value: TokensOption } | {
   return { ok: true, value };
 }
 
-/** The config schema of `tokens` (actors/node/config-schema.ts). */
-export const TOKENS_OPTION = z.unknown().transform((raw, ctx): TokensOption => {
-  const parsed = parseTokens(raw);
-  if (parsed.ok) return parsed.value;
-  ctx.addIssue({ code: 'custom', message: parsed.message });
-  return z.NEVER;
-});
+/** The kind's `[[processors]]` keys as the config checks them: `tokens`, required. */
+export const ERC20_OPTIONS_SCHEMA: OptionsSchema = { tokens: { schema: parsedOption(parseTokens), required: 'token addresses or "*"' } };
 
 export interface Erc20Options {
   /** null: every token. */

@@ -7,7 +7,7 @@
  * and one to it a burn (only the sender is debited), so every balance computed from the token's
  * deployment is the holder's `balanceOf`, never negative, and the sum of balances is the supply.
  */
-import type { BlockInput } from '../../processor/kind.js';
+import type { BlockInput } from '../sdk/kind.js';
 import type { Erc20Options } from './options.js';
 
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';

@@ -18,8 +18,9 @@ import type { Hex } from '../../../net/eth/hex.js';
 import type { Finality } from '../../../store/coverage.js';
 import type { CollectionDescription } from '../../../store/collection.js';
 import type { QueryExtension } from './query/index.js';
-import type { ArtifactBlock, BlockInput, BoundKind, KindArtifacts, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from '../../processor/kind.js';
+import type { ArtifactBlock, BlockInput, BoundKind, KindArtifacts, KindChange, KindContext, KindNeeds, KindOptions, ProcessorKind } from './kind.js';
 import type { LogInterest } from '../../../net/p2p/log-interest.js';
+import type { OptionsSchema } from './options-schema.js';
 import { parseVersion, satisfies, SDK_VERSION } from './sdk-range.js';
 import { StateBatch, type StateApi } from './state.js';
 
@@ -47,6 +48,8 @@ interface KindIdentity<O> {
   readonly finalizedKind: string;
   /** Validates the instance's options; throw an Error naming the key and what was expected. */
   readonly options?: (raw: KindOptions) => O;
+  /** A built-in kind: its top-level `[[processors]]` keys with their config schemas (options-schema.ts). */
+  readonly optionsSchema?: OptionsSchema;
   /** The public renderer of raw changes (typed JSON); without one they publish as `{encoding: "hex", value}`. */
   readonly render?: (change: RawChange) => unknown;
   /**
@@ -139,6 +142,7 @@ function checkShape(definition: ProcessorKindDefinition<unknown, unknown>): void
     if (typeof fns.apply !== 'function' && !split) throw new KindDefinitionError(`kind '${name}': a block_local kind needs an 'apply' function (or 'map' with 'applyMapped')`);
   }
   if (definition.deltaSchema !== undefined && typeof definition.deltaSchema !== 'string') throw new KindDefinitionError(`kind '${name}': deltaSchema must be a string`);
+  if (definition.optionsSchema !== undefined && (typeof definition.optionsSchema !== 'object' || definition.optionsSchema === null)) throw new KindDefinitionError(`kind '${name}': optionsSchema must be an object of option keys`);
 }
 
 function checkIdentity(definition: Pick<KindIdentity<unknown>, 'name' | 'version' | 'sdk'>): void {
@@ -264,6 +268,7 @@ export function defineProcessorKind<O = KindOptions, D = unknown>(definition: Pr
     schema: definition.schema ?? {},
     collections: definition.collections ?? [],
     queryExtensions: definition.queryExtensions ?? [],
+    optionsSchema: definition.optionsSchema ?? {},
     bind(raw) {
       const options = parseOptions(raw);
       const bound = rendered(definition.ordering === 'ordered_state' ? bindOrdered(definition, options, deltaSchema) : bindBlockLocal(definition, options, deltaSchema), definition.render);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { CustomKindError, loadKindModule } from '../../../actors/kinds/custom-kind.js';
 import { renderChanges } from '../../../actors/kinds/sdk/define.js';
 import { transformBlock } from '../../../actors/kinds/blobs/index.js';
-import type { BlockInput, KindContext } from '../../../actors/processor/kind.js';
+import type { BlockInput, KindContext } from '../../../actors/kinds/sdk/kind.js';
 import { closeTempStore, createTempStore } from '../../api/aggregate/store-fixture.js';
 import { mainnetFixtureBlocks } from './blobs/support.js';
 import { blobParamsAt, MAINNET_SCHEDULE } from '../../../net/eth/index.js';

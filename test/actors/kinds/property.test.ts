@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_KINDS } from '../../../actors/kinds/registry.js';
-import type { BlockInput, BoundKind, KindContext } from '../../../actors/processor/kind.js';
+import type { BlockInput, BoundKind, KindContext } from '../../../actors/kinds/sdk/kind.js';
 import type { ProcessorTables } from '../../../store/store.js';
 import { DEVNET_CONTRACTS } from '../../../net/devnet/index.js';
 import { closeTempStore, createTempStore } from '../../api/aggregate/store-fixture.js';

@@ -7,14 +7,15 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { receiptGasUsed, receiptsOfInterest } from '../../../actors/processor/block-input.js';
-import type { BlockInput } from '../../../actors/processor/kind.js';
+import type { BlockInput } from '../../../actors/kinds/sdk/kind.js';
 import { erc20Options } from '../../../actors/kinds/erc20/options.js';
 import { TRANSFER_TOPIC, transferDeltas } from '../../../actors/kinds/erc20/transfers.js';
 import type { LogInterest } from '../../../net/p2p/log-interest.js';
 import type { Receipt } from '../../../net/eth/receipt.js';
 import { bodyTransactionEncodings, transactionHashesOfBody } from '../../../net/eth/body-transaction-hashes.js';
 import { hashTransaction } from '../../../net/eth/transaction-encode.js';
-import { transformBlock, transformTransactions } from '../../../actors/kinds/blobs/index.js';
+import { transformBlock } from '../../../actors/kinds/blobs/index.js';
+import { blobTransactionsOnly } from '../../../actors/kinds/sdk/blob-transactions-only.js';
 import { blobsKind } from '../../../actors/kinds/blobs/kind.js';
 import { decodeBlockBody, encodeBlockBody } from '../../../net/eth/block.js';
 import { MAINNET_SCHEDULE } from '../../../net/eth/fork-schedule.js';
@@ -70,7 +71,7 @@ describe('partial block material for kinds that read part of it', () => {
         if (header.blobGasUsed === undefined) continue;
         const common = { network: 'n', schedule, header, blockSizeBytes: null, finality: 'finalized' as const };
         const full = transformBlock({ ...common, transactions: decodeBlockBody(block.body).transactions, receipts: decodeEth69Receipts(block.receipts) });
-        const partial = transformBlock({ ...common, transactions: transformTransactions(bodyTransactionEncodings(block.body)), receipts: receiptGasUsed(block.receipts) });
+        const partial = transformBlock({ ...common, transactions: blobTransactionsOnly(bodyTransactionEncodings(block.body)), receipts: receiptGasUsed(block.receipts) });
         assert.deepEqual(partial, full, block.name);
         blobRows += full.transactions.length;
       }

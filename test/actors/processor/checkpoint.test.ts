@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import erc20 from '../../../actors/kinds/erc20/index.js';
 import { checkpointDue, restoreCheckpoint, takeCheckpoint } from '../../../actors/processor/checkpoint.js';
-import type { BlockInput, KindContext } from '../../../actors/processor/kind.js';
+import type { BlockInput, KindContext } from '../../../actors/kinds/sdk/kind.js';
 import { getCheckpoint, listCheckpoints, putCheckpoint } from '../../../store/checkpoints.js';
 import { readProgress } from '../../../store/coverage.js';
 import { commitMoves, readMoves, type CommitContext } from '../../../actors/processor/commit.js';

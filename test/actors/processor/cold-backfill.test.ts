@@ -10,7 +10,7 @@ import erc20 from '../../../actors/kinds/erc20/index.js';
 import { coldSplit, planColdBackfill, backfillPending } from '../../../actors/processor/cold-backfill.js';
 import { applyHistoryBlocks } from '../../../actors/processor/history-apply.js';
 import type { CommitContext, } from '../../../actors/processor/commit.js';
-import type { KindContext } from '../../../actors/processor/kind.js';
+import type { KindContext } from '../../../actors/kinds/sdk/kind.js';
 import { readProgress, readRanges } from '../../../store/coverage.js';
 import type { ProcessorTables } from '../../../store/store.js';
 import { encodeJournalMove, type JournalMove } from '../../../store/journal.js';

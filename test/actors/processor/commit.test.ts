@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import erc20 from '../../../actors/kinds/erc20/index.js';
 import { commitMoves, type CommitContext } from '../../../actors/processor/commit.js';
-import type { KindContext } from '../../../actors/processor/kind.js';
+import type { KindContext } from '../../../actors/kinds/sdk/kind.js';
 import { getCheckpoint, listCheckpoints } from '../../../store/checkpoints.js';
 import { putBlockMaterial } from '../../../store/chain-material.js';
 import type { ProcessorTables } from '../../../store/store.js';

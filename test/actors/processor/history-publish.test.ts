@@ -10,7 +10,7 @@ import { blobsKind } from '../../../actors/kinds/blobs/kind.js';
 import erc20 from '../../../actors/kinds/erc20/index.js';
 import { publishHistoryBlocks, type HistoryPublishMessage } from '../../../actors/processor/history-publish.js';
 import type { CommitContext } from '../../../actors/processor/commit.js';
-import type { KindContext } from '../../../actors/processor/kind.js';
+import type { KindContext } from '../../../actors/kinds/sdk/kind.js';
 import { readChanges } from '../../../store/change-log.js';
 import { readProgress, readRanges, writeProgress } from '../../../store/coverage.js';
 import { decodeCursor } from '../../../store/cursor.js';

@@ -7,7 +7,7 @@ import amm from '../../../actors/kinds/amm/index.js';
 import { commitMoves, readMoves, type CommitContext } from '../../../actors/processor/commit.js';
 import { commitFinalized } from '../../../actors/chain/journal-writer.js';
 import { createSavepoint, deleteSavepoint, seedFromSavepoint, seedRefusal, type SavepointIdentity } from '../../../actors/processor/savepoint.js';
-import type { KindContext, ProcessorKind } from '../../../actors/processor/kind.js';
+import type { KindContext, ProcessorKind } from '../../../actors/kinds/sdk/kind.js';
 import { readProgress, readRanges, stateOrigin } from '../../../store/coverage.js';
 import { decodeSavepoint, getSavepoint, listSavepoints } from '../../../store/savepoints.js';
 import type { ProcessorTables } from '../../../store/store.js';

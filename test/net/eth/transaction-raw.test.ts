@@ -13,7 +13,8 @@ import { bytesToHex } from '../../../net/eth/hex.js';
 import { decodeEth69Receipts } from '../../../net/eth/receipt.js';
 import { encodeTransaction, hashTransaction, transactionSigningHash } from '../../../net/eth/transaction-encode.js';
 import { hashTransactionEncoding, typedSigningHash, typedSigningPayload } from '../../../net/eth/transaction-raw.js';
-import { transformBlock, transformTransactions } from '../../../actors/kinds/blobs/index.js';
+import { transformBlock } from '../../../actors/kinds/blobs/index.js';
+import { blobTransactionsOnly } from '../../../actors/kinds/sdk/blob-transactions-only.js';
 import { mainnetBlocks } from './fixtures.js';
 
 describe('typed transactions: hash and signing hash from the canonical bytes', () => {
@@ -52,7 +53,7 @@ describe('typed transactions: hash and signing hash from the canonical bytes', (
       if (header.blobGasUsed === undefined) continue;
       const common = { network: 'mainnet', schedule: MAINNET_SCHEDULE, header, receipts, blockSizeBytes: null, finality: 'included' as const };
       const fromFull = transformBlock({ ...common, transactions: body.transactions });
-      const fromBytes = transformBlock({ ...common, transactions: transformTransactions(body.transactions.map(encodeTransaction)) });
+      const fromBytes = transformBlock({ ...common, transactions: blobTransactionsOnly(body.transactions.map(encodeTransaction)) });
       assert.deepEqual(fromBytes, fromFull, f.file);
       blobRows += fromFull.transactions.length;
     }

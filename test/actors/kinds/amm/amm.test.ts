@@ -5,7 +5,7 @@ import amm from '../../../../actors/kinds/amm/index.js';
 import { parsePool, POOL_KEY_PREFIX, poolKey, type PoolRow } from '../../../../actors/kinds/amm/pools.js';
 import erc20 from '../../../../actors/kinds/erc20/index.js';
 import { balanceKey, decodeRow } from '../../../../actors/kinds/erc20/balances.js';
-import type { BlockInput, KindContext } from '../../../../actors/processor/kind.js';
+import type { BlockInput, KindContext } from '../../../../actors/kinds/sdk/kind.js';
 import type { ProcessorTables } from '../../../../store/store.js';
 import { DEVNET_CONTRACTS } from '../../../../net/devnet/index.js';
 import { closeTempStore, createTempStore } from '../../../api/aggregate/store-fixture.js';

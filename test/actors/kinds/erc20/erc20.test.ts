@@ -5,7 +5,7 @@ import erc20 from '../../../../actors/kinds/erc20/index.js';
 import { balanceKey, BALANCE_KEY_PREFIX, decodeRow, keyParts } from '../../../../actors/kinds/erc20/balances.js';
 import { transferDeltas } from '../../../../actors/kinds/erc20/transfers.js';
 import { erc20Options } from '../../../../actors/kinds/erc20/options.js';
-import type { BlockInput, KindContext } from '../../../../actors/processor/kind.js';
+import type { BlockInput, KindContext } from '../../../../actors/kinds/sdk/kind.js';
 import type { ProcessorTables } from '../../../../store/store.js';
 import { closeTempStore, createTempStore } from '../../../api/aggregate/store-fixture.js';
 import { defaultDevnetChain, mainnetFixtureBlocks, type FixtureBlock } from '../blobs/support.js';

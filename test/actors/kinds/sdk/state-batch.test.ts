@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { BUILTIN_KINDS } from '../../../../actors/kinds/registry.js';
 import { StateBatch, stateAsOf } from '../../../../actors/kinds/sdk/state.js';
 import { pendingInverses } from '../../../../store/undo-records.js';
-import type { BlockInput, BoundKind, KindContext } from '../../../../actors/processor/kind.js';
+import type { BlockInput, BoundKind, KindContext } from '../../../../actors/kinds/sdk/kind.js';
 import type { ProcessorTables } from '../../../../store/store.js';
 import { DEVNET_CONTRACTS } from '../../../../net/devnet/index.js';
 import { closeTempStore, createTempStore } from '../../../api/aggregate/store-fixture.js';

@@ -1,44 +1,20 @@
 /**
- * What a processor kind provides to the processor lane. The lane owns the journal position,
- * change sequences, cursors, envelopes, coverage and the transaction; a kind only turns one block
- * into entity rows and change payloads (deterministically: no clocks, no randomness).
+ * The kind interface (processor SDK): what a processor kind provides to the processor lane, declared once
+ * here and implemented by `defineProcessorKind` (define.ts). The lane owns the journal position, change
+ * sequences, cursors, envelopes, coverage and the transaction; a kind only turns one block into entity rows
+ * and change payloads (deterministically: no clocks, no randomness).
  */
-import type { LogInterest } from '../../net/p2p/log-interest.js';
-import type { BlockHeader } from '../../net/eth/header.js';
-import type { Transaction } from '../../net/eth/transaction-types.js';
-import type { Receipt } from '../../net/eth/receipt.js';
-import type { Hex } from '../../net/eth/hex.js';
-import type { ForkSchedule } from '../../net/eth/fork-schedule.js';
-import type { BinaryTable, ProcessorTables } from '../../store/store.js';
-import type { Finality } from '../../store/coverage.js';
-import type { QueryExtension } from '../../api/aggregate/kind-surface.js';
-import type { StateBatch } from '../kinds/sdk/state.js';
+import type { LogInterest } from '../../../net/p2p/log-interest.js';
+import type { Hex } from '../../../net/eth/hex.js';
+import type { Finality } from '../../../store/chain-types.js';
+import type { CollectionDescription } from '../../../store/collection.js';
+import type { QueryExtension } from './query/index.js';
+import type { ArtifactBlock, BlockInput } from './kind-block.js';
+import type { KindContext } from './kind-context.js';
+import type { OptionsSchema } from './options-schema.js';
 
-export interface KindContext {
-  readonly tables: ProcessorTables;
-  readonly network: string;
-  readonly schedule: ForkSchedule;
-  readonly genesis: { readonly hash: Hex; readonly timestamp: number };
-  readonly scheduleSource?: 'chain_spec' | 'eth_config';
-  /**
-   * Ordered-state kinds: the lane's commit batch (its writes held in memory and flushed once before the
-   * transaction commits). Absent, the state API writes through to the tables (a caller outside the
-   * lane's commit, such as a test, needs nothing more).
-   */
-  readonly stateBatch?: StateBatch;
-}
-
-export interface BlockInput {
-  readonly number: number;
-  readonly hash: Hex;
-  readonly header: BlockHeader;
-  readonly transactions: readonly Transaction[];
-  readonly receipts: readonly Receipt[] | null;
-  /** The block's RLP size in bytes. */
-  readonly sizeBytes: number;
-  /** The parent's timestamp, when its header is recorded (fork activations are found by it). */
-  readonly parentTimestamp: number | null;
-}
+export type { ArtifactBlock, BlockInput } from './kind-block.js';
+export type { ChainContextArgs, KindContext } from './kind-context.js';
 
 /** One change a kind publishes: its kind label, entity key and the payload JSON, rendered once. */
 export interface KindChange {
@@ -46,9 +22,6 @@ export interface KindChange {
   readonly key: string | null;
   readonly dataJson: string;
 }
-
-export type { CollectionDescription, CollectionRow, CollectionRowMeta, CollectionScan } from '../../store/collection.js';
-import type { CollectionDescription } from '../../store/collection.js';
 
 export type KindOrdering = 'block_local' | 'ordered_state';
 
@@ -59,7 +32,7 @@ export interface KindNeeds {
   /** The block's receipts (else `receipts` is null). */
   readonly receipts: boolean;
   /**
-   * Less than all of it, when the kind reads only part (the lane then decodes only that part; block-input.ts):
+   * Less than all of it, when the kind reads only part (the lane then decodes only that part: actors/processor/block-input.ts, blob-transactions-only.ts):
    * `blobTransactionsOnly` — transactions other than blob (type 3) ones come as `{ type }` alone, undecoded;
    * `receiptGasOnly` — each receipt carries only `cumulativeGasUsed`, its logs not decoded.
    */
@@ -68,14 +41,6 @@ export interface KindNeeds {
 
 /** A kind's own `[[processors]]` options (e.g. erc20 `tokens`), as the config gives them. */
 export type KindOptions = Readonly<Record<string, unknown>>;
-
-/** The block an artifact belongs to: what applying its deltas needs beside them. */
-export interface ArtifactBlock {
-  readonly number: number;
-  readonly hash: Hex;
-  readonly parentHash: Hex;
-  readonly timestamp: number;
-}
 
 /**
  * A kind's map/apply split (spec §2.9 artifacts): `map` is pure (the block's deltas, serialized canonically by
@@ -136,6 +101,8 @@ export interface ProcessorKind {
   /** The collections its entity table serves through the generic entity API. */
   readonly collections: readonly CollectionDescription[];
   readonly queryExtensions: readonly QueryExtension[];
+  /** A built-in kind's top-level `[[processors]]` keys, with their config schemas (options-schema.ts); empty for a user's kind, whose options are the entry's `options` table. */
+  readonly optionsSchema: OptionsSchema;
   /** Validates the instance's options (throws a message naming the key) and binds them. */
   bind(options: KindOptions): BoundKind;
 }
