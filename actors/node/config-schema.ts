@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { skippedHistorySources } from './history-sources.js';
+import { jetstreamConfig } from './jetstream-config.js';
 import { kindOptionsText, processorConfig, type ProcessorEntry } from './processor-config.js';
 
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
@@ -270,6 +271,10 @@ export const configSchema = z.strictObject({
       /** Pending candidates (artifacts of included blocks waiting for finality). */
       max_pending_blocks: positiveInt.max(100_000_000).default(4096),
     }).prefault({}),
+  }).prefault({}),
+  /** `[delivery.jetstream]` (issue 30): publication of the change feeds to NATS JetStream (jetstream-config.ts). */
+  delivery: z.strictObject({
+    jetstream: jetstreamConfig.prefault({}),
   }).prefault({}),
   chain: z.strictObject({
     /** A reorg deeper than this fails closed (publication stops, readiness drops). */

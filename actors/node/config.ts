@@ -9,6 +9,7 @@ import { parseEnv } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import type { z } from 'zod';
 import { configSchema, type NodeConfig } from './config-schema.js';
+import { describeNatsSecrets, readNatsSecrets, type NatsSecrets } from './jetstream-secrets.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: ReadonlyArray<{ key: string; value: string; expected: string }>) {
@@ -25,6 +26,8 @@ export interface LoadedConfig {
   readonly configDir: string;
   /** The API bearer token, or null when `auth.token_file` is empty. */
   readonly apiToken: string | null;
+  /** `[delivery.jetstream]` credentials and TLS material (empty when off). Never logged. */
+  readonly natsSecrets: NatsSecrets;
 }
 
 export const TOKEN_VARIABLE = 'CHAIN_NODE_API_TOKEN';
@@ -45,7 +48,9 @@ export function loadConfig(file: string, overrides: readonly string[] = []): Loa
   for (const override of overrides) applyOverride(raw, override);
   const config = validate(raw);
   const base = dirname(resolve(file));
-  return { config, dataDir: resolve(base, config.data_dir), configDir: base, apiToken: readApiToken(config.auth.token_file, base) };
+  const natsSecrets = readNatsSecrets(config.delivery.jetstream, base);
+  if (Array.isArray(natsSecrets)) throw new ConfigError(natsSecrets);
+  return { config, dataDir: resolve(base, config.data_dir), configDir: base, apiToken: readApiToken(config.auth.token_file, base), natsSecrets };
 }
 
 export function validate(raw: unknown): NodeConfig {
@@ -182,5 +187,6 @@ export function describeConfig(loaded: LoadedConfig): Record<string, unknown> {
     ...loaded.config,
     data_dir: loaded.dataDir,
     auth: { ...loaded.config.auth, token: loaded.apiToken === null ? null : '********' },
+    delivery: { ...loaded.config.delivery, jetstream: { ...loaded.config.delivery.jetstream, credentials: describeNatsSecrets(loaded.natsSecrets ?? {}) } },
   };
 }
