@@ -1,0 +1,108 @@
+/**
+ * Fenced publication of one store's change logs to a JetStream stream (issue 30, docs/jetstream.md): one subject
+ * per instance; every publish carries `Nats-Msg-Id` `<store epoch>:<instance>:<first sequence>` and
+ * `Nats-Expected-Last-Subject-Sequence` (the subject's last stream sequence as this publisher read it), so after a
+ * crash or an error the publisher reads the subject's last message and continues at the next change: no gap, no
+ * duplicate. A subject whose last message another store wrote is refused, never interleaved.
+ */
+import { connect, headers, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { PublicationMessage } from '../../store/publication-messages.js';
+
+export const HEADER_FIRST = 'Chain-Node-First-Sequence';
+export const HEADER_LAST = 'Chain-Node-Last-Sequence';
+export const HEADER_STORE = 'Chain-Node-Store-Epoch';
+export const HEADER_INSTANCE = 'Chain-Node-Instance';
+
+export interface PublisherOptions {
+  readonly servers: readonly string[];
+  readonly stream: string;
+  readonly subjectPrefix: string;
+  readonly replicas: 1 | 3;
+  readonly maxBytes: number;
+  /** Messages kept per subject (-1: no limit). */
+  readonly maxMessagesPerSubject: number;
+  readonly ackTimeoutMs: number;
+  /** This store's epoch as hex: the publisher's identity in every message. */
+  readonly storeEpoch: string;
+  readonly connection?: Partial<ConnectionOptions>;
+}
+
+/** Where a subject stands: its last stream sequence and the last change sequence published on it. */
+export interface SubjectPosition {
+  readonly subjectSequence: number;
+  readonly lastChange: bigint;
+}
+
+/** Why a subject cannot be published: another store wrote its last message. */
+export class ForeignPublisherError extends Error {
+  constructor(readonly subject: string, readonly otherEpoch: string) {
+    super(`subject ${subject} of the JetStream stream holds changes of another store (epoch ${otherEpoch}); refusing to interleave`);
+    this.name = 'ForeignPublisherError';
+  }
+}
+
+export class FencedPublisher {
+  private constructor(private readonly nc: NatsConnection, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager, private readonly options: PublisherOptions) {}
+
+  static async open(options: PublisherOptions): Promise<FencedPublisher> {
+    const nc = await connect({ servers: [...options.servers], name: `chain-node publisher ${options.storeEpoch}`, maxReconnectAttempts: -1, ...options.connection });
+    const jsm = await jetstreamManager(nc, { timeout: options.ackTimeoutMs });
+    const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, options);
+    await publisher.ensureStream();
+    return publisher;
+  }
+
+  subject(instance: string): string {
+    return `${this.options.subjectPrefix}.${instance}`;
+  }
+
+  /** The stream, created with the configured limits when it does not exist (an existing one is used as it is). */
+  private async ensureStream(): Promise<void> {
+    try {
+      await this.jsm.streams.info(this.options.stream);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError) || error.code !== 10059) throw error;
+      await this.jsm.streams.add({
+        name: this.options.stream, subjects: [`${this.options.subjectPrefix}.>`], num_replicas: this.options.replicas,
+        max_bytes: this.options.maxBytes === 0 ? -1 : this.options.maxBytes, max_msgs_per_subject: this.options.maxMessagesPerSubject,
+      });
+    }
+  }
+
+  /** Reads the subject's last message: where publication of `instance` continues. */
+  async position(instance: string): Promise<SubjectPosition> {
+    const subject = this.subject(instance);
+    let last;
+    try {
+      last = await this.jsm.streams.getMessage(this.options.stream, { last_by_subj: subject });
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === 10037) return { subjectSequence: 0, lastChange: 0n };
+      throw error;
+    }
+    if (!last) return { subjectSequence: 0, lastChange: 0n };
+    const epoch = last.header.get(HEADER_STORE);
+    if (epoch !== this.options.storeEpoch) throw new ForeignPublisherError(subject, epoch);
+    return { subjectSequence: last.seq, lastChange: BigInt(last.header.get(HEADER_LAST)) };
+  }
+
+  /** Publishes one message after `at`; the new position, or a JetStreamApiError (10071: the fence refused it). */
+  async publish(instance: string, at: SubjectPosition, message: PublicationMessage): Promise<SubjectPosition> {
+    const h = headers();
+    h.set(HEADER_FIRST, String(message.first));
+    h.set(HEADER_LAST, String(message.last));
+    h.set(HEADER_STORE, this.options.storeEpoch);
+    h.set(HEADER_INSTANCE, instance);
+    const ack = await this.js.publish(this.subject(instance), message.payload, {
+      msgID: `${this.options.storeEpoch}:${instance}:${message.first}`, headers: h, expect: { lastSubjectSequence: at.subjectSequence }, timeout: this.options.ackTimeoutMs,
+    });
+    // JetStream checks the message id before the fence: a repeat within the duplicate window is acknowledged as a
+    // duplicate (with the original's sequence, not the subject's last), and appends nothing: read where the subject stands.
+    if (ack.duplicate) return this.position(instance);
+    return { subjectSequence: ack.seq, lastChange: message.last };
+  }
+
+  async close(): Promise<void> {
+    await this.nc.close();
+  }
+}
