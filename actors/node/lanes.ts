@@ -20,6 +20,8 @@ import type { ChainArgs } from '../chain/actor.js';
 import type { ProcessorArgs } from '../processor/actor.js';
 import type { OutboxArgs } from '../outbox/actor.js';
 import type { SnapshotsArgs } from '../snapshots/actor.js';
+import type { PublisherArgs } from '../publisher/actor.js';
+import type { NatsSecrets } from './jetstream-secrets.js';
 import type { HistoryArgs } from '../history/actor.js';
 import { devnetInput, type ChainSpec } from './chain-spec.js';
 import { builtinKind, kindInfo } from '../kinds/registry.js';
@@ -191,14 +193,34 @@ export function replacementLane(config: NodeConfig, dataDir: string, spec: Chain
   return processorLaneSpec(config, processorLane(replacement.instance), args, config.runtime.shutdown_timeout_seconds * 1000);
 }
 
+/** `[delivery.jetstream]` on: the supervised `publisher` lane (not required: the node serves without the broker). Its budget is the snapshots lane's (no key of its own yet). */
+function publisherLane(config: NodeConfig, dataDir: string, spec: ChainSpec, shutdownMs: number, secrets: NatsSecrets): LaneSpec {
+  const js = config.delivery.jetstream;
+  const budget = { ...config.actors.snapshots, instances: 1 };
+  const retained = config.processors.filter((p) => p.delivery).map((p) => p.retain_changes);
+  const args: PublisherArgs = {
+    dataDir, chainId: spec.chainId,
+    instances: config.processors.filter((p) => p.delivery).map((p) => ({ processor: p.id, instance: p.instance ?? p.id })),
+    publisher: {
+      servers: js.servers, stream: js.stream, subjectPrefix: js.subject_prefix, replicas: js.replicas, maxBytes: js.max_bytes, ackTimeoutMs: js.ack_timeout_ms,
+      // Messages per subject follow the instances' retention: a message holds at least one change, so the largest retain_changes bounds it (0 keeps all).
+      maxMessagesPerSubject: retained.length === 0 || retained.includes(0) ? -1 : Math.max(...retained),
+      auth: secrets,
+    },
+    maxMessageBytes: js.max_message_bytes, retryInitialMs: js.retry_initial_ms,
+  };
+  return { lane: 'publisher', required: false, policy: restartPolicy(budget), children: children('publisher', 'publisher/actor.js', budget, shutdownMs, () => args) };
+}
+
 /** `custom`: what the root learned of each custom processor's module (by processor id; see kind-catalog.ts). */
 /** `seeds`: each seeded processor's `seed_savepoint` as an absolute path (by processor id). */
 /** `replacements`: the replacement instances of rebuilds recorded in the store (each gets a processor lane; see replacementLane). */
 export function buildLanes(
   config: NodeConfig, dataDir: string, spec: ChainSpec, apiToken: string | null = null, custom: ReadonlyMap<string, CustomKindDescription> = new Map(),
-  seeds: ReadonlyMap<string, string> = new Map(), replacements: readonly ReplacementInstance[] = [],
+  seeds: ReadonlyMap<string, string> = new Map(), replacements: readonly ReplacementInstance[] = [], natsSecrets: NatsSecrets = {},
 ): LaneSpec[] {
   const shutdownMs = config.runtime.shutdown_timeout_seconds * 1000;
+  const jetstream = config.delivery.jetstream;
   const listeners = actorNames('listener', config.actors.listener);
   const rpcActors = actorNames('rpc', config.actors.rpc);
   const processors = configuredProcessors(config, custom);
@@ -272,10 +294,11 @@ export function buildLanes(
     { lane: 'finality', required: true, policy: restartPolicy(config.actors.finality), children: children('finality', 'finality/actor.js', single(config.actors.finality), shutdownMs, () => ({ ...finalityArgs(config, spec), dataDir })) },
     { lane: 'chain', required: true, policy: restartPolicy(config.actors.chain), children: children('chain', 'chain/actor.js', single(config.actors.chain), shutdownMs, () => chainArgs) },
     ...processors.map((p): LaneSpec => {
-      const args: ProcessorArgs = { ...processorArgs(config, dataDir, spec, p, listeners), ...coldBackfillSourceOf(config, p.id), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}) };
+      const args: ProcessorArgs = { ...processorArgs(config, dataDir, spec, p, jetstream.enabled ? [...listeners, 'publisher'] : listeners), ...coldBackfillSourceOf(config, p.id), ...(seeds.has(p.id) ? { seedSavepoint: seeds.get(p.id)! } : {}) };
       return processorLaneSpec(config, processorLane(p.id), args, shutdownMs);
     }),
     ...replacements.map((replacement) => replacementLane(config, dataDir, spec, custom, replacement)),
+    ...(jetstream.enabled ? [publisherLane(config, dataDir, spec, shutdownMs, natsSecrets)] : []),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
     { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots/actor.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
     { lane: 'history', required: false, policy: restartPolicy(config.actors.history), children: children('history', 'history/actor.js', single(config.actors.history), shutdownMs, () => historyArgs) },

@@ -150,7 +150,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
   // only; a cancelled rebuild's lane is never started again).
   const replacements = listRebuilds(store).filter((r) => r.state !== 'cancelled' && config.processors.some((p) => p.id === r.processor))
     .map((r): ReplacementInstance => ({ processor: r.processor, instance: r.instance, fromBlock: r.fromBlock, source: r.source }));
-  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom, seeds, replacements), ...(options.extraLanes ?? [])]) system.startLane(lane);
+  for (const lane of [...buildLanes(config, dataDir, spec, loaded.apiToken, custom, seeds, replacements, loaded.natsSecrets), ...(options.extraLanes ?? [])]) system.startLane(lane);
 
   const stopMapRelease = startStoreMapRelease(dataDir, mapRelease, log);
 

@@ -5,7 +5,7 @@
  * crash or an error the publisher reads the subject's last message and continues at the next change: no gap, no
  * duplicate. A subject whose last message another store wrote is refused, never interleaved.
  */
-import { connect, headers, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { connect, credsAuthenticator, headers, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { PublicationMessage } from '../../store/publication-messages.js';
 
@@ -25,7 +25,19 @@ export interface PublisherOptions {
   readonly ackTimeoutMs: number;
   /** This store's epoch as hex: the publisher's identity in every message. */
   readonly storeEpoch: string;
-  readonly connection?: Partial<ConnectionOptions>;
+  /** Credentials and TLS material (never logged). */
+  readonly auth?: { readonly token?: string; readonly user?: string; readonly pass?: string; readonly creds?: string; readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string } };
+}
+
+function connectionOptions(options: PublisherOptions): ConnectionOptions {
+  const auth = options.auth ?? {};
+  return {
+    servers: [...options.servers], name: `chain-node publisher ${options.storeEpoch}`, maxReconnectAttempts: -1,
+    ...(auth.token ? { token: auth.token } : {}),
+    ...(auth.user ? { user: auth.user, pass: auth.pass } : {}),
+    ...(auth.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(auth.creds)) } : {}),
+    ...(auth.tls ? { tls: { ...(auth.tls.ca ? { ca: auth.tls.ca } : {}), ...(auth.tls.cert ? { cert: auth.tls.cert } : {}), ...(auth.tls.key ? { key: auth.tls.key } : {}) } } : {}),
+  };
 }
 
 /** Where a subject stands: its last stream sequence and the last change sequence published on it. */
@@ -46,7 +58,7 @@ export class FencedPublisher {
   private constructor(private readonly nc: NatsConnection, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager, private readonly options: PublisherOptions) {}
 
   static async open(options: PublisherOptions): Promise<FencedPublisher> {
-    const nc = await connect({ servers: [...options.servers], name: `chain-node publisher ${options.storeEpoch}`, maxReconnectAttempts: -1, ...options.connection });
+    const nc = await connect(connectionOptions(options));
     const jsm = await jetstreamManager(nc, { timeout: options.ackTimeoutMs });
     const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, options);
     await publisher.ensureStream();

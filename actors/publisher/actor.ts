@@ -1,0 +1,120 @@
+/**
+ * Lane `publisher` (issue 30, docs/jetstream.md; only with `[delivery.jetstream] enabled`): publishes the change log
+ * of every instance with delivery on to JetStream, in sequence order, fenced (net/jetstream/fenced-publisher.ts).
+ * The change log is the outbox: commits never wait for this lane. At start, and after any publish error, each
+ * instance reads its subject's last message and continues with the next change; a subject another store publishes
+ * is refused (logged once as an error) and left alone.
+ *
+ * Accepts PublisherInbox (messages.ts): `changes` ChangesNotice {processor, sequence} wakes that instance's loop.
+ * Sends: nothing.
+ */
+import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { errorFields } from '../../runtime/log.js';
+import { openStore, type Store } from '../../store/store.js';
+import { publicationMessages } from '../../store/publication-messages.js';
+import { FencedPublisher, ForeignPublisherError, type PublisherOptions } from '../../net/jetstream/fenced-publisher.js';
+import type { PublisherInbox } from './messages.js';
+
+export interface PublisherArgs {
+  readonly dataDir: string;
+  readonly chainId: number;
+  /** Processor id → the instance whose log it publishes (delivery on only). */
+  readonly instances: ReadonlyArray<{ readonly processor: string; readonly instance: string }>;
+  readonly publisher: Omit<PublisherOptions, 'storeEpoch'>;
+  readonly maxMessageBytes: number;
+  readonly retryInitialMs: number;
+}
+
+interface Lane { wake: (() => void) | null; pending: boolean; refused: boolean }
+
+interface State {
+  readonly store: Store;
+  /** Ends the current retry pause at once (stop). */
+  readonly pauses: Set<() => void>;
+  readonly lanes: Map<string, Lane>;
+  stopped: boolean;
+  publisher: FencedPublisher | null;
+  running: Promise<unknown> | null;
+}
+
+type Ctx = ActorContext<PublisherArgs>;
+
+/** Messages published between checks of `stopped` and of new notices. */
+const BATCH_MESSAGES = 64;
+
+const pause = (ms: number, state: State) => new Promise<void>((resolve) => {
+  if (state.stopped) return resolve();
+  const end = () => { clearTimeout(timer); state.pauses.delete(end); resolve(); };
+  const timer = setTimeout(end, ms);
+  state.pauses.add(end);
+});
+
+async function connectLoop(ctx: Ctx, state: State): Promise<FencedPublisher | null> {
+  for (let delay = ctx.args.retryInitialMs; !state.stopped; delay = Math.min(delay * 2, 30_000)) {
+    try {
+      return await FencedPublisher.open({ ...ctx.args.publisher, storeEpoch: state.store.epoch.toString(16) });
+    } catch (error) {
+      ctx.log.warn('JetStream unreachable; changes wait in the change log', { ...errorFields(error), retryMs: delay });
+      await pause(delay, state);
+    }
+  }
+  return null;
+}
+
+/** Publishes `instance` until stopped: catch up, then wait for a notice. */
+async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance: string, lane: Lane): Promise<void> {
+  const log = { changes: state.store.processor(instance).changes, epoch: state.store.epoch, chainId: ctx.args.chainId, instance };
+  let delay = ctx.args.retryInitialMs;
+  while (!state.stopped && !lane.refused) {
+    try {
+      let at = await publisher.position(instance);
+      for (;;) {
+        lane.pending = false;
+        const messages = publicationMessages(log, at.lastChange, ctx.args.maxMessageBytes, BATCH_MESSAGES);
+        for (const message of messages) at = await publisher.publish(instance, at, message);
+        delay = ctx.args.retryInitialMs;
+        if (state.stopped) return;
+        if (messages.length === BATCH_MESSAGES || lane.pending) continue;
+        await new Promise<void>((resolve) => { lane.wake = resolve; });
+        lane.wake = null;
+      }
+    } catch (error) {
+      if (error instanceof ForeignPublisherError) {
+        lane.refused = true;
+        ctx.log.error('JetStream publication refused: another store publishes this instance', { instance, subject: error.subject, otherEpoch: error.otherEpoch });
+        return;
+      }
+      ctx.log.warn('JetStream publish failed; reading the stream again', { instance, ...errorFields(error), retryMs: delay });
+      await pause(delay, state);
+      delay = Math.min(delay * 2, 30_000);
+    }
+  }
+}
+
+export default defineActor<State, PublisherArgs, PublisherInbox>({
+  init(ctx) {
+    const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
+    const state: State = { store, pauses: new Set(), lanes: new Map(ctx.args.instances.map((i) => [i.processor, { wake: null, pending: true, refused: false }])), stopped: false, publisher: null, running: null };
+    state.running = connectLoop(ctx, state).then((publisher) => {
+      state.publisher = publisher;
+      if (!publisher) return undefined;
+      return Promise.all(ctx.args.instances.map(({ processor, instance }) => run(ctx, state, publisher, instance, state.lanes.get(processor)!)));
+    });
+    ctx.ready();
+    return state;
+  },
+  handle(message, state) {
+    const lane = state.lanes.get(message.processor);
+    if (!lane) return;
+    lane.pending = true;
+    lane.wake?.();
+  },
+  async stop(state) {
+    state.stopped = true;
+    for (const lane of state.lanes.values()) lane.wake?.();
+    for (const end of [...state.pauses]) end();
+    await state.publisher?.close().catch(() => undefined);
+    await state.running?.catch(() => undefined);
+    await state.store.close();
+  },
+});
