@@ -13,7 +13,10 @@ import { errorFields } from '../../runtime/log.js';
 import { openStore, type Store } from '../../store/store.js';
 import { publicationMessages } from '../../store/publication-messages.js';
 import { FencedPublisher, ForeignPublisherError, type PublisherOptions } from '../../net/jetstream/fenced-publisher.js';
+import { changeHead } from '../../store/change-log.js';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import type { PublisherInbox } from './messages.js';
+import { createPublisherMetrics, type PublisherMetrics } from './metrics.js';
 
 export interface PublisherArgs {
   readonly dataDir: string;
@@ -25,7 +28,16 @@ export interface PublisherArgs {
   readonly retryInitialMs: number;
 }
 
-interface Lane { wake: (() => void) | null; pending: boolean; refused: boolean }
+interface Lane {
+  readonly instance: string;
+  wake: (() => void) | null;
+  pending: boolean;
+  refused: boolean;
+  /** Last change sequence JetStream acknowledged (known once the subject was read). */
+  published: bigint;
+  /** Commit times of notified sequences not yet published, oldest first (for the lag in seconds). */
+  readonly commits: Array<{ readonly sequence: bigint; readonly at: number }>;
+}
 
 interface State {
   readonly store: Store;
@@ -35,6 +47,8 @@ interface State {
   stopped: boolean;
   publisher: FencedPublisher | null;
   running: Promise<unknown> | null;
+  readonly metrics: PublisherMetrics;
+  timer: NodeJS.Timeout | null;
 }
 
 type Ctx = ActorContext<PublisherArgs>;
@@ -55,10 +69,39 @@ async function connectLoop(ctx: Ctx, state: State): Promise<FencedPublisher | nu
       return await FencedPublisher.open({ ...ctx.args.publisher, storeEpoch: state.store.epoch.toString(16) });
     } catch (error) {
       ctx.log.warn('JetStream unreachable; changes wait in the change log', { ...errorFields(error), retryMs: delay });
+      for (const lane of state.lanes.values()) state.metrics.publishErrors.inc({ instance: lane.instance, reason: 'connection' });
       await pause(delay, state);
     }
   }
   return null;
+}
+
+/** Why a publish or connection failed, for the error counter. */
+function reasonOf(error: unknown): string {
+  if (error instanceof ForeignPublisherError) return 'foreign_publisher';
+  if (error instanceof JetStreamApiError) return error.code === 10071 ? 'fence' : 'other';
+  const text = `${(error as Error)?.name ?? ''} ${(error as Error)?.message ?? ''}`.toLowerCase();
+  if (text.includes('timeout')) return 'timeout';
+  if (/connection|connect|closed|disconnect|econnrefused|no responders/.test(text)) return 'connection';
+  return 'other';
+}
+
+/** Refreshes the lag gauges of every instance from its log head and the commits still waiting. */
+function measure(state: State): void {
+  const now = Date.now();
+  for (const lane of state.lanes.values()) {
+    while (lane.commits.length > 0 && lane.commits[0]!.sequence <= lane.published) lane.commits.shift();
+    let head = 0n;
+    try {
+      head = changeHead(state.store.processor(lane.instance).changes);
+    } catch {
+      continue;
+    }
+    const lag = head > lane.published ? head - lane.published : 0n;
+    state.metrics.lagChanges.set({ instance: lane.instance }, Number(lag));
+    state.metrics.lagSeconds.set({ instance: lane.instance }, lag === 0n || lane.commits.length === 0 ? 0 : Math.max(0, (now - lane.commits[0]!.at) / 1000));
+    state.metrics.publishedSequence.set({ instance: lane.instance }, Number(lane.published));
+  }
 }
 
 /** Publishes `instance` until stopped: catch up, then wait for a notice. */
@@ -68,10 +111,14 @@ async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance:
   while (!state.stopped && !lane.refused) {
     try {
       let at = await publisher.position(instance);
+      lane.published = at.lastChange;
       for (;;) {
         lane.pending = false;
         const messages = publicationMessages(log, at.lastChange, ctx.args.maxMessageBytes, BATCH_MESSAGES);
-        for (const message of messages) at = await publisher.publish(instance, at, message);
+        for (const message of messages) {
+          at = await publisher.publish(instance, at, message);
+          lane.published = at.lastChange;
+        }
         delay = ctx.args.retryInitialMs;
         if (state.stopped) return;
         if (messages.length === BATCH_MESSAGES || lane.pending) continue;
@@ -79,6 +126,7 @@ async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance:
         lane.wake = null;
       }
     } catch (error) {
+      state.metrics.publishErrors.inc({ instance, reason: reasonOf(error) });
       if (error instanceof ForeignPublisherError) {
         lane.refused = true;
         ctx.log.error('JetStream publication refused: another store publishes this instance', { instance, subject: error.subject, otherEpoch: error.otherEpoch });
@@ -94,7 +142,10 @@ async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance:
 export default defineActor<State, PublisherArgs, PublisherInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
-    const state: State = { store, pauses: new Set(), lanes: new Map(ctx.args.instances.map((i) => [i.processor, { wake: null, pending: true, refused: false }])), stopped: false, publisher: null, running: null };
+    const state: State = { store, pauses: new Set(), lanes: new Map(ctx.args.instances.map((i) => [i.processor, { instance: i.instance, wake: null, pending: true, refused: false, published: 0n, commits: [] }])),
+      stopped: false, publisher: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null,
+    };
+    state.timer = setInterval(() => measure(state), 1000);
     state.running = connectLoop(ctx, state).then((publisher) => {
       state.publisher = publisher;
       if (!publisher) return undefined;
@@ -107,10 +158,12 @@ export default defineActor<State, PublisherArgs, PublisherInbox>({
     const lane = state.lanes.get(message.processor);
     if (!lane) return;
     lane.pending = true;
+    if (lane.commits.length < 100_000) lane.commits.push({ sequence: BigInt(message.sequence), at: message.committedAt });
     lane.wake?.();
   },
   async stop(state) {
     state.stopped = true;
+    if (state.timer) clearInterval(state.timer);
     for (const lane of state.lanes.values()) lane.wake?.();
     for (const end of [...state.pauses]) end();
     await state.publisher?.close().catch(() => undefined);

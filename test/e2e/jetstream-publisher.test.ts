@@ -2,7 +2,8 @@
  * The `publisher` lane (actors/publisher) through real processes: a node with `[delivery.jetstream]` on and a real
  * `nats-server`; the node is killed (`kill -9`) several times while it publishes and restarted on the same store; the
  * stream then holds every change of the instance exactly once, in order, byte-identical to the node's own
- * `GET /v1/processors/blobs/changes` pages.
+ * `GET /v1/processors/blobs/changes` pages. With the broker down the node keeps committing and serving while the lag
+ * on /metrics grows; with it back the lag drains.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,4 +65,31 @@ test('kill -9 of the node mid-publication, restarted: the stream holds every cha
   }
   assert.deepEqual(stream.slice(0, head).map((c) => Number(c.sequence)), Array.from({ length: head }, (_, i) => i + 1), 'every change once, in order');
   assert.deepEqual(stream.slice(0, head).map((c) => ({ cursor: c.cursor, json: c.json.toString('utf8') })), served);
+});
+
+async function metric(node: NodeProcess, name: string): Promise<number | null> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(name) && l.includes('instance="blobs"'));
+  return line === undefined ? null : Number(line.split(' ').pop());
+}
+
+test('the broker down is no brake: the node commits, serves and stays ready while the lag grows; the broker back, the lag drains', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const toml = `[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\nack_timeout_ms = 1000\nretry_initial_ms = 100\n`;
+  const node = await startNodeProcess({ toml, sets: FAST });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  await waitUntil(node, async () => ((await metric(node, 'chain_node_jetstream_published_sequence')) ?? 0) > 5, 60_000);
+  await server.stop();
+  const head = await headSequence(node);
+  await waitUntil(node, async () => (await headSequence(node)) > head + 20, 60_000);
+  assert.equal((await fetch(`${node.baseUrl}/health/ready`)).status, 200, 'readiness is unaffected');
+  assert.equal((await fetch(`${node.baseUrl}/v1/processors/blobs/changes?limit=5`)).status, 200, 'routes serve');
+  await waitUntil(node, async () => ((await metric(node, 'chain_node_jetstream_publication_lag_changes')) ?? 0) > 20, 60_000);
+  await waitUntil(node, async () => ((await metric(node, 'chain_node_jetstream_publication_lag_seconds')) ?? 0) > 0, 60_000);
+  await server.restart();
+  const target = await headSequence(node);
+  await waitUntil(node, async () => ((await metric(node, 'chain_node_jetstream_published_sequence')) ?? 0) >= target, 60_000);
+  const errors = (await (await fetch(`${node.baseUrl}/metrics`)).text()).split('\n').filter((l) => l.startsWith('chain_node_jetstream_publish_errors_total'));
+  assert.ok(errors.length > 0, 'publish errors are counted by reason');
 });

@@ -1,0 +1,23 @@
+/** The publisher lane's metrics, declared in one place: publication lag per instance (changes and seconds) and publish errors by reason. */
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface PublisherMetrics {
+  /** Changes committed to the instance's log and not yet acknowledged by JetStream. */
+  readonly lagChanges: Gauge<'instance'>;
+  /** Age of the oldest committed, unpublished change this process was notified of (0 when none is waiting). */
+  readonly lagSeconds: Gauge<'instance'>;
+  /** Last change sequence JetStream acknowledged. */
+  readonly publishedSequence: Gauge<'instance'>;
+  /** Reasons: connection, timeout, fence (wrong last subject sequence), foreign_publisher (another store owns the subject), other. */
+  readonly publishErrors: Counter<'instance' | 'reason'>;
+}
+
+export function createPublisherMetrics(registry: Registry): PublisherMetrics {
+  const registers = [registry];
+  return {
+    lagChanges: new Gauge({ name: 'chain_node_jetstream_publication_lag_changes', help: 'Committed changes not yet acknowledged by JetStream, by instance', labelNames: ['instance'], registers }),
+    lagSeconds: new Gauge({ name: 'chain_node_jetstream_publication_lag_seconds', help: 'Age of the oldest committed change not yet acknowledged by JetStream, by instance', labelNames: ['instance'], registers }),
+    publishedSequence: new Gauge({ name: 'chain_node_jetstream_published_sequence', help: 'Last change sequence JetStream acknowledged, by instance', labelNames: ['instance'], registers }),
+    publishErrors: new Counter({ name: 'chain_node_jetstream_publish_errors_total', help: 'JetStream publish and connection errors, by instance and reason', labelNames: ['instance', 'reason'], registers }),
+  };
+}
