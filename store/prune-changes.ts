@@ -17,6 +17,8 @@ export interface PruneOptions {
   /** Keep at least this many of the newest changes; 0 keeps only what active leases need. */
   readonly keepNewest: number;
   readonly nowMs: number;
+  /** The lowest sequence not yet published to JetStream (actors/publisher): kept, with everything after it. */
+  readonly unpublishedFrom?: bigint;
   /** Upper bound of keys removed per write transaction (keeps each transaction short). */
   readonly batch?: number;
 }
@@ -45,7 +47,8 @@ export function pruneChanges(store: Store, instance: string, options: PruneOptio
       const bounds = logBounds(tables);
       leaseFloor = pruneFloor(store.consumers, instance, options.nowMs);
       const windowFloor = bounds.head - BigInt(options.keepNewest) + 1n;
-      const floor = leaseFloor !== null && leaseFloor < windowFloor ? leaseFloor : windowFloor;
+      const leased = leaseFloor !== null && leaseFloor < windowFloor ? leaseFloor : windowFloor;
+      const floor = options.unpublishedFrom !== undefined && options.unpublishedFrom < leased ? options.unpublishedFrom : leased;
       if (bounds.tail === null || bounds.tail >= floor) return 0;
       let count = 0;
       for (const { first, count: held, key } of changeSpans(tables.changes, bounds.tail)) {

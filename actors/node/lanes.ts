@@ -283,6 +283,7 @@ export function buildLanes(
   const outboxArgs: OutboxArgs = {
     dataDir, chainId: spec.chainId, pruneIntervalMs: config.retention.prune_interval_seconds * 1000,
     retention: config.processors.map((p) => ({ processor: p.id, instance: p.instance ?? p.id, retainChanges: p.retain_changes })),
+    ...(jetstream.enabled ? { publication: { instances: config.processors.filter((p) => p.delivery).map((p) => p.instance ?? p.id), outboxMaxBytes: config.budgets.outbox.max_bytes } } : {}),
   };
   const snapshots = config.snapshots;
   const snapshotsArgs: SnapshotsArgs = {

@@ -24,6 +24,7 @@ import type { OutboxInbox } from './messages.js';
 import { moveConsumers } from './consumer-move.js';
 import { listRebuilds } from '../../store/rebuilds.js';
 import { createOutboxMetrics, type OutboxMetrics } from './metrics.js';
+import { tableBytes } from '../node/store-readings.js';
 
 export interface OutboxArgs {
   readonly dataDir: string;
@@ -32,18 +33,33 @@ export interface OutboxArgs {
   /** Each instance's change-log window (`[[processors]] retain_changes`; 0 keeps everything); a rebuild's replacement instances get their processor's. */
   readonly retention: ReadonlyArray<{ readonly processor?: string; readonly instance: string; readonly retainChanges: number }>;
   readonly pruneIntervalMs: number;
+  /** `[delivery.jetstream]` on: the published instances, whose unpublished changes retention keeps while the change logs stay within `outboxMaxBytes`. */
+  readonly publication?: { readonly instances: readonly string[]; readonly outboxMaxBytes: number };
 }
 
 interface State {
   readonly out: OutboxStore;
   readonly writes: OutboxMetrics['consumerCalls'];
   readonly pruneTimer: NodeJS.Timeout;
+  /** Last sequence JetStream acknowledged, by instance (unknown until the publisher reports: then nothing of it is pruned). */
+  readonly published: Map<string, bigint>;
 }
 
 export default defineActor<State, OutboxArgs, OutboxInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
     const { consumerCalls: writes, changesPruned: pruned } = createOutboxMetrics(ctx.metrics);
+    const published = new Map<string, bigint>();
+    const publication = ctx.args.publication;
+    const unpublishedFrom = (instance: string): bigint | undefined => {
+      if (!publication?.instances.includes(instance)) return undefined;
+      const bytes = store.processorInstances().reduce((sum, name) => sum + ('getStats' in store.processor(name).changes ? tableBytes(store.processor(name).changes) : 0), 0);
+      if (bytes > publication.outboxMaxBytes) {
+        ctx.log.warn('change logs over [budgets.outbox]: retention prunes unpublished changes (publication will report a gap)', { instance, bytes, budget: publication.outboxMaxBytes });
+        return undefined;
+      }
+      return (published.get(instance) ?? 0n) + 1n;
+    };
     const prune = () => {
       // A cancelled replacement's log no longer grows, and its tables go when the rebuild is deleted.
       const replacements = listRebuilds(store).filter((record) => record.state !== 'cancelled').flatMap((record) => {
@@ -53,7 +69,8 @@ export default defineActor<State, OutboxArgs, OutboxInbox>({
       for (const { instance, retainChanges } of [...ctx.args.retention, ...replacements]) {
         if (retainChanges === 0) continue;
         try {
-          const result = pruneChanges(store, instance, { keepNewest: retainChanges, nowMs: Date.now() });
+          const from = unpublishedFrom(instance);
+          const result = pruneChanges(store, instance, { keepNewest: retainChanges, nowMs: Date.now(), ...(from === undefined ? {} : { unpublishedFrom: from }) });
           if (result.removed > 0) pruned.inc({ instance }, result.removed);
         } catch (error) {
           ctx.log.warn('pruning the change log failed; retrying at the next interval', { instance, ...errorFields(error) });
@@ -62,12 +79,15 @@ export default defineActor<State, OutboxArgs, OutboxInbox>({
     };
     const pruneTimer = setInterval(prune, ctx.args.pruneIntervalMs);
     ctx.ready();
-    return { out: { store, chainId: ctx.args.chainId }, writes, pruneTimer };
+    return { out: { store, chainId: ctx.args.chainId }, writes, pruneTimer, published };
   },
   handle(message, state) {
     const now = Date.now();
     state.writes.inc({ operation: message.type });
     switch (message.type) {
+      case 'publication.published':
+        state.published.set(message.instance, BigInt(message.sequence));
+        return undefined;
       case 'consumer.create':
         return createConsumer(state.out, message, now);
       case 'consumer.delete':

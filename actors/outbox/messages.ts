@@ -5,6 +5,7 @@
  *
  *   listeners → outbox   asks `consumer.create`, `consumer.delete`, `consumer.lease`, `consumer.deliver`, `consumer.ack`
  *   history   → outbox   ask `consumers.move` (a rebuild's promote or rollback, consumer-move.ts)
+ *   publisher → outbox   notice `publication.published` (JetStream acknowledged an instance's changes up to `sequence`)
  */
 import type { ConsumerRecord } from '../../store/consumers.js';
 import type { ConsumerCreation, ConsumerRef, Delivery } from '../../store/consumer-commands.js';
@@ -27,7 +28,10 @@ export type AcknowledgeChanges = ConsumerRef & { readonly type: 'consumer.ack'; 
 /** Moves a processor's consumers (and its serving instance) from instance `from` to `to`. */
 export type MoveConsumers = { readonly type: 'consumers.move'; readonly processor: string; readonly from: string; readonly to: string };
 
-export type OutboxInbox = CreateConsumer | DeleteConsumer | RenewLease | DeliverChanges | AcknowledgeChanges | MoveConsumers;
+/** Retention keeps what is not yet published (while the outbox stays within `[budgets.outbox]`). */
+export type PublishedNotice = { readonly type: 'publication.published'; readonly instance: string; readonly sequence: string };
+
+export type OutboxInbox = PublishedNotice | CreateConsumer | DeleteConsumer | RenewLease | DeliverChanges | AcknowledgeChanges | MoveConsumers;
 
 export interface OutboxReplies {
   readonly 'consumer.create': ConsumerRecord;

@@ -6,16 +6,17 @@
  * is refused (logged once as an error) and left alone.
  *
  * Accepts PublisherInbox (messages.ts): `changes` ChangesNotice {processor, sequence} wakes that instance's loop.
- * Sends: nothing.
+ * Sends: `publication.published` {instance, sequence} to `outbox` after each acknowledged batch (retention keeps the rest).
  */
 import { defineActor, type ActorContext } from '../../runtime/actor.js';
 import { errorFields } from '../../runtime/log.js';
 import { openStore, type Store } from '../../store/store.js';
 import { publicationMessages } from '../../store/publication-messages.js';
 import { FencedPublisher, ForeignPublisherError, type PublisherOptions } from '../../net/jetstream/fenced-publisher.js';
-import { changeHead } from '../../store/change-log.js';
+import { changeHead, changeTail } from '../../store/change-log.js';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { PublisherInbox } from './messages.js';
+import type { OutboxInbox } from '../outbox/messages.js';
 import { createPublisherMetrics, type PublisherMetrics } from './metrics.js';
 
 export interface PublisherArgs {
@@ -108,18 +109,29 @@ function measure(state: State): void {
 async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance: string, lane: Lane): Promise<void> {
   const log = { changes: state.store.processor(instance).changes, epoch: state.store.epoch, chainId: ctx.args.chainId, instance };
   let delay = ctx.args.retryInitialMs;
+  let reported = -1n;
   while (!state.stopped && !lane.refused) {
     try {
       let at = await publisher.position(instance);
       lane.published = at.lastChange;
       for (;;) {
         lane.pending = false;
+        const tail = changeTail(log.changes);
+        if (tail !== null && tail > at.lastChange + 1n) {
+          // Retention pruned changes never published (the outbox budget was passed). Not yet published as reset_required: logged and counted.
+          state.metrics.publishErrors.inc({ instance, reason: 'retention_gap' });
+          ctx.log.error('JetStream publication gap: retention pruned unpublished changes (retention_gap)', { instance, published: String(at.lastChange), tail: String(tail) });
+        }
         const messages = publicationMessages(log, at.lastChange, ctx.args.maxMessageBytes, BATCH_MESSAGES);
         for (const message of messages) {
           at = await publisher.publish(instance, at, message);
           lane.published = at.lastChange;
         }
         delay = ctx.args.retryInitialMs;
+        if (messages.length > 0 || reported !== at.lastChange) {
+          reported = at.lastChange;
+          await ctx.send<OutboxInbox>('outbox', { type: 'publication.published', instance, sequence: String(at.lastChange) }).catch(() => undefined);
+        }
         if (state.stopped) return;
         if (messages.length === BATCH_MESSAGES || lane.pending) continue;
         await new Promise<void>((resolve) => { lane.wake = resolve; });

@@ -93,3 +93,37 @@ test('the broker down is no brake: the node commits, serves and stays ready whil
   const errors = (await (await fetch(`${node.baseUrl}/metrics`)).text()).split('\n').filter((l) => l.startsWith('chain_node_jetstream_publish_errors_total'));
   assert.ok(errors.length > 0, 'publish errors are counted by reason');
 });
+
+test('retention keeps unpublished changes while the broker is down, then prunes again once they are published', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const toml = `[retention]\nprune_interval_seconds = 1\n[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\nack_timeout_ms = 1000\nretry_initial_ms = 100\n`
+    + `[[processors]]\nid = "blobs"\nkind = "blobs"\nhistory_mode = "live_only"\nhistory_control = "node_owned"\noutput = "entities"\ndelivery = true\nretain_changes = 5\n`;
+  const node = await startNodeProcess({ toml, sets: FAST });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  const tail = async () => Number(((await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes?limit=1`)).json()) as { data: Array<{ sequence: string }> }).data[0]?.sequence ?? 0);
+  await waitUntil(node, async () => ((await metric(node, 'chain_node_jetstream_published_sequence')) ?? 0) > 5, 60_000);
+  await server.stop();
+  // The gauges refresh every second: once the lag shows, the published sequence is the one from before the stop.
+  await waitUntil(node, async () => ((await metric(node, 'chain_node_jetstream_publication_lag_changes')) ?? 0) > 30, 60_000);
+  const published = (await metric(node, 'chain_node_jetstream_published_sequence'))!;
+  assert.ok((await tail()) <= published + 1, `the oldest retained change ${await tail()} is at most the first unpublished one ${published + 1}`);
+  await server.restart();
+  const head = await headSequence(node);
+  await waitUntil(node, async () => ((await metric(node, 'chain_node_jetstream_published_sequence')) ?? 0) >= head, 60_000);
+  await waitUntil(node, async () => (await tail()) > published + 1, 60_000);
+  const nc = await connect({ servers: server.url });
+  t.after(() => nc.close());
+  const jsm = await jetstreamManager(nc);
+  const sequences: number[] = [];
+  const info = await jsm.streams.info('CHAIN_NODE_CHANGES');
+  // The stream keeps at most retain_changes messages per subject (its limits follow the instance's retention).
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+    const message = await jsm.streams.getMessage('CHAIN_NODE_CHANGES', { seq });
+    sequences.push(...decodePublication(BigInt(message!.header.get('Chain-Node-First-Sequence')), message!.data).map((c) => Number(c.sequence)));
+  }
+  assert.ok(info.state.messages <= 5, `${info.state.messages} messages kept`);
+  assert.deepEqual(sequences, Array.from({ length: sequences.length }, (_, i) => sequences[0]! + i), 'what the stream holds is contiguous');
+  assert.ok(sequences[sequences.length - 1]! >= head);
+  assert.ok(!node.output.some((line) => line.includes('retention_gap')), 'no retention gap was met');
+});
