@@ -86,7 +86,7 @@ export default defineActor<State, OutboxArgs, OutboxInbox>({
     state.writes.inc({ operation: message.type });
     switch (message.type) {
       case 'publication.published':
-        state.published.set(message.instance, BigInt(message.sequence));
+        state.published.set(message.instance, message.sequence);
         return undefined;
       case 'consumer.create':
         return createConsumer(state.out, message, now);

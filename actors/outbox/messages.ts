@@ -29,7 +29,7 @@ export type AcknowledgeChanges = ConsumerRef & { readonly type: 'consumer.ack'; 
 export type MoveConsumers = { readonly type: 'consumers.move'; readonly processor: string; readonly from: string; readonly to: string };
 
 /** Retention keeps what is not yet published (while the outbox stays within `[budgets.outbox]`). */
-export type PublishedNotice = { readonly type: 'publication.published'; readonly instance: string; readonly sequence: string };
+export type PublishedNotice = { readonly type: 'publication.published'; readonly instance: string; readonly sequence: bigint };
 
 export type OutboxInbox = PublishedNotice | CreateConsumer | DeleteConsumer | RenewLease | DeliverChanges | AcknowledgeChanges | MoveConsumers;
 

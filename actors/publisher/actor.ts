@@ -37,7 +37,7 @@ interface Lane {
   /** Last change sequence JetStream acknowledged (known once the subject was read). */
   published: bigint;
   /** Commit times of notified sequences not yet published, oldest first (for the lag in seconds). */
-  readonly commits: Array<{ readonly sequence: bigint; readonly at: number }>;
+  readonly commits: Array<{ readonly sequence: number; readonly at: number }>;
 }
 
 interface State {
@@ -130,7 +130,7 @@ async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance:
         delay = ctx.args.retryInitialMs;
         if (messages.length > 0 || reported !== at.lastChange) {
           reported = at.lastChange;
-          await ctx.send<OutboxInbox>('outbox', { type: 'publication.published', instance, sequence: String(at.lastChange) }).catch(() => undefined);
+          await ctx.send<OutboxInbox>('outbox', { type: 'publication.published', instance, sequence: at.lastChange }).catch(() => undefined);
         }
         if (state.stopped) return;
         if (messages.length === BATCH_MESSAGES || lane.pending) continue;
@@ -170,7 +170,7 @@ export default defineActor<State, PublisherArgs, PublisherInbox>({
     const lane = state.lanes.get(message.processor);
     if (!lane) return;
     lane.pending = true;
-    if (lane.commits.length < 100_000) lane.commits.push({ sequence: BigInt(message.sequence), at: message.committedAt });
+    if (lane.commits.length < 100_000) lane.commits.push({ sequence: message.sequence, at: message.committedAt });
     lane.wake?.();
   },
   async stop(state) {
