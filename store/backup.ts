@@ -65,11 +65,18 @@ export function assertBackupPossible(dataDir: string, backupPath: string): void 
   }
 }
 
-function contentsOf(env: RootEnvironment, path: string): { epoch: string; entries: Map<string, number> } {
+function contentsOf(env: RootEnvironment, path: string): { epoch: string; entries: Map<string, number>; recordsAncestry: boolean } {
   const meta = openTable<unknown, string>(env, META_TABLE) as MetaTable | undefined;
   if (!meta) throw new Error(`store at ${path} has no meta table`);
   const identity = validateMeta(readRawMeta(meta), path);
-  return { epoch: epochToHex(identity.epoch), entries: new Map(allTableStats(env).map((t) => [t.name, t.entries])) };
+  return { epoch: epochToHex(identity.epoch), entries: new Map(allTableStats(env).map((t) => [t.name, t.entries])), recordsAncestry: meta.get('ancestorEpochs') !== undefined };
+}
+
+/** What the copy holds once its epoch is rotated: the source's entries, and meta `ancestorEpochs` when the source had none (epoch-rotation.ts). */
+function expectedAfterRotation(source: ReturnType<typeof contentsOf>): ReturnType<typeof contentsOf> {
+  const entries = new Map(source.entries);
+  if (!source.recordsAncestry) entries.set(META_TABLE.name, (entries.get(META_TABLE.name) ?? 0) + 1);
+  return { ...source, entries };
 }
 
 
@@ -88,7 +95,7 @@ export async function backupStore(dataDir: string, backupPath: string): Promise<
     const source = openEnvironment(sourcePath, true);
     let expected: ReturnType<typeof contentsOf>;
     try {
-      expected = contentsOf(source, sourcePath);
+      expected = expectedAfterRotation(contentsOf(source, sourcePath));
       await copyEntries(source, copyPath);
     } finally {
       await source.close();

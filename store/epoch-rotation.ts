@@ -9,6 +9,9 @@
  *   any epoch, so the value keeps its size);
  * - each consumer's delivered and acknowledged cursor (their sequences do not change).
  *
+ * The old epoch joins meta `ancestorEpochs`, so the copy's JetStream publisher continues the original's subjects
+ * after an `epoch_changed` marker instead of refusing them as another store's.
+ *
  * Query-and-follow snapshots are dropped: their boundary cursors and page tokens name the old
  * epoch, and a snapshot is a short-lived read (its id then answers as expired). Everything else is
  * keyed by block number, hash or sequence and carries no epoch.
@@ -20,7 +23,7 @@ import type { ConsumerRecord } from './consumers.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { listTableNames, openTable, type RootEnvironment } from './store.js';
 import { decodeU64Key, readU64 } from './keys.js';
-import { epochToHex, readRawMeta, validateMeta, STORE_EPOCH_BYTES, type MetaTable } from './meta.js';
+import { epochToHex, readAncestorEpochs, readRawMeta, validateMeta, STORE_EPOCH_BYTES, type MetaTable } from './meta.js';
 import { instanceLogs } from './stream-tables.js';
 import { META_TABLE, SHARED_TABLES, tableSpecByName } from './tables.js';
 
@@ -123,6 +126,7 @@ export function rotateStoreEpoch(env: RootEnvironment, path: string): EpochRotat
       snapshotCount += 1;
     }
     for (const key of snapshotRows.getKeys({})) snapshotRows.removeSync(key);
+    meta.putSync('ancestorEpochs', [...readAncestorEpochs(meta), epochToHex(identity.epoch)]);
     meta.putSync('storeEpoch', epochBytes);
     return { previousEpoch: epochToHex(identity.epoch), storeEpoch: epochToHex(epoch), changes, consumers: consumerCount, snapshots: snapshotCount };
   });

@@ -5,6 +5,8 @@
  *   schemaVersion  integer; a binary opens only stores of its own STORE_SCHEMA_VERSION
  *   chainId        integer; set by the first open that names a chain, refused when another is named
  *   createdAt      ISO-8601 timestamp
+ *   ancestorEpochs epochs (hex, oldest first) of the stores this one was copied from and re-epoched (epoch-rotation.ts);
+ *                  absent in a store never rotated (and in stores rotated before it was recorded)
  */
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
@@ -38,6 +40,12 @@ export function readRawMeta(meta: MetaTable): RawStoreMeta {
     chainId: meta.get('chainId'),
     createdAt: meta.get('createdAt'),
   };
+}
+
+/** The epochs (hex, oldest first) this store descends from: a publisher continues their JetStream subjects (docs/jetstream.md "Resets"). */
+export function readAncestorEpochs(meta: MetaTable): string[] {
+  const value = meta.get('ancestorEpochs');
+  return Array.isArray(value) ? value.filter((epoch): epoch is string => typeof epoch === 'string') : [];
 }
 
 export function isEmptyMeta(raw: RawStoreMeta): boolean {

@@ -35,6 +35,7 @@ import type { ProcessorInbox } from '../processor/messages.js';
 import type { NodeInbox, NodeReplies } from '../node/messages.js';
 import type { SourceReplies, P2pSourceInbox } from '../sources/messages.js';
 import { setLaneTroubles } from '../../api/aggregate/lane-health.js';
+import { setPublicationStatus } from '../../api/aggregate/publication-status.js';
 import type { RpcHistoryCapability, RpcServedLimits } from '../../api/aggregate/rpc-method-capabilities.js';
 import { snapshotService } from '../snapshots/client.js';
 import type uWS from 'uWebSockets.js';
@@ -156,6 +157,9 @@ export default defineActor<State, ListenerArgs, ListenerInbox>({
     switch (message.type) {
       case 'lanes':
         setLaneTroubles(message.troubles);
+        return;
+      case 'publication':
+        setPublicationStatus(message);
         return;
       case 'changes':
         if (!state.hub.notify(message.processor, message.sequence, message.committedAt)) ctx.log.warn('change notice for a processor without a stream here', { processor: message.processor, sequence: message.sequence });

@@ -3,7 +3,10 @@
  *
  *   processor → listener   ChangesNotice       a processor's change log grew to `sequence` (inclusive)
  *   node      → listener   LaneTroublesNotice  which processors are degraded or failed by lane trouble, on every change
+ *   publisher → listener   PublicationNotice   JetStream publication per processor (about every second; `/v1/status`, `/debug/network`)
  */
+import type { PublicationStatus } from '../../api/aggregate/publication-status.js';
+
 export type ChangesNotice = {
   readonly type: 'changes';
   readonly processor: string;
@@ -17,4 +20,6 @@ export type LaneTroublesNotice = {
   readonly troubles: Readonly<Record<string, { readonly state: 'degraded' | 'failed'; readonly reason: string }>>;
 };
 
-export type ListenerInbox = ChangesNotice | LaneTroublesNotice;
+export type PublicationNotice = { readonly type: 'publication' } & PublicationStatus;
+
+export type ListenerInbox = ChangesNotice | LaneTroublesNotice | PublicationNotice;

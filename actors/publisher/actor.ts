@@ -1,73 +1,35 @@
 /**
  * Lane `publisher` (issue 30, docs/jetstream.md; only with `[delivery.jetstream] enabled`): publishes the change log
- * of every instance with delivery on to JetStream, in sequence order, fenced (net/jetstream/fenced-publisher.ts).
- * The change log is the outbox: commits never wait for this lane. At start, and after any publish error, each
- * instance reads its subject's last message and continues with the next change; a subject another store publishes
- * is refused (logged once as an error) and left alone.
+ * of every instance with delivery on to JetStream, in sequence order, fenced (net/jetstream/fenced-publisher.ts), one
+ * loop per instance (instance-loop.ts), and keeps each processor's descriptor in the descriptor KV bucket. The change
+ * log is the outbox: commits never wait for this lane. A subject another store publishes is refused and left alone.
  *
- * Accepts PublisherInbox (messages.ts): `changes` ChangesNotice {processor, sequence} wakes that instance's loop.
- * Sends: `publication.published` {instance, sequence} to `outbox` after each acknowledged batch (retention keeps the rest).
+ * Accepts PublisherInbox (messages.ts): `changes` ChangesNotice {processor, sequence, committedAt} wakes that instance's loop.
+ * Sends: `publication.published` {instance, sequence} to `outbox` after each acknowledged batch (retention keeps the rest);
+ * `publication` PublicationNotice to every listener about every second (`/v1/status`, `/debug/network`).
  */
-import { defineActor, type ActorContext } from '../../runtime/actor.js';
+import { defineActor } from '../../runtime/actor.js';
 import { errorFields } from '../../runtime/log.js';
-import { openStore, type Store } from '../../store/store.js';
-import { publicationMessages } from '../../store/publication-messages.js';
-import { FencedPublisher, ForeignPublisherError, type PublisherOptions } from '../../net/jetstream/fenced-publisher.js';
-import { changeHead, changeTail } from '../../store/change-log.js';
-import { JetStreamApiError } from '@nats-io/jetstream';
+import { openStore } from '../../store/store.js';
+import { readAncestorEpochs } from '../../store/meta.js';
+import { changeHead } from '../../store/change-log.js';
+import { FencedPublisher } from '../../net/jetstream/fenced-publisher.js';
+import type { PublicationOfProcessor } from '../../api/aggregate/publication-status.js';
+import type { ListenerInbox } from '../listener/messages.js';
 import type { PublisherInbox } from './messages.js';
-import type { OutboxInbox } from '../outbox/messages.js';
-import { createPublisherMetrics, type PublisherMetrics } from './metrics.js';
+import { createPublisherMetrics } from './metrics.js';
+import { runInstance } from './instance-loop.js';
+import { pause, type Ctx, type Lane, type PublisherArgs, type State } from './state.js';
 
-export interface PublisherArgs {
-  readonly dataDir: string;
-  readonly chainId: number;
-  /** Processor id → the instance whose log it publishes (delivery on only). */
-  readonly instances: ReadonlyArray<{ readonly processor: string; readonly instance: string }>;
-  readonly publisher: Omit<PublisherOptions, 'storeEpoch'>;
-  readonly maxMessageBytes: number;
-  readonly retryInitialMs: number;
-}
+export type { PublisherArgs } from './state.js';
 
-interface Lane {
-  readonly instance: string;
-  wake: (() => void) | null;
-  pending: boolean;
-  refused: boolean;
-  /** Last change sequence JetStream acknowledged (known once the subject was read). */
-  published: bigint;
-  /** Commit times of notified sequences not yet published, oldest first (for the lag in seconds). */
-  readonly commits: Array<{ readonly sequence: number; readonly at: number }>;
-}
-
-interface State {
-  readonly store: Store;
-  /** Ends the current retry pause at once (stop). */
-  readonly pauses: Set<() => void>;
-  readonly lanes: Map<string, Lane>;
-  stopped: boolean;
-  publisher: FencedPublisher | null;
-  running: Promise<unknown> | null;
-  readonly metrics: PublisherMetrics;
-  timer: NodeJS.Timeout | null;
-}
-
-type Ctx = ActorContext<PublisherArgs>;
-
-/** Messages published between checks of `stopped` and of new notices. */
-const BATCH_MESSAGES = 64;
-
-const pause = (ms: number, state: State) => new Promise<void>((resolve) => {
-  if (state.stopped) return resolve();
-  const end = () => { clearTimeout(timer); state.pauses.delete(end); resolve(); };
-  const timer = setTimeout(end, ms);
-  state.pauses.add(end);
-});
+/** Notified commits kept per instance for the lag and `Chain-Node-Committed-At`; past it, older commit times are forgotten. */
+const MAX_COMMITS = 100_000;
 
 async function connectLoop(ctx: Ctx, state: State): Promise<FencedPublisher | null> {
   for (let delay = ctx.args.retryInitialMs; !state.stopped; delay = Math.min(delay * 2, 30_000)) {
     try {
-      return await FencedPublisher.open({ ...ctx.args.publisher, storeEpoch: state.store.epoch.toString(16) });
+      return await FencedPublisher.open({ ...ctx.args.publisher, storeEpoch: state.store.epoch.toString(16), ancestorEpochs: readAncestorEpochs(state.store.meta) });
     } catch (error) {
       ctx.log.warn('JetStream unreachable; changes wait in the change log', { ...errorFields(error), retryMs: delay });
       for (const lane of state.lanes.values()) state.metrics.publishErrors.inc({ instance: lane.instance, reason: 'connection' });
@@ -77,17 +39,7 @@ async function connectLoop(ctx: Ctx, state: State): Promise<FencedPublisher | nu
   return null;
 }
 
-/** Why a publish or connection failed, for the error counter. */
-function reasonOf(error: unknown): string {
-  if (error instanceof ForeignPublisherError) return 'foreign_publisher';
-  if (error instanceof JetStreamApiError) return error.code === 10071 ? 'fence' : 'other';
-  const text = `${(error as Error)?.name ?? ''} ${(error as Error)?.message ?? ''}`.toLowerCase();
-  if (text.includes('timeout')) return 'timeout';
-  if (/connection|connect|closed|disconnect|econnrefused|no responders/.test(text)) return 'connection';
-  return 'other';
-}
-
-/** Refreshes the lag gauges of every instance from its log head and the commits still waiting. */
+/** Refreshes the lag of every instance from its log head and the commits still waiting. */
 function measure(state: State): void {
   const now = Date.now();
   for (const lane of state.lanes.values()) {
@@ -99,69 +51,50 @@ function measure(state: State): void {
       continue;
     }
     const lag = head > lane.published ? head - lane.published : 0n;
-    state.metrics.lagChanges.set({ instance: lane.instance }, Number(lag));
-    state.metrics.lagSeconds.set({ instance: lane.instance }, lag === 0n || lane.commits.length === 0 ? 0 : Math.max(0, (now - lane.commits[0]!.at) / 1000));
+    lane.lagChanges = Number(lag);
+    lane.lagSeconds = lag === 0n || lane.commits.length === 0 ? 0 : Math.max(0, (now - lane.commits[0]!.at) / 1000);
+    state.metrics.lagChanges.set({ instance: lane.instance }, lane.lagChanges);
+    state.metrics.lagSeconds.set({ instance: lane.instance }, lane.lagSeconds);
     state.metrics.publishedSequence.set({ instance: lane.instance }, Number(lane.published));
   }
 }
 
-/** Publishes `instance` until stopped: catch up, then wait for a notice. */
-async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance: string, lane: Lane): Promise<void> {
-  const log = { changes: state.store.processor(instance).changes, epoch: state.store.epoch, chainId: ctx.args.chainId, instance };
-  let delay = ctx.args.retryInitialMs;
-  let reported = -1n;
-  while (!state.stopped && !lane.refused) {
-    try {
-      let at = await publisher.position(instance);
-      lane.published = at.lastChange;
-      for (;;) {
-        lane.pending = false;
-        const tail = changeTail(log.changes);
-        if (tail !== null && tail > at.lastChange + 1n) {
-          // Retention pruned changes never published (the outbox budget was passed). Not yet published as reset_required: logged and counted.
-          state.metrics.publishErrors.inc({ instance, reason: 'retention_gap' });
-          ctx.log.error('JetStream publication gap: retention pruned unpublished changes (retention_gap)', { instance, published: String(at.lastChange), tail: String(tail) });
-        }
-        const messages = publicationMessages(log, at.lastChange, ctx.args.maxMessageBytes, BATCH_MESSAGES);
-        for (const message of messages) {
-          at = await publisher.publish(instance, at, message);
-          lane.published = at.lastChange;
-        }
-        delay = ctx.args.retryInitialMs;
-        if (messages.length > 0 || reported !== at.lastChange) {
-          reported = at.lastChange;
-          await ctx.send<OutboxInbox>('outbox', { type: 'publication.published', instance, sequence: at.lastChange }).catch(() => undefined);
-        }
-        if (state.stopped) return;
-        if (messages.length === BATCH_MESSAGES || lane.pending) continue;
-        await new Promise<void>((resolve) => { lane.wake = resolve; });
-        lane.wake = null;
-      }
-    } catch (error) {
-      state.metrics.publishErrors.inc({ instance, reason: reasonOf(error) });
-      if (error instanceof ForeignPublisherError) {
-        lane.refused = true;
-        ctx.log.error('JetStream publication refused: another store publishes this instance', { instance, subject: error.subject, otherEpoch: error.otherEpoch });
-        return;
-      }
-      ctx.log.warn('JetStream publish failed; reading the stream again', { instance, ...errorFields(error), retryMs: delay });
-      await pause(delay, state);
-      delay = Math.min(delay * 2, 30_000);
-    }
+/** Tells every listener where publication stands. */
+function report(ctx: Ctx, state: State): void {
+  const processors: Record<string, PublicationOfProcessor> = {};
+  for (const [id, lane] of state.lanes) {
+    processors[id] = {
+      instance: lane.instance, subject: `${ctx.args.publisher.subjectPrefix}.${lane.instance}`, publishedSequence: String(lane.published),
+      lagChanges: lane.lagChanges, lagSeconds: lane.lagSeconds, resets: { ...lane.resets }, state: lane.state,
+    };
   }
+  const notice: ListenerInbox = { type: 'publication', stream: ctx.args.publisher.stream, servers: state.publisher?.servers() ?? [], reportedAt: new Date().toISOString(), processors };
+  for (const listener of ctx.args.listeners) ctx.send<ListenerInbox>(listener, notice).catch(() => undefined);
+}
+
+function newLane(state: State, processor: PublisherArgs['processors'][number]): Lane {
+  let head = 0n;
+  try {
+    head = changeHead(state.store.processor(processor.instance).changes);
+  } catch {
+    // The processor lane has not created its tables yet: every change will be notified.
+  }
+  return {
+    processor, instance: processor.instance, wake: null, pending: true, state: 'unreachable', published: 0n, unnotifiedThrough: Number(head),
+    commits: [], resets: { epoch_changed: 0, retention_gap: 0 }, lagChanges: 0, lagSeconds: 0,
+  };
 }
 
 export default defineActor<State, PublisherArgs, PublisherInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
-    const state: State = { store, pauses: new Set(), lanes: new Map(ctx.args.instances.map((i) => [i.processor, { instance: i.instance, wake: null, pending: true, refused: false, published: 0n, commits: [] }])),
-      stopped: false, publisher: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null,
-    };
-    state.timer = setInterval(() => measure(state), 1000);
+    const state: State = { store, pauses: new Set(), lanes: new Map(), stopped: false, publisher: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null };
+    for (const processor of ctx.args.processors) state.lanes.set(processor.id, newLane(state, processor));
+    state.timer = setInterval(() => { measure(state); report(ctx, state); }, 1000);
     state.running = connectLoop(ctx, state).then((publisher) => {
       state.publisher = publisher;
       if (!publisher) return undefined;
-      return Promise.all(ctx.args.instances.map(({ processor, instance }) => run(ctx, state, publisher, instance, state.lanes.get(processor)!)));
+      return Promise.all([...state.lanes.values()].map((lane) => runInstance(ctx, state, publisher, lane)));
     });
     ctx.ready();
     return state;
@@ -170,7 +103,8 @@ export default defineActor<State, PublisherArgs, PublisherInbox>({
     const lane = state.lanes.get(message.processor);
     if (!lane) return;
     lane.pending = true;
-    if (lane.commits.length < 100_000) lane.commits.push({ sequence: message.sequence, at: message.committedAt });
+    if (lane.commits.length < MAX_COMMITS) lane.commits.push({ sequence: message.sequence, at: message.committedAt });
+    else lane.unnotifiedThrough = message.sequence;
     lane.wake?.();
   },
   async stop(state) {

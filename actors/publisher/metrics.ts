@@ -1,4 +1,4 @@
-/** The publisher lane's metrics, declared in one place: publication lag per instance (changes and seconds) and publish errors by reason. */
+/** The publisher lane's metrics, declared in one place: publication lag per instance (changes and seconds), publish errors by reason and published resets. */
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface PublisherMetrics {
@@ -8,8 +8,10 @@ export interface PublisherMetrics {
   readonly lagSeconds: Gauge<'instance'>;
   /** Last change sequence JetStream acknowledged. */
   readonly publishedSequence: Gauge<'instance'>;
-  /** Reasons: connection, timeout, fence (wrong last subject sequence), foreign_publisher (another store owns the subject), other. */
+  /** Reasons: connection, timeout, fence (wrong last subject sequence), foreign_publisher (another store owns the subject), retention_gap, other. */
   readonly publishErrors: Counter<'instance' | 'reason'>;
+  /** Reset markers published (docs/jetstream.md "Resets"), by reason: epoch_changed, retention_gap. */
+  readonly resets: Counter<'instance' | 'reason'>;
 }
 
 export function createPublisherMetrics(registry: Registry): PublisherMetrics {
@@ -19,5 +21,6 @@ export function createPublisherMetrics(registry: Registry): PublisherMetrics {
     lagSeconds: new Gauge({ name: 'chain_node_jetstream_publication_lag_seconds', help: 'Age of the oldest committed change not yet acknowledged by JetStream, by instance', labelNames: ['instance'], registers }),
     publishedSequence: new Gauge({ name: 'chain_node_jetstream_published_sequence', help: 'Last change sequence JetStream acknowledged, by instance', labelNames: ['instance'], registers }),
     publishErrors: new Counter({ name: 'chain_node_jetstream_publish_errors_total', help: 'JetStream publish and connection errors, by instance and reason', labelNames: ['instance', 'reason'], registers }),
+    resets: new Counter({ name: 'chain_node_jetstream_resets_total', help: 'Reset markers published to JetStream, by instance and reason (epoch_changed, retention_gap)', labelNames: ['instance', 'reason'], registers }),
   };
 }

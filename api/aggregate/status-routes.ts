@@ -12,6 +12,7 @@ import { laneTroubleOf } from './lane-health.js';
 import { liveHead, processorTables, readCoverage } from './processor-reader.js';
 import { readProgress } from '../../store/coverage.js';
 import { listRebuilds } from '../../store/rebuilds.js';
+import { publicationOf } from './publication-status.js';
 
 export const API_VERSION = '1';
 
@@ -43,7 +44,7 @@ function stateReasonOf(context: AggregateContext, processor: ConfiguredProcessor
 function processorStatus(context: AggregateContext, processor: ConfiguredProcessor) {
   return {
     processor: processorDescriptor(processor), coverage: readCoverage(context.store, context.chainId, processor),
-    ...stateReasonOf(context, processor), ...rebuildsOf(context, processor),
+    ...stateReasonOf(context, processor), ...rebuildsOf(context, processor), ...publicationOf(processor.id),
   };
 }
 

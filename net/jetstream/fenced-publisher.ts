@@ -7,12 +7,19 @@
  */
 import { connect, credsAuthenticator, headers, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
 import type { PublicationMessage } from '../../store/publication-messages.js';
+import { openDescriptorBucket, putDescriptor, type PublishedDescriptor } from './descriptors.js';
 
 export const HEADER_FIRST = 'Chain-Node-First-Sequence';
 export const HEADER_LAST = 'Chain-Node-Last-Sequence';
 export const HEADER_STORE = 'Chain-Node-Store-Epoch';
 export const HEADER_INSTANCE = 'Chain-Node-Instance';
+export const HEADER_COMMITTED_AT = 'Chain-Node-Committed-At';
+export const HEADER_RESET = 'Chain-Node-Reset';
+
+/** Why a subject restarts with a reset marker (docs/jetstream.md "Resets"). */
+export type ResetReason = 'epoch_changed' | 'retention_gap';
 
 export interface PublisherOptions {
   readonly servers: readonly string[];
@@ -25,6 +32,10 @@ export interface PublisherOptions {
   readonly ackTimeoutMs: number;
   /** This store's epoch as hex: the publisher's identity in every message. */
   readonly storeEpoch: string;
+  /** Epochs (hex) this store descends from (store/meta.ts `ancestorEpochs`): a subject last written by one is continued after an `epoch_changed` marker. */
+  readonly ancestorEpochs: readonly string[];
+  /** The descriptor KV bucket (net/jetstream/descriptors.ts), created with `replicas` and history 1. */
+  readonly descriptorBucket: string;
   /** Credentials and TLS material (never logged). */
   readonly auth?: { readonly token?: string; readonly user?: string; readonly pass?: string; readonly creds?: string; readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string } };
 }
@@ -44,7 +55,11 @@ function connectionOptions(options: PublisherOptions): ConnectionOptions {
 export interface SubjectPosition {
   readonly subjectSequence: number;
   readonly lastChange: bigint;
+  /** Set when an ancestor of this store wrote the subject's last message: an `epoch_changed` marker comes first. */
+  readonly ancestorEpoch?: string;
 }
+
+const sameEpoch = (a: string, b: string) => /^[0-9a-f]{1,16}$/i.test(a) && /^[0-9a-f]{1,16}$/i.test(b) && BigInt(`0x${a}`) === BigInt(`0x${b}`);
 
 /** Why a subject cannot be published: another store wrote its last message. */
 export class ForeignPublisherError extends Error {
@@ -55,14 +70,32 @@ export class ForeignPublisherError extends Error {
 }
 
 export class FencedPublisher {
-  private constructor(private readonly nc: NatsConnection, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager, private readonly options: PublisherOptions) {}
+  private constructor(
+    private readonly nc: NatsConnection, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager,
+    private readonly descriptors: KV, private readonly options: PublisherOptions,
+  ) {}
 
   static async open(options: PublisherOptions): Promise<FencedPublisher> {
     const nc = await connect(connectionOptions(options));
-    const jsm = await jetstreamManager(nc, { timeout: options.ackTimeoutMs });
-    const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, options);
-    await publisher.ensureStream();
-    return publisher;
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: options.ackTimeoutMs });
+      const descriptors = await openDescriptorBucket(nc, options.descriptorBucket, options.replicas);
+      const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, descriptors, options);
+      await publisher.ensureStream();
+      return publisher;
+    } catch (error) {
+      await nc.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The servers the client currently knows (the seeds and those the cluster told it of). */
+  servers(): string[] {
+    return this.nc.info ? [this.nc.getServer(), ...(this.nc.info.connect_urls ?? []).filter((url) => url !== this.nc.getServer())] : [];
+  }
+
+  describe(descriptor: PublishedDescriptor): Promise<void> {
+    return putDescriptor(this.descriptors, descriptor);
   }
 
   subject(instance: string): string {
@@ -94,24 +127,43 @@ export class FencedPublisher {
     }
     if (!last) return { subjectSequence: 0, lastChange: 0n };
     const epoch = last.header.get(HEADER_STORE);
-    if (epoch !== this.options.storeEpoch) throw new ForeignPublisherError(subject, epoch);
-    return { subjectSequence: last.seq, lastChange: BigInt(last.header.get(HEADER_LAST)) };
+    const position = { subjectSequence: last.seq, lastChange: BigInt(last.header.get(HEADER_LAST)) };
+    if (epoch === this.options.storeEpoch) return position;
+    if (this.options.ancestorEpochs.some((ancestor) => sameEpoch(ancestor, epoch))) return { ...position, ancestorEpoch: epoch };
+    throw new ForeignPublisherError(subject, epoch);
   }
 
-  /** Publishes one message after `at`; the new position, or a JetStreamApiError (10071: the fence refused it). */
-  async publish(instance: string, at: SubjectPosition, message: PublicationMessage): Promise<SubjectPosition> {
+  /** Publishes one message after `at`; the new position, or a JetStreamApiError (10071: the fence refused it). `committedAt`: its last change's commit time (ms). */
+  publish(instance: string, at: SubjectPosition, message: PublicationMessage, committedAt: number | null): Promise<SubjectPosition> {
+    const h = this.headersOf(instance, message.first, message.last);
+    if (committedAt !== null) h.set(HEADER_COMMITTED_AT, String(Math.floor(committedAt)));
+    return this.append(instance, at, message.payload, h, `${this.options.storeEpoch}:${instance}:${message.first}`, message.last);
+  }
+
+  /** Publishes a reset marker after `at`: the subject continues with change `next` (docs/jetstream.md "Resets"). */
+  publishReset(instance: string, at: SubjectPosition, reason: ResetReason, next: bigint): Promise<SubjectPosition> {
+    const h = this.headersOf(instance, next, next - 1n);
+    h.set(HEADER_RESET, reason);
+    return this.append(instance, at, new Uint8Array(0), h, `${this.options.storeEpoch}:${instance}:reset:${next}`, next - 1n);
+  }
+
+  private headersOf(instance: string, first: bigint, last: bigint) {
     const h = headers();
-    h.set(HEADER_FIRST, String(message.first));
-    h.set(HEADER_LAST, String(message.last));
+    h.set(HEADER_FIRST, String(first));
+    h.set(HEADER_LAST, String(last));
     h.set(HEADER_STORE, this.options.storeEpoch);
     h.set(HEADER_INSTANCE, instance);
-    const ack = await this.js.publish(this.subject(instance), message.payload, {
-      msgID: `${this.options.storeEpoch}:${instance}:${message.first}`, headers: h, expect: { lastSubjectSequence: at.subjectSequence }, timeout: this.options.ackTimeoutMs,
+    return h;
+  }
+
+  private async append(instance: string, at: SubjectPosition, payload: Uint8Array, h: ReturnType<typeof headers>, msgID: string, lastChange: bigint): Promise<SubjectPosition> {
+    const ack = await this.js.publish(this.subject(instance), payload, {
+      msgID, headers: h, expect: { lastSubjectSequence: at.subjectSequence }, timeout: this.options.ackTimeoutMs,
     });
     // JetStream checks the message id before the fence: a repeat within the duplicate window is acknowledged as a
     // duplicate (with the original's sequence, not the subject's last), and appends nothing: read where the subject stands.
     if (ack.duplicate) return this.position(instance);
-    return { subjectSequence: ack.seq, lastChange: message.last };
+    return { subjectSequence: ack.seq, lastChange };
   }
 
   async close(): Promise<void> {

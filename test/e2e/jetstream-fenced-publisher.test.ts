@@ -1,7 +1,9 @@
 /**
  * Fenced publication (net/jetstream/fenced-publisher.ts, store/publication-messages.ts) against a real `nats-server`:
  * a change log published message by message, interrupted and resumed from the stream's last message, holds every
- * change exactly once, in order, byte-identical to the log; another store publishing the same instance is refused.
+ * change exactly once, in order, byte-identical to the log; another store publishing the same instance is refused, a
+ * store descending from the subject's epoch continues it after an `epoch_changed` reset marker; descriptors are put in
+ * and read back from the descriptor KV bucket.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +15,8 @@ import { readChanges, type ChangeGroupHead } from '../../store/change-log.js';
 import { openStore } from '../../store/store.js';
 import { decodePublication, publicationMessages } from '../../store/publication-messages.js';
 import { FencedPublisher, ForeignPublisherError, type PublisherOptions } from '../../net/jetstream/fenced-publisher.js';
+import { descriptorKey, openDescriptorBucket, readDescriptor, DESCRIPTOR_FORMAT, type PublishedDescriptor } from '../../net/jetstream/descriptors.js';
+import { describeCoverage, INITIAL_PROGRESS } from '../../store/coverage.js';
 import { startNatsServer } from '../support/nats-server.js';
 import { tempDir } from '../store/helpers/temp-dir.js';
 
@@ -33,13 +37,13 @@ test('a change log published in fenced messages, resumed after each interruption
     }
     writer.flush();
   });
-  const options: PublisherOptions = { servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn.changes', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: store.epoch.toString(16) };
+  const options: PublisherOptions = { servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn.changes', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: store.epoch.toString(16), ancestorEpochs: [], descriptorBucket: 'DESCRIPTORS' };
   // Publisher lifetimes, each publishing a few messages and stopping; each resumes from what the stream holds.
   let lives = 0;
   for (let done = false; !done; lives += 1) {
     const publisher = await FencedPublisher.open(options);
     let at = await publisher.position('app');
-    for (const message of publicationMessages(log, at.lastChange, 4096, 7)) at = await publisher.publish('app', at, message);
+    for (const message of publicationMessages(log, at.lastChange, 4096, 7)) at = await publisher.publish('app', at, message, message.last % 2n === 0n ? 1_700_000_000_123.7 : null);
     done = at.lastChange === 600n;
     await publisher.close();
   }
@@ -51,6 +55,8 @@ test('a change log published in fenced messages, resumed after each interruption
   const last = (await jsm.streams.info('CHANGES')).state.last_seq;
   for (let seq = 1; seq <= last; seq += 1) {
     const message = await jsm.streams.getMessage('CHANGES', { seq });
+    const lastChange = BigInt(message!.header.get('Chain-Node-Last-Sequence'));
+    assert.equal(message!.header.get('Chain-Node-Committed-At'), lastChange % 2n === 0n ? '1700000000123' : '', 'the commit time in whole ms, only when known');
     published.push(...decodePublication(BigInt(message!.header.get('Chain-Node-First-Sequence')), message!.data));
   }
   const stored = readChanges(log, 0n, 10_000);
@@ -62,12 +68,63 @@ test('a change log published in fenced messages, resumed after each interruption
   const publisher = await FencedPublisher.open(options);
   t.after(() => publisher.close());
   const position = await publisher.position('app');
-  assert.deepEqual(await publisher.publish('app', { subjectSequence: 1, lastChange: 0n }, publicationMessages(log, 0n, 4096, 1)[0]!), position);
+  assert.deepEqual(await publisher.publish('app', { subjectSequence: 1, lastChange: 0n }, publicationMessages(log, 0n, 4096, 1)[0]!, null), position);
   assert.equal((await jsm.streams.info('CHANGES')).state.last_seq, last);
   const next = { first: 601n, last: 601n, payload: Buffer.from('x') };
-  await assert.rejects(publisher.publish('app', { subjectSequence: 1, lastChange: 0n }, next), /wrong last sequence/);
+  await assert.rejects(publisher.publish('app', { subjectSequence: 1, lastChange: 0n }, next, null), /wrong last sequence/);
   // Another store (another epoch) publishing the same instance is refused.
   const other = await FencedPublisher.open({ ...options, storeEpoch: 'ffff' });
   t.after(() => other.close());
   await assert.rejects(other.position('app'), ForeignPublisherError);
+});
+
+test('a store descending from the subject\'s epoch continues it after an epoch_changed marker; an unrelated one stays refused', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const options: PublisherOptions = { servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: '3d989cee1b273ce7', ancestorEpochs: [], descriptorBucket: 'DESCRIPTORS' };
+  const original = await FencedPublisher.open(options);
+  t.after(() => original.close());
+  let at = await original.position('app');
+  at = await original.publish('app', at, { first: 1n, last: 3n, payload: Buffer.from('not decoded here') }, null);
+  // The copy's meta records the original epoch zero-padded (store/meta.ts epochToHex); the header carries it unpadded.
+  const copy = await FencedPublisher.open({ ...options, storeEpoch: 'abcdef', ancestorEpochs: ['00000000000000aa', '3d989cee1b273ce7'] });
+  t.after(() => copy.close());
+  const from = await copy.position('app');
+  assert.deepEqual(from, { ...at, ancestorEpoch: '3d989cee1b273ce7' });
+  const after = await copy.publishReset('app', from, 'epoch_changed', 2n);
+  const nc = await connect({ servers: server.url });
+  t.after(() => nc.close());
+  const jsm = await jetstreamManager(nc);
+  const marker = (await jsm.streams.getMessage('CHANGES', { last_by_subj: 'cdn.app' }))!;
+  assert.equal(marker.data.length, 0);
+  assert.deepEqual(['Chain-Node-Reset', 'Chain-Node-First-Sequence', 'Chain-Node-Last-Sequence', 'Chain-Node-Store-Epoch', 'Nats-Msg-Id'].map((h) => marker.header.get(h)), ['epoch_changed', '2', '1', 'abcdef', 'abcdef:app:reset:2']);
+  assert.deepEqual(await copy.position('app'), after);
+  assert.deepEqual(after, { subjectSequence: at.subjectSequence + 1, lastChange: 1n });
+  await assert.rejects(original.position('app'), ForeignPublisherError, 'the original does not descend from the copy');
+  const stranger = await FencedPublisher.open({ ...options, storeEpoch: '1234', ancestorEpochs: ['3d989cee1b273ce7'] });
+  t.after(() => stranger.close());
+  await assert.rejects(stranger.position('app'), ForeignPublisherError, 'descending from an older epoch of the subject is not enough');
+});
+
+test('descriptors are put under the base64url processor id and read back as put', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const publisher = await FencedPublisher.open({ servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: 'ab', ancestorEpochs: [], descriptorBucket: 'DESCRIPTORS' });
+  t.after(() => publisher.close());
+  const descriptor: PublishedDescriptor = {
+    format: DESCRIPTOR_FORMAT, chainId: CHAIN_ID, storeEpoch: 'ab', subject: 'cdn.pools+1',
+    processor: { id: 'pools/ü', instance: 'pools+1', kind: 'amm', version: '1', changeSchema: 'amm.v1', genericApi: 'entities.v1', deliveryOrdering: 'block', output: 'entities', delivery: true },
+    coverage: describeCoverage({ chainId: CHAIN_ID, ranges: [{ from: 1, to: 9 }], progress: { ...INITIAL_PROGRESS, state: 'live', changeSequence: 12n }, liveHeadBlock: 9, liveHeadHash: null, orderedState: false }),
+    published: '12', updatedAt: '2026-11-28T20:00:00.000Z',
+  };
+  await publisher.describe(descriptor);
+  assert.equal(descriptorKey('pools/ü'), Buffer.from('pools/ü').toString('base64url'));
+  assert.match(descriptorKey('pools/ü'), /^[A-Za-z0-9_-]+$/);
+  const nc = await connect({ servers: server.url });
+  t.after(() => nc.close());
+  const kv = await openDescriptorBucket(nc, 'DESCRIPTORS', 1);
+  assert.deepEqual(await readDescriptor(kv, 'pools/ü'), JSON.parse(JSON.stringify(descriptor)));
+  assert.equal(await readDescriptor(kv, 'other'), null);
+  const status = await kv.status();
+  assert.equal(status.history, 1);
 });

@@ -7,6 +7,7 @@ import { encodeChangeValue, putChange } from '../../store/change-log.js';
 import { encodeCursor } from '../../store/cursor.js';
 import { INITIAL_PROGRESS, writeProgress } from '../../store/coverage.js';
 import { openStore } from '../../store/store.js';
+import { readAncestorEpochs } from '../../store/meta.js';
 import { acquireDataDirLock, DataDirLockedError } from '../../store/lock.js';
 import { tempDir } from './helpers/temp-dir.js';
 
@@ -43,6 +44,7 @@ test('db backup writes a verified copy under a new epoch whose stored cursors na
   // The restored store takes writes that overwrite what it holds (a compacting LMDB copy did not:
   // lmdb-js's LMDB aborted in mdb_page_alloc on such writes after MDB_CP_COMPACT).
   const restored = openStore({ dataDir: join(dir, 'backup') });
+  assert.deepEqual(readAncestorEpochs(restored.meta), [backup.sourceEpoch], 'the copy records the epoch it descends from (JetStream epoch_changed)');
   const tables = restored.processor('blobs');
   for (let round = 0; round < 3; round += 1) {
     await restored.write(() => {

@@ -1,0 +1,99 @@
+/**
+ * What a relay reads of a real node publishing to a real `nats-server` (docs/jetstream.md "Descriptors", "Resets",
+ * `Chain-Node-Committed-At`): the processor's descriptor in the KV bucket, the commit time on the messages, the
+ * publication in `/v1/status` (valid against the OpenAPI document), and a retention gap published as a reset marker.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { openDescriptorBucket, readDescriptor } from '../../net/jetstream/descriptors.js';
+import { headSequence, removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { startNatsServer } from '../support/nats-server.js';
+import { OpenApiValidator } from '../support/openapi-validator.js';
+
+const FAST = ['devnet.block_time_ms=100', 'devnet.reorg_every=8', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'runtime.pool_threads=1'];
+const validator = new OpenApiValidator();
+
+interface Publication { publishedSequence: string; lagChanges: number; lagSeconds: number; resets: { epoch_changed: number; retention_gap: number }; state: string; subject: string }
+
+async function publication(node: NodeProcess): Promise<Publication | undefined> {
+  const response = await fetch(`${node.baseUrl}/v1/status`);
+  const text = await response.text();
+  assert.deepEqual(validator.check('GET', '/v1/status', response.status, response.headers.get('content-type'), text).problems, []);
+  const body = JSON.parse(text) as { processors: Array<{ processor: { id: string }; delivery?: { jetstream: Publication } }> };
+  return body.processors.find((p) => p.processor.id === 'blobs')?.delivery?.jetstream;
+}
+
+const publishedOf = async (node: NodeProcess) => Number((await publication(node))?.publishedSequence ?? 0);
+
+async function natsClient(url: string, t: { after: (fn: () => Promise<void>) => void }): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
+  const nc = await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  t.after(() => nc.close());
+  return { nc, jsm: await jetstreamManager(nc) };
+}
+
+test('the node keeps the processor\'s descriptor in the KV bucket, stamps commit times, and shows publication in /v1/status', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const startedAt = Date.now();
+  const toml = `[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\nstream = "CHANGES"\nsubject_prefix = "cdn"\ndescriptor_bucket = "DESCRIBED"\n`;
+  const node = await startNodeProcess({ toml, sets: FAST });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  await waitUntil(node, async () => (await publishedOf(node)) > 5, 60_000);
+  const status = (await publication(node))!;
+  assert.equal(status.state, 'connected');
+  assert.equal(status.subject, 'cdn.blobs');
+  const { nc, jsm } = await natsClient(server.url, t);
+  const last = (await jsm.streams.getMessage('CHANGES', { last_by_subj: 'cdn.blobs' }))!;
+  const committedAt = Number(last.header.get('Chain-Node-Committed-At'));
+  assert.ok(committedAt >= startedAt && committedAt <= Date.now(), `commit time ${committedAt} while the node ran`);
+  const kv = await openDescriptorBucket(nc, 'DESCRIBED', 1);
+  assert.equal((await kv.status()).history, 1);
+  const served = await (await fetch(`${node.baseUrl}/v1/processors/blobs/status`)).json() as { processor: unknown; coverage: Record<string, unknown> };
+  // The descriptor follows every acknowledged batch: once the stream holds a change, the descriptor names it or a later one.
+  const lastChange = Number(last.header.get('Chain-Node-Last-Sequence'));
+  await waitUntil(node, async () => Number((await readDescriptor(kv, 'blobs'))?.published ?? 0) >= lastChange, 30_000);
+  const descriptor = (await readDescriptor(kv, 'blobs'))!;
+  assert.deepEqual({ format: descriptor.format, storeEpoch: descriptor.storeEpoch, subject: descriptor.subject, processor: descriptor.processor },
+    { format: 1, storeEpoch: last.header.get('Chain-Node-Store-Epoch'), subject: 'cdn.blobs', processor: served.processor });
+  assert.deepEqual(Object.keys(descriptor.coverage).sort(), Object.keys(served.coverage).sort(), 'coverage as the node serves it');
+  assert.equal(descriptor.chainId, (await (await fetch(`${node.baseUrl}/v1/status`)).json() as { chainId: number }).chainId);
+});
+
+test('changes retention pruned unpublished are published as a retention_gap reset marker, counted and shown in /v1/status', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  // An outbox budget of one byte: retention no longer waits for publication.
+  const toml = `[retention]\nprune_interval_seconds = 1\n[budgets.outbox]\nmax_bytes = 1\n[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\nack_timeout_ms = 1000\nretry_initial_ms = 100\n`
+    + `[[processors]]\nid = "blobs"\nkind = "blobs"\nhistory_mode = "live_only"\nhistory_control = "node_owned"\noutput = "entities"\ndelivery = true\nretain_changes = 5\n`;
+  // The stream made beforehand without per-subject limits (the node uses an existing stream as it is), so no marker is evicted.
+  const { jsm } = await natsClient(server.url, t);
+  await jsm.streams.add({ name: 'CHAIN_NODE_CHANGES', subjects: ['chain-node.changes.>'] });
+  const node = await startNodeProcess({ toml, sets: FAST });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  await waitUntil(node, async () => (await publishedOf(node)) > 5, 60_000);
+  await server.stop();
+  await waitUntil(node, async () => (await publication(node))?.state === 'unreachable' && ((await publication(node))?.lagChanges ?? 0) > 20, 60_000);
+  const before = await publishedOf(node);
+  await server.restart();
+  await waitUntil(node, async () => ((await publication(node))?.resets.retention_gap ?? 0) >= 1, 60_000);
+  const head = await headSequence(node);
+  await waitUntil(node, async () => (await publishedOf(node)) >= head, 60_000);
+  const metrics = (await (await fetch(`${node.baseUrl}/metrics`)).text()).split('\n').filter((line) => line.startsWith('chain_node_jetstream')).join('\n');
+  assert.match(metrics, /chain_node_jetstream_resets_total\{instance="blobs",reason="retention_gap"[^}]*\} [1-9]/);
+  const info = await jsm.streams.info('CHAIN_NODE_CHANGES');
+  const markers = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+    const message = await jsm.streams.getMessage('CHAIN_NODE_CHANGES', { seq }).catch(() => null);
+    if (message?.header.get('Chain-Node-Reset')) markers.push(message);
+  }
+  assert.equal(markers.length, 1, 'one marker');
+  const marker = markers[0]!;
+  const next = Number(marker.header.get('Chain-Node-First-Sequence'));
+  assert.equal(marker.header.get('Chain-Node-Reset'), 'retention_gap');
+  assert.equal(marker.data.length, 0);
+  assert.equal(Number(marker.header.get('Chain-Node-Last-Sequence')), next - 1);
+  assert.ok(next > before + 1, `the marker skips the pruned changes: next ${next}, published before ${before}`);
+  assert.equal(marker.header.get('Nats-Msg-Id'), `${marker.header.get('Chain-Node-Store-Epoch')}:blobs:reset:${next}`);
+});
