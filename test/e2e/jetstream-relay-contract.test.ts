@@ -1,14 +1,18 @@
 /**
  * What a relay reads of a real node publishing to a real `nats-server` (docs/jetstream.md "Descriptors", "Resets",
  * `Chain-Node-Committed-At`): the processor's descriptor in the KV bucket, the commit time on the messages, the
- * publication in `/v1/status` (valid against the OpenAPI document), and a retention gap published as a reset marker.
+ * publication in `/v1/status` (valid against the OpenAPI document), a retention gap and a `db backup` restore published
+ * as reset markers.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { openDescriptorBucket, readDescriptor } from '../../net/jetstream/descriptors.js';
-import { headSequence, removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { decodePublication } from '../../store/publication-messages.js';
+import { cpSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { headSequence, removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { startNatsServer } from '../support/nats-server.js';
 import { OpenApiValidator } from '../support/openapi-validator.js';
 
@@ -96,4 +100,45 @@ test('changes retention pruned unpublished are published as a retention_gap rese
   assert.equal(Number(marker.header.get('Chain-Node-Last-Sequence')), next - 1);
   assert.ok(next > before + 1, `the marker skips the pruned changes: next ${next}, published before ${before}`);
   assert.equal(marker.header.get('Nats-Msg-Id'), `${marker.header.get('Chain-Node-Store-Epoch')}:blobs:reset:${next}`);
+});
+
+test('a db backup restored in place continues its subject after an epoch_changed marker, with the whole retained log under the new epoch', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const toml = `[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\n`;
+  const original = await startNodeProcess({ toml, sets: FAST });
+  let restored: NodeProcess | null = null;
+  t.after(async () => { await original.stop('SIGKILL'); await restored?.stop('SIGKILL'); removeDir(original.dir); });
+  await waitUntil(original, async () => (await publishedOf(original)) > 5, 60_000);
+  assert.equal(await original.stop('SIGTERM'), 0);
+  const target = join(original.dir, 'backup');
+  const backup = await runCli(['db', 'backup', target, '--config', original.configFile, '--set', `data_dir=${original.dataDir}`]);
+  assert.equal(backup.code, 0, backup.stderr);
+  const report = JSON.parse(backup.stdout) as { sourceEpoch: string; storeEpoch: string };
+  renameSync(join(original.dataDir, 'db'), join(original.dir, 'db.before-restore'));
+  cpSync(join(target, 'db'), join(original.dataDir, 'db'), { recursive: true });
+  restored = await startNodeProcess({ toml, sets: FAST, dir: original.dir });
+  const node = restored;
+  await waitUntil(node, async () => ((await publication(node))?.resets.epoch_changed ?? 0) === 1, 60_000);
+  const head = await headSequence(node);
+  await waitUntil(node, async () => (await publishedOf(node)) >= head, 60_000);
+  const { jsm } = await natsClient(server.url, t);
+  const info = await jsm.streams.info('CHAIN_NODE_CHANGES');
+  const epochs: string[] = [];
+  const resumed = [];
+  let marker = null;
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+    const message = (await jsm.streams.getMessage('CHAIN_NODE_CHANGES', { seq }))!;
+    epochs.push(message.header.get('Chain-Node-Store-Epoch').padStart(16, '0'));
+    if (message.header.get('Chain-Node-Reset')) marker = message;
+    else if (marker) resumed.push(...decodePublication(BigInt(message.header.get('Chain-Node-First-Sequence')), message.data));
+  }
+  assert.ok(marker, 'an epoch_changed marker');
+  assert.equal(marker.header.get('Chain-Node-Reset'), 'epoch_changed');
+  assert.equal(marker.header.get('Chain-Node-First-Sequence'), '1', 'nothing was pruned: the whole retained log follows');
+  const firstNew = epochs.indexOf(report.storeEpoch);
+  assert.ok(firstNew > 0 && epochs.slice(0, firstNew).every((e) => e === report.sourceEpoch) && epochs.slice(firstNew).every((e) => e === report.storeEpoch), 'the original epoch, then only the restored one');
+  assert.deepEqual(resumed.map((c) => Number(c.sequence)).slice(0, head), Array.from({ length: head }, (_, i) => i + 1), 'every change once, in order, after the marker');
+  const served = await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes?limit=3`)).json() as { data: Array<{ cursor: string }> };
+  assert.deepEqual(resumed.slice(0, 3).map((c) => c.cursor), served.data.map((e) => e.cursor), 'cursors of the new epoch');
 });
