@@ -3,7 +3,8 @@
  * seconds and shows at a glance whether the node is healthy, syncing or starved of peers: the verdict, the
  * supervisor state and its retry countdown, coverage and blocks remaining, peers by origin, material requests by
  * outcome, sessions and disconnect reasons, the manager rows, and the NAT mapping (mode, state, external address,
- * mapped ports, next retry or renewal). Values are written with textContent only.
+ * mapped ports, next retry or renewal), and the JetStream publication (servers known, per instance published
+ * sequence, lag, resets and state). Values are written with textContent only.
  */
 export const DEBUG_NETWORK_PAGE = `<!doctype html>
 <html lang="en">
@@ -64,6 +65,8 @@ export const DEBUG_NETWORK_PAGE = `<!doctype html>
   <div class="card"><h2>Material requests</h2><table id="requests"><thead><tr><th>lane : outcome</th><th class="num">count</th></tr></thead><tbody></tbody></table>
     <div class="muted" id="waiting"></div></div>
   <div class="card"><h2>Disconnects and refusals</h2><table id="disconnects"><thead><tr><th>reason</th><th class="num">count</th></tr></thead><tbody></tbody></table></div>
+  <div class="card"><h2>JetStream publication</h2><div id="publication-summary" class="muted"></div>
+    <table id="publication"><thead><tr><th>instance</th><th>state</th><th class="num">published</th><th class="num">lag changes</th><th class="num">lag s</th><th class="num">resets</th></tr></thead><tbody></tbody></table></div>
   <div class="card"><h2>Managers</h2><table id="managers"><thead><tr><th>#</th><th>phase</th><th class="num">peers</th><th>requested</th><th class="num">attempts</th><th class="num">changed</th></tr></thead><tbody></tbody></table></div>
 </div>
 <script>
@@ -130,6 +133,9 @@ export const DEBUG_NETWORK_PAGE = `<!doctype html>
     }
     rows('disconnects', d);
     rows('managers', n.managers.map(function (m) { return [m.id, m.phase + (m.active ? '' : ' (stopped)'), m.connectedPeers, m.requestedRange ? m.requestedRange.from + '–' + m.requestedRange.to : '—', m.attempts, m.lastChangeSecondsAgo + ' s ago']; }));
+    var p = s.publication;
+    set('publication-summary', p ? 'stream ' + p.stream + ': ' + p.servers + ' server(s) known; reported ' + new Date(p.reportedAt).toLocaleTimeString() : 'off ([delivery.jetstream] enabled = false) or not reported yet');
+    rows('publication', p ? p.processors.map(function (q) { return [q.instance, q.state, q.publishedSequence, q.lagChanges, Math.round(q.lagSeconds * 10) / 10, q.resets]; }) : []);
     set('updated', 'updated ' + new Date(s.generatedAt).toLocaleTimeString());
   }
   function refresh() {

@@ -3,8 +3,8 @@
  * that renders it (api/debug-network-page.ts). Both are open operational routes (spec §5.4). The snapshot joins
  * readiness, the stored chain range (from the configured start to the observed head, every gap counted), the
  * processors, and — for `kind = "p2p"` — the peer lane's supervisor, managers, request outcomes, sessions and
- * origins. For the `devnet`, `rpc` and `none` sources it reports what applies and names what does not. No peer
- * identity appears in it.
+ * origins. For the `devnet`, `rpc` and `none` sources it reports what applies and names what does not, and with
+ * `[delivery.jetstream]` on, the JetStream publication per processor. No peer identity or server address appears in it.
  */
 import type { Store } from '../store/store.js';
 import { u64Key } from '../store/keys.js';
@@ -14,6 +14,7 @@ import type { ReadinessReport } from './operational.js';
 import type { Route } from './routes.js';
 import { DEBUG_NETWORK_PAGE } from './debug-network-page.js';
 import { canonicalBase, canonicalHeadNumber } from '../store/chain-heads.js';
+import { publicationStatus } from './aggregate/publication-status.js';
 
 export type LiveSourceKind = 'devnet' | 'rpc' | 'none' | 'p2p';
 
@@ -49,7 +50,25 @@ export interface NetworkStatus {
     readonly error: string | null;
   };
   readonly processors: readonly { readonly id: string; readonly pendingDeltas: number }[];
+  /** JetStream publication as the publisher lane last reported it; null when off (no server address: the route is open). */
+  readonly publication: {
+    readonly stream: string;
+    readonly servers: number;
+    readonly reportedAt: string;
+    readonly processors: readonly { readonly id: string; readonly instance: string; readonly publishedSequence: string; readonly lagChanges: number; readonly lagSeconds: number; readonly resets: number; readonly state: string }[];
+  } | null;
   readonly generatedAt: string;
+}
+
+function publicationCard(): NetworkStatus['publication'] {
+  const status = publicationStatus();
+  if (!status) return null;
+  return {
+    stream: status.stream, servers: status.servers.length, reportedAt: status.reportedAt,
+    processors: Object.entries(status.processors).map(([id, p]) => ({
+      id, instance: p.instance, publishedSequence: p.publishedSequence, lagChanges: p.lagChanges, lagSeconds: p.lagSeconds, resets: p.resets.epoch_changed + p.resets.retention_gap, state: p.state,
+    })),
+  };
 }
 
 const NOT_PEERS: Readonly<Record<Exclude<LiveSourceKind, 'p2p'>, string>> = {
@@ -122,6 +141,7 @@ export async function buildNetworkStatus(deps: NetworkStatusDeps): Promise<Netwo
       error,
     },
     processors: deps.processors.map((p) => ({ id: p.id, pendingDeltas: pendingDeltas(deps.store, p.instance) })),
+    publication: publicationCard(),
     generatedAt: new Date().toISOString(),
   };
 }

@@ -63,6 +63,15 @@ test('the node keeps the processor\'s descriptor in the KV bucket, stamps commit
     { format: 1, storeEpoch: last.header.get('Chain-Node-Store-Epoch'), subject: 'cdn.blobs', processor: served.processor });
   assert.deepEqual(Object.keys(descriptor.coverage).sort(), Object.keys(served.coverage).sort(), 'coverage as the node serves it');
   assert.equal(descriptor.chainId, (await (await fetch(`${node.baseUrl}/v1/status`)).json() as { chainId: number }).chainId);
+  // The open network snapshot (and its /debug/network card): servers counted, never named.
+  const response = await fetch(`${node.baseUrl}/v1/network/status`);
+  const text = await response.text();
+  assert.deepEqual(validator.check('GET', '/v1/network/status', response.status, response.headers.get('content-type'), text).problems, []);
+  const card = (JSON.parse(text) as { publication: { stream: string; servers: number; processors: Array<{ id: string; state: string; publishedSequence: string }> } }).publication;
+  assert.deepEqual([card.stream, card.servers, card.processors.map((p) => [p.id, p.state])], ['CHANGES', 1, [['blobs', 'connected']]]);
+  assert.ok(Number(card.processors[0]!.publishedSequence) > 5);
+  assert.ok(!text.includes(server.url.replace('nats://', '')), 'no server address on the open route');
+  assert.match(await (await fetch(`${node.baseUrl}/debug/network`)).text(), /<h2>JetStream publication<\/h2>/);
 });
 
 test('changes retention pruned unpublished are published as a retention_gap reset marker, counted and shown in /v1/status', async (t) => {
