@@ -210,15 +210,20 @@ export class ActorSystem extends EventEmitter {
     });
   }
 
-  /** Stops lanes in the given order (lanes not named stop last, together), each child within its shutdown budget. */
-  async stop(order: readonly string[] = []): Promise<void> {
+  /**
+   * Stops lanes in the given order, then the lanes named in neither list together, then `last` in its order (lanes
+   * that follow the others' work), each child within its shutdown budget.
+   */
+  async stop(order: readonly string[] = [], last: readonly string[] = []): Promise<void> {
     this.stopping = true;
     for (const timer of this.startTimers) clearTimeout(timer);
     this.startTimers.clear();
     const named = order.filter((lane) => this.lanes.has(lane));
-    const rest = [...this.lanes.keys()].filter((lane) => !named.includes(lane));
+    const after = last.filter((lane) => this.lanes.has(lane) && !named.includes(lane));
+    const rest = [...this.lanes.keys()].filter((lane) => !named.includes(lane) && !after.includes(lane));
     for (const lane of named) await this.stopLanes([lane]);
     await this.stopLanes(rest);
+    for (const lane of after) await this.stopLanes([lane]);
     for (const link of this.rootLinks.values()) link.fail('system stopped');
   }
 

@@ -319,10 +319,13 @@ export const configSchema = z.strictObject({
     /** The one writer of consumer records (leases, watermarks). */
     outbox: actorBudget({ mailbox_capacity: 1024, memory_mb: 128 }),
     snapshots: actorBudget({ mailbox_capacity: 256, memory_mb: 256 }),
+    /** JetStream publication (actors/publisher; only with [delivery.jetstream] enabled): one instance; its mailbox takes every processor's change notices. */
+    publisher: actorBudget({ mailbox_capacity: 1024, memory_mb: 256 }),
     /** Materialization jobs and source probes (actors/history). */
     history: actorBudget({ mailbox_capacity: 256, memory_mb: 512 }),
   }).prefault({}),
 }).superRefine((config, ctx) => {
+  if (config.actors.publisher.instances !== 1) ctx.addIssue({ code: 'custom', path: ['actors', 'publisher', 'instances'], message: 'expected 1 (one publisher per store: each instance\'s subject has one writer)' });
   if (config.history.on_demand_source !== '' && !config.sources.history.some((source) => source.id === config.history.on_demand_source)) {
     ctx.addIssue({ code: 'custom', path: ['history', 'on_demand_source'], message: `expected the id of a [[sources.history]] entry (${config.sources.history.map((source) => JSON.stringify(source.id)).join(', ') || 'none is configured'})` });
   }

@@ -193,10 +193,10 @@ export function replacementLane(config: NodeConfig, dataDir: string, spec: Chain
   return processorLaneSpec(config, processorLane(replacement.instance), args, config.runtime.shutdown_timeout_seconds * 1000);
 }
 
-/** `[delivery.jetstream]` on: the supervised `publisher` lane (not required: the node serves without the broker). Its budget is the snapshots lane's (no key of its own yet). */
+/** `[delivery.jetstream]` on: the supervised `publisher` lane (not required: the node serves without the broker), budget `[actors.publisher]`. */
 function publisherLane(config: NodeConfig, dataDir: string, spec: ChainSpec, shutdownMs: number, secrets: NatsSecrets, processors: readonly ConfiguredProcessor[]): LaneSpec {
   const js = config.delivery.jetstream;
-  const budget = { ...config.actors.snapshots, instances: 1 };
+  const budget = { ...config.actors.publisher, instances: 1 };
   const retained = config.processors.filter((p) => p.delivery).map((p) => p.retain_changes);
   const args: PublisherArgs = {
     dataDir, chainId: spec.chainId,
@@ -310,3 +310,5 @@ export function buildLanes(
 
 /** Stop order: listeners stop accepting first, then the source, the history lane (before the processors it asks), finality, then the writers finish their transactions. */
 export const STOP_ORDER = ['listener', 'rpc', 'source', 'history', 'finality', 'chain'];
+/** Stopped after every other lane: the publisher follows the processors' change logs, so it stops once they committed their last block. */
+export const STOP_LAST = ['publisher'];

@@ -28,7 +28,7 @@ import { ensureP2pSecret } from '../../store/secret.js';
 import type { ReadinessReport } from '../../api/operational.js';
 import { ConfigError, type LoadedConfig } from './config.js';
 import { addressTaken } from '../../api/server.js';
-import { buildLanes, replacementLane, processorLane, STOP_ORDER, type ReplacementInstance } from './lanes.js';
+import { buildLanes, replacementLane, processorLane, STOP_LAST, STOP_ORDER, type ReplacementInstance } from './lanes.js';
 import { listRebuilds } from '../../store/rebuilds.js';
 import { createRootMetrics } from './metrics.js';
 import { installHttpGuard } from '../../api/http-guard.js';
@@ -161,7 +161,7 @@ export async function startNode(loaded: LoadedConfig, options: StartOptions = {}
     stopping ??= (async () => {
       log.info('stopping');
       stopMapRelease();
-      await system.stop(STOP_ORDER);
+      await system.stop(STOP_ORDER, STOP_LAST);
       await pool.destroy();
       await store.close();
       lock.release();
