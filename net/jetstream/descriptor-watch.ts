@@ -1,0 +1,98 @@
+/**
+ * A relay's view of the node's descriptor bucket (docs/jetstream.md "Descriptors"): every processor id's entry —
+ * its hello descriptor, coverage, chain, store epoch and subject — kept current by a KV watch.
+ */
+import { Kvm, type KV } from '@nats-io/kv';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { ProcessorCoverage } from '../../store/coverage.js';
+import type { ProcessorDescriptor } from '../../store/processor-descriptor.js';
+
+/** The key of processor id `id` in the descriptor bucket: base64url without padding (KV keys allow fewer characters than ids). */
+export function descriptorKey(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+export interface PublishedDescriptor {
+  readonly format: 1;
+  readonly chainId: number;
+  readonly storeEpoch: string;
+  readonly subject: string;
+  readonly processor: ProcessorDescriptor;
+  readonly coverage: ProcessorCoverage;
+  readonly published: string;
+  readonly updatedAt: string;
+}
+
+function isDescriptor(value: unknown): value is PublishedDescriptor {
+  const d = value as PublishedDescriptor;
+  return typeof d === 'object' && d !== null && d.format === 1 && typeof d.chainId === 'number' && typeof d.storeEpoch === 'string'
+    && typeof d.subject === 'string' && typeof d.processor?.id === 'string' && typeof d.processor?.instance === 'string' && typeof d.coverage === 'object';
+}
+
+export class DescriptorWatch {
+  private readonly byId = new Map<string, PublishedDescriptor>();
+  private stopped = false;
+  private watching: { stop(): void } | null = null;
+
+  private constructor(private readonly kv: KV, private readonly changed: (descriptor: PublishedDescriptor) => void) {}
+
+  /** Opens the bucket (waiting until the node has created it, or `signal` aborts), reads every entry, then watches. */
+  static async open(js: JetStreamClient, bucket: string, changed: (descriptor: PublishedDescriptor) => void, retryMs = 500, signal?: AbortSignal): Promise<DescriptorWatch> {
+    const kvm = new Kvm(js);
+    for (;;) {
+      try {
+        const watch = new DescriptorWatch(await kvm.open(bucket, { bindOnly: true }), changed);
+        await watch.start();
+        return watch;
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      }
+    }
+  }
+
+  get(id: string): PublishedDescriptor | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): PublishedDescriptor[] {
+    return [...this.byId.values()];
+  }
+
+  private take(value: unknown): void {
+    if (!isDescriptor(value)) return;
+    const before = this.byId.get(value.processor.id);
+    if (before && before.updatedAt > value.updatedAt && before.storeEpoch === value.storeEpoch) return;
+    this.byId.set(value.processor.id, value);
+    this.changed(value);
+  }
+
+  /** Watches first (so no update between the read and the watch is lost), then reads every entry once. */
+  private async start(): Promise<void> {
+    const updates = await this.kv.watch();
+    this.watching = updates;
+    void (async () => {
+      for await (const entry of updates) {
+        if (this.stopped) break;
+        if (entry.operation === 'PUT') this.take(safeJson(entry.value));
+      }
+    })();
+    for await (const key of await this.kv.keys()) {
+      const entry = await this.kv.get(key);
+      if (entry && entry.operation === 'PUT') this.take(safeJson(entry.value));
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watching?.stop();
+  }
+}
+
+function safeJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
