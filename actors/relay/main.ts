@@ -62,8 +62,9 @@ export async function startRelay(loaded: LoadedRelayConfig, log: Logger): Promis
   let hub: SseHub | null = null;
   const feed: RelayFeed = new RelayFeed({
     js: client, jsm, stream: js.stream, cacheBytes: config.relay.cache_bytes, log,
-    wake: (instance, last, committedAt) => {
+    wake: (instance, last, committedAt, live) => {
       relayMetrics.copiedSequence.set({ instance }, Number(feed.copiedHead(instance)));
+      if (live && committedAt) relayMetrics.commitToCopySeconds.observe(Math.max(0, Date.now() - committedAt) / 1000);
       hub?.notify(instance, last === undefined ? undefined : Number(last), committedAt ?? undefined);
     },
     reset: (instance, reason) => {

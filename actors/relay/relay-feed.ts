@@ -20,7 +20,7 @@ export interface RelayFeedOptions {
   readonly cacheBytes: number;
   readonly log: Logger;
   /** New changes (or changes fetched again) for `instance`: streams following it may go on. */
-  readonly wake: (instance: string, last?: bigint, committedAt?: number | null) => void;
+  readonly wake: (instance: string, last?: bigint, committedAt?: number | null, live?: boolean) => void;
   /** The copy of `instance` started a new run (reset marker, epoch change or gap). */
   readonly reset: (instance: string, reason: string) => void;
 }
@@ -66,7 +66,7 @@ export class RelayFeed implements ChangeFeed {
     const instance = descriptor.processor.instance;
     if (this.copies.has(instance) || this.retrying.has(instance)) return;
     const copy = new SubjectCopy(descriptor.subject, this.options.stream, this.options.js, this.options.jsm, this.cache, {
-      appended: (last, committedAt) => this.options.wake(instance, last, committedAt),
+      appended: (last, committedAt, live) => this.options.wake(instance, last, committedAt, live),
       loaded: () => this.options.wake(instance),
       reset: (reason) => this.options.reset(instance, reason),
     });

@@ -45,14 +45,17 @@ export function changesRoutes(context: ChangesContext, feed: ChangeFeed): Route[
         const processor = context.processors.byId(request.params[0] ?? '');
         requireDelivery(processor);
         const limit = pageLimit(request.query, context.limits);
-        const after = resumePosition(request.query.get('after') ?? undefined, feed.owner(processor), feed.bounds(processor));
-        const page = () => {
+        const token = request.query.get('after') ?? undefined;
+        const position = () => resumePosition(token, feed.owner(processor), feed.bounds(processor));
+        const page = (after: bigint) => {
           const changes = feed.read(processor, after, limit);
           const nextCursor = changes.length === limit ? changes[changes.length - 1]!.cursor : null;
           return jsonBytesReply(pageBytes(changes.map((change) => change.json), nextCursor, feed.coverage(processor)));
         };
+        const after = position();
         const fetching = feed.prepare?.(processor, after, limit);
-        return fetching ? fetching.then(page) : page();
+        // What was fetched may have left the feed meanwhile (a relay trims what the stream removed): ask again.
+        return fetching ? fetching.then(() => page(position())) : page(after);
       },
     },
   ];

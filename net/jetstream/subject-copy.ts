@@ -7,7 +7,7 @@
  * or a retention gap), of one store epoch, without gaps. A message that does not follow the run's last change
  * starts a new run at it (the changes between can no longer be served: cursors there are expired).
  *
- * Memory: decoded changes of all copies share one byte budget (`ChangeCache`); the least recently loaded entries
+ * Memory: decoded changes of all copies share one byte budget (`ChangeCache`); the least recently used entries
  * give their changes back when it is passed and keep only their range, and `prepare` fetches them again by stream
  * sequence when a reader needs them. Messages the stream removed (its limits) are found by `trim`, which drops
  * entries whose stream message is gone.
@@ -30,7 +30,7 @@ interface Entry {
   loading: Promise<void> | null;
 }
 
-/** The byte budget every copy's decoded changes share; the least recently loaded are evicted first. */
+/** The byte budget every copy's decoded changes share; the least recently loaded or read are evicted first. */
 export class ChangeCache {
   private readonly loaded = new Set<Entry>();
   private used = 0;
@@ -51,6 +51,11 @@ export class ChangeCache {
     }
   }
 
+  /** `entry` was just read: it becomes the last to be evicted. */
+  touch(entry: Entry): void {
+    if (this.loaded.delete(entry)) this.loaded.add(entry);
+  }
+
   release(entry: Entry): void {
     if (!this.loaded.delete(entry)) return;
     entry.changes = null;
@@ -67,8 +72,11 @@ export interface CopyBounds {
 }
 
 export interface SubjectCopyEvents {
-  /** New changes up to `last` arrived (committed at `committedAt` ms since the epoch, when the publisher knew). */
-  appended(last: bigint, committedAt: number | null): void;
+  /**
+   * New changes up to `last` arrived (committed at `committedAt` ms since the epoch, when the publisher knew);
+   * `live`: the copy had caught up before (not a message of the initial read).
+   */
+  appended(last: bigint, committedAt: number | null, live: boolean): void;
   /** Changes fetched again (a reader waiting on them may go on). */
   loaded(): void;
   /** A reset marker or a break in the run: streams positioned before it must be reset. */
@@ -181,7 +189,7 @@ export class SubjectCopy {
     this.cache.hold(entry);
     this.runHead = last;
     const committed = Number(headers?.get(HEADER_COMMITTED_AT) || 'NaN');
-    this.events.appended(last, Number.isFinite(committed) ? committed : null);
+    this.events.appended(last, Number.isFinite(committed) ? committed : null, this.ready);
   }
 
   private startRun(epoch: string | null, first: bigint): void {
@@ -215,6 +223,7 @@ export class SubjectCopy {
         void this.load(entry).catch(() => undefined);
         break;
       }
+      this.cache.touch(entry);
       for (const change of entry.changes) {
         if (change.sequence <= after) continue;
         out.push(change);
@@ -232,6 +241,7 @@ export class SubjectCopy {
     for (let i = this.entryAfter(after); i >= 0 && i < this.entries.length && count < BigInt(limit); i += 1) {
       const entry = this.entries[i]!;
       if (!entry.changes) missing.push(entry);
+      else this.cache.touch(entry);
       count += entry.last - (entry.first > after ? entry.first : after + 1n) + 1n;
     }
     if (missing.length === 0) return undefined;
@@ -242,14 +252,20 @@ export class SubjectCopy {
     if (entry.changes) return Promise.resolve();
     entry.loading ??= this.jsm.streams.getMessage(this.stream, { seq: entry.seq }).then((stored) => {
       entry.loading = null;
-      if (!stored) throw new Error(`stream message ${entry.seq} is gone`);
+      if (!stored) {
+        this.dropThrough(entry);
+        this.events.loaded();
+        return;
+      }
       entry.changes = decodePublication(entry.first, stored.data);
       this.cache.hold(entry);
       this.events.loaded();
     }, (error: unknown) => {
       entry.loading = null;
-      if (error instanceof JetStreamApiError && error.code === 10037) this.dropThrough(entry);
-      throw error;
+      if (!(error instanceof JetStreamApiError) || error.code !== 10037) throw error;
+      // Gone from the stream (its limits): it and everything older leave the run; readers there are expired.
+      this.dropThrough(entry);
+      this.events.loaded();
     });
     return entry.loading;
   }
@@ -261,6 +277,15 @@ export class SubjectCopy {
     for (const dropped of this.entries.splice(0, index + 1)) this.cache.release(dropped);
   }
 
+  /** Whether the stream still holds message `seq`; null when it cannot be told (an error other than "no message"). */
+  private async exists(seq: number): Promise<boolean | null> {
+    try {
+      return (await this.jsm.streams.getMessage(this.stream, { seq })) !== null;
+    } catch (error) {
+      return error instanceof JetStreamApiError && error.code === 10037 ? false : null;
+    }
+  }
+
   /**
    * Drops the entries whose stream messages the stream's limits removed (they are removed oldest first): the
    * oldest entry is probed, and while it is gone, the next.
@@ -268,13 +293,8 @@ export class SubjectCopy {
   async trim(): Promise<void> {
     while (!this.stopped && this.entries.length > 0) {
       const oldest = this.entries[0]!;
-      try {
-        await this.jsm.streams.getMessage(this.stream, { seq: oldest.seq });
-        return;
-      } catch (error) {
-        if (!(error instanceof JetStreamApiError) || error.code !== 10037) return;
-        if (this.entries[0] === oldest) this.dropThrough(oldest);
-      }
+      if (await this.exists(oldest.seq) !== false) return;
+      if (this.entries[0] === oldest) this.dropThrough(oldest);
     }
   }
 }
