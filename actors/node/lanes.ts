@@ -194,13 +194,14 @@ export function replacementLane(config: NodeConfig, dataDir: string, spec: Chain
 }
 
 /** `[delivery.jetstream]` on: the supervised `publisher` lane (not required: the node serves without the broker). Its budget is the snapshots lane's (no key of its own yet). */
-function publisherLane(config: NodeConfig, dataDir: string, spec: ChainSpec, shutdownMs: number, secrets: NatsSecrets): LaneSpec {
+function publisherLane(config: NodeConfig, dataDir: string, spec: ChainSpec, shutdownMs: number, secrets: NatsSecrets, processors: readonly ConfiguredProcessor[]): LaneSpec {
   const js = config.delivery.jetstream;
   const budget = { ...config.actors.snapshots, instances: 1 };
   const retained = config.processors.filter((p) => p.delivery).map((p) => p.retain_changes);
   const args: PublisherArgs = {
     dataDir, chainId: spec.chainId,
-    instances: config.processors.filter((p) => p.delivery).map((p) => ({ processor: p.id, instance: p.instance ?? p.id })),
+    instances: processors.filter((p) => p.delivery).map((p) => ({ processor: p.id, instance: p.instance, configured: p })),
+    descriptorBucket: js.descriptor_bucket,
     publisher: {
       servers: js.servers, stream: js.stream, subjectPrefix: js.subject_prefix, replicas: js.replicas, maxBytes: js.max_bytes, ackTimeoutMs: js.ack_timeout_ms,
       // Messages per subject follow the instances' retention: a message holds at least one change, so the largest retain_changes bounds it (0 keeps all).
@@ -299,7 +300,7 @@ export function buildLanes(
       return processorLaneSpec(config, processorLane(p.id), args, shutdownMs);
     }),
     ...replacements.map((replacement) => replacementLane(config, dataDir, spec, custom, replacement)),
-    ...(jetstream.enabled ? [publisherLane(config, dataDir, spec, shutdownMs, natsSecrets)] : []),
+    ...(jetstream.enabled ? [publisherLane(config, dataDir, spec, shutdownMs, natsSecrets, processors)] : []),
     { lane: 'outbox', required: true, policy: restartPolicy(config.actors.outbox), children: children('outbox', 'outbox/actor.js', single(config.actors.outbox), shutdownMs, () => outboxArgs) },
     { lane: 'snapshots', required: false, policy: restartPolicy(config.actors.snapshots), children: children('snapshots', 'snapshots/actor.js', single(config.actors.snapshots), shutdownMs, () => snapshotsArgs) },
     { lane: 'history', required: false, policy: restartPolicy(config.actors.history), children: children('history', 'history/actor.js', single(config.actors.history), shutdownMs, () => historyArgs) },

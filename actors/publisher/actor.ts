@@ -18,12 +18,17 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import type { PublisherInbox } from './messages.js';
 import type { OutboxInbox } from '../outbox/messages.js';
 import { createPublisherMetrics, type PublisherMetrics } from './metrics.js';
+import { processorDescriptor, type ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
+import { processorTables, readCoverage } from '../../api/aggregate/processor-reader.js';
+import { DescriptorBucket } from '../../net/jetstream/descriptors.js';
 
 export interface PublisherArgs {
   readonly dataDir: string;
   readonly chainId: number;
-  /** Processor id → the instance whose log it publishes (delivery on only). */
-  readonly instances: ReadonlyArray<{ readonly processor: string; readonly instance: string }>;
+  /** Processor id → the instance whose log it publishes (delivery on only), and the processor as the API serves it (descriptor, coverage). */
+  readonly instances: ReadonlyArray<{ readonly processor: string; readonly instance: string; readonly configured: ConfiguredProcessor }>;
+  /** The key-value bucket of descriptors relays read (docs/jetstream.md "Descriptors"). */
+  readonly descriptorBucket: string;
   readonly publisher: Omit<PublisherOptions, 'storeEpoch'>;
   readonly maxMessageBytes: number;
   readonly retryInitialMs: number;
@@ -47,6 +52,7 @@ interface State {
   readonly lanes: Map<string, Lane>;
   stopped: boolean;
   publisher: FencedPublisher | null;
+  descriptors: DescriptorBucket | null;
   running: Promise<unknown> | null;
   readonly metrics: PublisherMetrics;
   timer: NodeJS.Timeout | null;
@@ -56,6 +62,8 @@ type Ctx = ActorContext<PublisherArgs>;
 
 /** Messages published between checks of `stopped` and of new notices. */
 const BATCH_MESSAGES = 64;
+/** While an instance catches up, its descriptor is put at most this often (and always once it has caught up). */
+const DESCRIPTOR_EVERY_MS = 250;
 
 const pause = (ms: number, state: State) => new Promise<void>((resolve) => {
   if (state.stopped) return resolve();
@@ -77,6 +85,19 @@ async function connectLoop(ctx: Ctx, state: State): Promise<FencedPublisher | nu
   return null;
 }
 
+/** Opens (creates when missing) the descriptor bucket, retrying like the connection. */
+async function describeLoop(ctx: Ctx, state: State, publisher: FencedPublisher): Promise<DescriptorBucket | null> {
+  for (let delay = ctx.args.retryInitialMs; !state.stopped; delay = Math.min(delay * 2, 30_000)) {
+    try {
+      return await DescriptorBucket.open(publisher.client, ctx.args.descriptorBucket, ctx.args.publisher.replicas);
+    } catch (error) {
+      ctx.log.warn('cannot open the JetStream descriptor bucket; relays cannot serve until it opens', { bucket: ctx.args.descriptorBucket, ...errorFields(error), retryMs: delay });
+      await pause(delay, state);
+    }
+  }
+  return null;
+}
+
 /** Why a publish or connection failed, for the error counter. */
 function reasonOf(error: unknown): string {
   if (error instanceof ForeignPublisherError) return 'foreign_publisher';
@@ -85,6 +106,12 @@ function reasonOf(error: unknown): string {
   if (text.includes('timeout')) return 'timeout';
   if (/connection|connect|closed|disconnect|econnrefused|no responders/.test(text)) return 'connection';
   return 'other';
+}
+
+/** When the change `sequence` was committed, as this process was notified (null: before it started, or not told). */
+function commitTimeOf(lane: Lane, sequence: bigint): number | null {
+  for (const commit of lane.commits) if (BigInt(commit.sequence) >= sequence) return commit.at;
+  return null;
 }
 
 /** Refreshes the lag gauges of every instance from its log head and the commits still waiting. */
@@ -105,9 +132,33 @@ function measure(state: State): void {
   }
 }
 
+/** Puts the instance's descriptor: what relays answer hello frames, the change head and page coverage from. */
+async function putDescriptor(ctx: Ctx, state: State, configured: ConfiguredProcessor, published: bigint): Promise<void> {
+  if (!state.descriptors || !state.publisher) return;
+  state.store.env.resetReadTxn();
+  await state.descriptors.put({
+    format: 1, chainId: ctx.args.chainId, storeEpoch: state.store.epoch.toString(16), subject: state.publisher.subject(configured.instance),
+    processor: processorDescriptor(configured), coverage: readCoverage(state.store, ctx.args.chainId, configured), published: published.toString(), updatedAt: new Date().toISOString(),
+  });
+}
+
+/** The instance's change log, once its processor lane has created its tables (null: stopped first). */
+async function changeLogOf(ctx: Ctx, state: State, instance: string) {
+  while (!state.stopped) {
+    const tables = processorTables(state.store, instance);
+    if (tables) return { changes: tables.changes, epoch: state.store.epoch, chainId: ctx.args.chainId, instance };
+    await pause(ctx.args.retryInitialMs, state);
+    state.store.env.resetReadTxn();
+  }
+  return null;
+}
+
 /** Publishes `instance` until stopped: catch up, then wait for a notice. */
-async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance: string, lane: Lane): Promise<void> {
-  const log = { changes: state.store.processor(instance).changes, epoch: state.store.epoch, chainId: ctx.args.chainId, instance };
+async function run(ctx: Ctx, state: State, publisher: FencedPublisher, configured: ConfiguredProcessor, lane: Lane): Promise<void> {
+  const instance = configured.instance;
+  let describedAt = 0;
+  const log = await changeLogOf(ctx, state, instance);
+  if (!log) return;
   let delay = ctx.args.retryInitialMs;
   let reported = -1n;
   while (!state.stopped && !lane.refused) {
@@ -124,10 +175,15 @@ async function run(ctx: Ctx, state: State, publisher: FencedPublisher, instance:
         }
         const messages = publicationMessages(log, at.lastChange, ctx.args.maxMessageBytes, BATCH_MESSAGES);
         for (const message of messages) {
-          at = await publisher.publish(instance, at, message);
+          at = await publisher.publish(instance, at, message, commitTimeOf(lane, message.last));
           lane.published = at.lastChange;
         }
         delay = ctx.args.retryInitialMs;
+        const idle = messages.length < BATCH_MESSAGES && !lane.pending;
+        if (describedAt === 0 || (messages.length > 0 && (idle || Date.now() - describedAt >= DESCRIPTOR_EVERY_MS))) {
+          await putDescriptor(ctx, state, configured, at.lastChange);
+          describedAt = Date.now();
+        }
         if (messages.length > 0 || reported !== at.lastChange) {
           reported = at.lastChange;
           await ctx.send<OutboxInbox>('outbox', { type: 'publication.published', instance, sequence: at.lastChange }).catch(() => undefined);
@@ -155,13 +211,14 @@ export default defineActor<State, PublisherArgs, PublisherInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
     const state: State = { store, pauses: new Set(), lanes: new Map(ctx.args.instances.map((i) => [i.processor, { instance: i.instance, wake: null, pending: true, refused: false, published: 0n, commits: [] }])),
-      stopped: false, publisher: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null,
+      stopped: false, publisher: null, descriptors: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null,
     };
     state.timer = setInterval(() => measure(state), 1000);
-    state.running = connectLoop(ctx, state).then((publisher) => {
+    state.running = connectLoop(ctx, state).then(async (publisher) => {
       state.publisher = publisher;
       if (!publisher) return undefined;
-      return Promise.all(ctx.args.instances.map(({ processor, instance }) => run(ctx, state, publisher, instance, state.lanes.get(processor)!)));
+      state.descriptors = await describeLoop(ctx, state, publisher);
+      return Promise.all(ctx.args.instances.map(({ processor, configured }) => run(ctx, state, publisher, configured, state.lanes.get(processor)!)));
     });
     ctx.ready();
     return state;

@@ -18,7 +18,7 @@ import { addressTaken, closeApp, closeListenSocket, createApiApp, listen } from 
 import { SseHub } from '../../api/sse/sse-hub.js';
 import { registerStreamRoute, STREAM_ROUTE } from '../../api/sse/stream-route.js';
 import { natsConnectionOptions } from '../../net/jetstream/connection.js';
-import { DescriptorWatch } from '../../net/jetstream/descriptor-watch.js';
+import { DescriptorWatch } from '../../net/jetstream/descriptors.js';
 import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
 import { createListenerMetrics } from '../listener/metrics.js';
 import type { LoadedRelayConfig } from './config.js';

@@ -10,7 +10,7 @@ import type { ConfiguredProcessor } from '../../api/aggregate/configured-process
 import { HttpError } from '../../api/errors.js';
 import type { Logger } from '../../runtime/log.js';
 import { errorFields } from '../../runtime/log.js';
-import type { PublishedDescriptor } from '../../net/jetstream/descriptor-watch.js';
+import type { PublishedDescriptor } from '../../net/jetstream/descriptors.js';
 import { ChangeCache, SubjectCopy } from '../../net/jetstream/subject-copy.js';
 
 export interface RelayFeedOptions {
@@ -26,6 +26,8 @@ export interface RelayFeedOptions {
 }
 
 const RETRY_MS = 2000;
+/** How often each copy probes the stream: for messages its limits removed, and for a consumer that stopped delivering. */
+const WATCH_MS = 3000;
 
 /** A processor as the relay serves it: the descriptor's identity (no kind code runs here). */
 function processorOf(descriptor: PublishedDescriptor): ConfiguredProcessor {
@@ -69,6 +71,7 @@ export class RelayFeed implements ChangeFeed {
       appended: (last, committedAt, live) => this.options.wake(instance, last, committedAt, live),
       loaded: () => this.options.wake(instance),
       reset: (reason) => this.options.reset(instance, reason),
+      stalled: (at, last) => this.options.log.warn('the copy of a subject stopped receiving; reading on with a new consumer', { subject: descriptor.subject, at, last }),
     });
     this.copies.set(instance, copy);
     copy.start().catch((error: unknown) => {
@@ -81,7 +84,12 @@ export class RelayFeed implements ChangeFeed {
         if (latest && !this.stopped) this.describe(latest);
       }, RETRY_MS).unref();
     });
-    this.trimming ??= setInterval(() => { for (const c of this.copies.values()) void c.trim(); }, 5000);
+    this.trimming ??= setInterval(() => {
+      for (const c of this.copies.values()) {
+        void c.trim();
+        void c.watch();
+      }
+    }, WATCH_MS);
   }
 
   /** Every processor id with a descriptor, and whether its copy has caught up with its subject. */

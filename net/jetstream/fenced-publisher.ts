@@ -13,6 +13,8 @@ export const HEADER_FIRST = 'Chain-Node-First-Sequence';
 export const HEADER_LAST = 'Chain-Node-Last-Sequence';
 export const HEADER_STORE = 'Chain-Node-Store-Epoch';
 export const HEADER_INSTANCE = 'Chain-Node-Instance';
+export const HEADER_RESET = 'Chain-Node-Reset';
+export const HEADER_COMMITTED_AT = 'Chain-Node-Committed-At';
 
 export interface PublisherOptions {
   readonly servers: readonly string[];
@@ -65,6 +67,11 @@ export class FencedPublisher {
     return publisher;
   }
 
+  /** The JetStream client of this publisher's connection (the descriptor bucket shares it). */
+  get client(): JetStreamClient {
+    return this.js;
+  }
+
   subject(instance: string): string {
     return `${this.options.subjectPrefix}.${instance}`;
   }
@@ -98,9 +105,10 @@ export class FencedPublisher {
     return { subjectSequence: last.seq, lastChange: BigInt(last.header.get(HEADER_LAST)) };
   }
 
-  /** Publishes one message after `at`; the new position, or a JetStreamApiError (10071: the fence refused it). */
-  async publish(instance: string, at: SubjectPosition, message: PublicationMessage): Promise<SubjectPosition> {
+  /** Publishes one message after `at` (`committedAt`: its last change's commit time, ms since the epoch, when known); the new position, or a JetStreamApiError (10071: the fence refused it). */
+  async publish(instance: string, at: SubjectPosition, message: PublicationMessage, committedAt: number | null = null): Promise<SubjectPosition> {
     const h = headers();
+    if (committedAt !== null) h.set(HEADER_COMMITTED_AT, String(Math.round(committedAt)));
     h.set(HEADER_FIRST, String(message.first));
     h.set(HEADER_LAST, String(message.last));
     h.set(HEADER_STORE, this.options.storeEpoch);

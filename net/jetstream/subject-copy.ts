@@ -12,14 +12,11 @@
  * sequence when a reader needs them. Messages the stream removed (its limits) are found by `trim`, which drops
  * entries whose stream message is gone.
  */
-import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { DeliverPolicy, JetStreamApiError, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import type { StoredChange } from '../../store/change-log.js';
 import { decodePublication } from '../../store/publication-messages.js';
-import { HEADER_FIRST, HEADER_LAST, HEADER_STORE } from './fenced-publisher.js';
-
-export const HEADER_RESET = 'Chain-Node-Reset';
-export const HEADER_COMMITTED_AT = 'Chain-Node-Committed-At';
+import { HEADER_COMMITTED_AT, HEADER_FIRST, HEADER_LAST, HEADER_RESET, HEADER_STORE } from './fenced-publisher.js';
 
 interface Entry {
   readonly first: bigint;
@@ -81,6 +78,8 @@ export interface SubjectCopyEvents {
   loaded(): void;
   /** A reset marker or a break in the run: streams positioned before it must be reset. */
   reset(reason: string): void;
+  /** The consumer stopped delivering at stream sequence `at` while the subject holds up to `last`: a new one starts. */
+  stalled?(at: number, last: number): void;
 }
 
 export class SubjectCopy {
@@ -94,6 +93,9 @@ export class SubjectCopy {
   private stopped = false;
   /** Stream sequence of the subject's last message when the copy started: caught up once it is read. */
   private target = 0;
+  /** `lastSeq` at the previous watch, and whether a new consumer is being started. */
+  private seqAtWatch = 0;
+  private restarting = false;
 
   constructor(
     readonly subject: string,
@@ -134,15 +136,54 @@ export class SubjectCopy {
       this.target = 0;
     }
     if (this.target === 0) this.caughtUpNow();
-    const consumer = await this.js.consumers.get(this.stream, { filter_subjects: this.subject });
+    await this.consume();
+  }
+
+  /** An ordered consumer from the subject's first message, or from the one after the last read. */
+  private async consume(): Promise<void> {
+    const from = this.lastSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.lastSeq + 1 } : {};
+    const consumer = await this.js.consumers.get(this.stream, { filter_subjects: this.subject, ...from });
     const messages = await consumer.consume({ max_messages: 512 });
     this.consuming = messages;
     void (async () => {
-      for await (const message of messages) {
-        if (this.stopped) break;
-        this.take(message);
+      try {
+        for await (const message of messages) {
+          if (this.stopped) break;
+          this.take(message);
+        }
+      } catch {
+        // Ended by an error: `watch` starts a new consumer.
       }
     })();
+  }
+
+  /**
+   * Starts a new consumer after the last message read when the current one stopped delivering while the subject
+   * has more (its server died with it: the client library does not always notice). Called every few seconds.
+   */
+  async watch(): Promise<void> {
+    if (this.stopped || this.restarting) return;
+    const seen = this.lastSeq;
+    let last = 0;
+    try {
+      last = (await this.jsm.streams.getMessage(this.stream, { last_by_subj: this.subject }))?.seq ?? 0;
+    } catch {
+      return;
+    }
+    const stalled = last > this.lastSeq && this.lastSeq === this.seqAtWatch;
+    this.seqAtWatch = seen;
+    if (!stalled || this.stopped) return;
+    this.restarting = true;
+    try {
+      this.events.stalled?.(this.lastSeq, last);
+      const closing = this.consuming?.close().catch(() => undefined);
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      if (!this.stopped) await this.consume();
+    } catch {
+      // The next watch tries again.
+    } finally {
+      this.restarting = false;
+    }
   }
 
   async stop(): Promise<void> {

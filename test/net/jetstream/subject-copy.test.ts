@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { connect, headers } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { encodeCursor } from '../../../store/cursor.js';
-import { ChangeCache, HEADER_COMMITTED_AT, HEADER_RESET, SubjectCopy } from '../../../net/jetstream/subject-copy.js';
-import { HEADER_FIRST, HEADER_LAST, HEADER_STORE } from '../../../net/jetstream/fenced-publisher.js';
+import { ChangeCache, SubjectCopy } from '../../../net/jetstream/subject-copy.js';
+import { HEADER_COMMITTED_AT, HEADER_FIRST, HEADER_LAST, HEADER_RESET, HEADER_STORE } from '../../../net/jetstream/fenced-publisher.js';
 import { startNatsServer } from '../../support/nats-server.js';
 
 const STREAM = 'COPYTEST';

@@ -1,6 +1,7 @@
 /**
- * A relay's view of the node's descriptor bucket (docs/jetstream.md "Descriptors"): every processor id's entry —
- * its hello descriptor, coverage, chain, store epoch and subject — kept current by a KV watch.
+ * The node's descriptor bucket (docs/jetstream.md "Descriptors"): every processor id's entry — its hello
+ * descriptor, coverage, chain, store epoch and subject. The node's publisher puts them (`DescriptorBucket`); a relay
+ * keeps its view current with a KV watch (`DescriptorWatch`).
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { JetStreamClient } from '@nats-io/jetstream';
@@ -67,20 +68,24 @@ export class DescriptorWatch {
     this.changed(value);
   }
 
-  /** Watches first (so no update between the read and the watch is lost), then reads every entry once. */
+  /**
+   * Watches the bucket: the watch delivers every key's last value, then updates; it resolves once the last value
+   * there was at start has arrived (the entry with nothing pending behind it), or at once when the bucket is empty.
+   */
   private async start(): Promise<void> {
     const updates = await this.kv.watch();
     this.watching = updates;
+    let initialized: () => void = () => undefined;
+    const loaded = new Promise<void>((resolve) => { initialized = resolve; });
     void (async () => {
       for await (const entry of updates) {
         if (this.stopped) break;
         if (entry.operation === 'PUT') this.take(safeJson(entry.value));
+        if (entry.delta === 0) initialized();
       }
     })();
-    for await (const key of await this.kv.keys()) {
-      const entry = await this.kv.get(key);
-      if (entry && entry.operation === 'PUT') this.take(safeJson(entry.value));
-    }
+    if ((await this.kv.status()).values === 0) initialized();
+    await loaded;
   }
 
   stop(): void {
@@ -94,5 +99,18 @@ function safeJson(bytes: Uint8Array): unknown {
     return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch {
     return undefined;
+  }
+}
+
+/** The node's side of the bucket: creates it when missing (history 1, the stream's replicas) and puts entries. */
+export class DescriptorBucket {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(js: JetStreamClient, bucket: string, replicas: number): Promise<DescriptorBucket> {
+    return new DescriptorBucket(await new Kvm(js).create(bucket, { history: 1, replicas }));
+  }
+
+  async put(descriptor: PublishedDescriptor): Promise<void> {
+    await this.kv.put(descriptorKey(descriptor.processor.id), JSON.stringify(descriptor));
   }
 }
