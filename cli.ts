@@ -7,6 +7,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, describeConfig, loadConfig } from './actors/node/config.js';
 import { runNode } from './actors/node/main.js';
+import { loadRelayConfig } from './actors/relay/config.js';
+import { runRelay } from './actors/relay/main.js';
 import { resolve } from 'node:path';
 import { BackupRefusedError, dbBackup, dbCompact, dbInspect, dbVerify } from './store/commands.js';
 import { dbPruneChanges } from './store/prune-command.js';
@@ -21,6 +23,11 @@ Usage:
   chain-node start --config FILE [--set dotted.key=value ...]
       Run the node. Each --set overrides one config key, parsed by that key's type
       (e.g. --set listeners.api=127.0.0.1:18080 --set data_dir=/tmp/x).
+  chain-node relay --config FILE [--set dotted.key=value ...]
+      Run a relay: a stateless process (no store, no chain) that serves a node's delivery routes
+      (changes, change head, SSE streams, durable consumers) from the NATS JetStream stream the
+      node publishes to ([delivery.jetstream]); many relays behind a load balancer share one feed.
+      See README "Scaling out" and examples/scale-out/relay.toml.
   chain-node config check --config FILE [--set dotted.key=value ...]
       Validate the configuration and print the effective config as JSON (secrets masked).
   chain-node import FILE --config FILE [--genesis FILE] [--receipts FILE] [--no-finalize] [--set ...]
@@ -103,6 +110,11 @@ async function main(argv: string[]): Promise<number> {
     case 'start': {
       const values = parse(rest, CONFIG_OPTIONS);
       await runNode(loadConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
+      return -1;
+    }
+    case 'relay': {
+      const values = parse(rest, CONFIG_OPTIONS);
+      await runRelay(loadRelayConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
       return -1;
     }
     case 'config': {

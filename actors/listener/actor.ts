@@ -29,6 +29,7 @@ import { createProcessorRegistry, type ConfiguredProcessor } from '../../api/agg
 import { storeServingLookup } from '../../api/aggregate/serving-instances.js';
 import { SseHub, type SseSettings } from '../../api/sse/sse-hub.js';
 import { registerStreamRoute, STREAM_ROUTE } from '../../api/sse/stream-route.js';
+import { storeChangeFeed } from '../../api/aggregate/change-feed.js';
 import type { ListenerInbox } from './messages.js';
 import type { HistoryInbox } from '../history/messages.js';
 import type { ProcessorInbox } from '../processor/messages.js';
@@ -142,8 +143,9 @@ export default defineActor<State, ListenerArgs, ListenerInbox>({
     ];
     const metrics = createListenerMetrics(ctx.metrics);
     const api = createApiApp({ routes, maxBodyBytes: args.maxBodyBytes, maxUrlBytes: args.maxUrlBytes, log: ctx.log, metrics, bearer: context.bearer ?? null, directRoutes: [STREAM_ROUTE] });
-    const hub = new SseHub({ store, chainId: args.chainId, processors: args.processors, settings: args.sse, metrics: metrics.sse });
-    registerStreamRoute(api.app, context, hub, api.faults);
+    const feed = storeChangeFeed(store, args.chainId);
+    const hub = new SseHub({ feed, processors: args.processors, settings: args.sse, metrics: metrics.sse });
+    registerStreamRoute(api.app, { processors: context.processors, bearer: context.bearer ?? null, feed }, hub, api.faults);
     const { socket, port } = await listen(api.app, args.address, { name: 'api', allow: api.methods }).catch((error: unknown) => {
       hub.close();
       closeApp(api.app);

@@ -10,12 +10,12 @@ import { kindOptionsText, processorConfig, type ProcessorEntry } from './process
 const HOST_PORT = /^(?<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(?<port>\d{1,5})$/;
 
 /** `host:port` with a port in 0–65535 (0 picks a free port). */
-const listenAddress = z.string().refine((value) => {
+export const listenAddress = z.string().refine((value) => {
   const port = Number(HOST_PORT.exec(value)?.groups?.port ?? NaN);
   return port >= 0 && port <= 65535;
 }, 'expected host:port with a port between 0 and 65535, e.g. 127.0.0.1:8080');
 
-const positiveInt = z.number().int().positive();
+export const positiveInt = z.number().int().positive();
 
 /** The budget and supervision policy of one lane. */
 const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; instances?: number }) =>
@@ -60,6 +60,32 @@ const historySourceConfig = z.strictObject({
   if (source.kind === 'devnet' && source.url !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected no url for kind = "devnet"' });
 });
 
+/** Sections a relay's configuration shares with the node's (actors/relay/config.ts). */
+export const authSection = z.strictObject({
+  token_file: z.string().default(''),
+});
+
+export const logSection = z.strictObject({
+  level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  max_lines_per_second: positiveInt.max(100_000).default(200),
+});
+
+export const limitsSection = z.strictObject({
+  max_request_body_bytes: positiveInt.max(256 * 1024 * 1024).default(1024 * 1024),
+  max_url_bytes: positiveInt.max(65_536).default(8192),
+  default_page_limit: positiveInt.max(100_000).default(100),
+  max_page_limit: positiveInt.max(100_000).default(1000),
+  max_block_range: positiveInt.max(10_000_000).default(10_000),
+});
+
+export const sseSection = z.strictObject({
+  heartbeat_seconds: positiveInt.max(3600).default(15),
+  /** Bytes a connection may have queued before it is closed as too slow. */
+  max_buffered_bytes: positiveInt.max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
+  /** Changes read from the log per write burst. */
+  batch_changes: positiveInt.max(100_000).default(512),
+});
+
 export const configSchema = z.strictObject({
   data_dir: z.string().min(1).default('./data'),
   listeners: z.strictObject({
@@ -67,13 +93,8 @@ export const configSchema = z.strictObject({
     rpc_http: listenAddress.default('127.0.0.1:8545'),
     rpc_ws: listenAddress.default('127.0.0.1:8546'),
   }).prefault({}),
-  auth: z.strictObject({
-    token_file: z.string().default(''),
-  }).prefault({}),
-  log: z.strictObject({
-    level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-    max_lines_per_second: positiveInt.max(100_000).default(200),
-  }).prefault({}),
+  auth: authSection.prefault({}),
+  log: logSection.prefault({}),
   runtime: z.strictObject({
     pool_threads: positiveInt.max(256).default(2),
     shutdown_timeout_seconds: positiveInt.max(600).default(10),
@@ -81,20 +102,8 @@ export const configSchema = z.strictObject({
     start_timeout_seconds: positiveInt.max(86_400).default(600),
     message_batching: z.boolean().default(true),
   }).prefault({}),
-  limits: z.strictObject({
-    max_request_body_bytes: positiveInt.max(256 * 1024 * 1024).default(1024 * 1024),
-    max_url_bytes: positiveInt.max(65_536).default(8192),
-    default_page_limit: positiveInt.max(100_000).default(100),
-    max_page_limit: positiveInt.max(100_000).default(1000),
-    max_block_range: positiveInt.max(10_000_000).default(10_000),
-  }).prefault({}),
-  sse: z.strictObject({
-    heartbeat_seconds: positiveInt.max(3600).default(15),
-    /** Bytes a connection may have queued before it is closed as too slow. */
-    max_buffered_bytes: positiveInt.max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
-    /** Changes read from the log per write burst. */
-    batch_changes: positiveInt.max(100_000).default(512),
-  }).prefault({}),
+  limits: limitsSection.prefault({}),
+  sse: sseSection.prefault({}),
   rpc: z.strictObject({
     /** Largest JSON-RPC request body (HTTP) or frame (WebSocket). */
     max_request_body_bytes: positiveInt.max(256 * 1024 * 1024).default(5 * 1024 * 1024),

@@ -15,10 +15,10 @@ export const jetstreamConfig = z.strictObject({
   servers: z.array(natsServer).max(64).default([]),
   /** The JetStream stream (created when missing, with the limits below; an existing one is used as it is). */
   stream: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected a stream name of 1-64 letters, digits, "_" or "-"').default('CHAIN_NODE_CHANGES'),
-  /** The descriptor KV bucket (docs/jetstream.md "Descriptors"; created with `replicas`, history 1): each processor's hello descriptor and coverage, for the relays. */
-  descriptor_bucket: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected a KV bucket name of 1-64 letters, digits, "_" or "-"').default('CHAIN_NODE_DESCRIPTORS'),
   /** Subjects are `<subject_prefix>.<instance id>`; one subject per processor instance (and backfill-subscription stream). */
   subject_prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'expected dot-separated tokens of letters, digits, "_" or "-", e.g. chain-node.changes').default('chain-node.changes'),
+  /** The key-value bucket of processor descriptors and coverage that relays answer `hello` and coverage from (docs/jetstream.md "Descriptors"). */
+  descriptor_bucket: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected a bucket name of 1-64 letters, digits, "_" or "-"').default('CHAIN_NODE_DESCRIPTORS'),
   /** Stream replicas: 1 (one server) or 3 (a three-server cluster; RAFT-replicated). */
   replicas: z.union([z.literal(1), z.literal(3)], { error: 'expected 1 or 3' }).default(1),
   /** Bytes the stream may hold in all (0: no byte limit); per-subject message limits follow each instance's retain_changes. */

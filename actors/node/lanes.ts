@@ -200,9 +200,9 @@ function publisherLane(config: NodeConfig, dataDir: string, spec: ChainSpec, shu
   const retained = config.processors.filter((p) => p.delivery).map((p) => p.retain_changes);
   const args: PublisherArgs = {
     dataDir, chainId: spec.chainId,
-    processors: processors.filter((p) => p.delivery), listeners: actorNames('listener', config.actors.listener),
+    processors: processors.filter((p) => p.delivery), listeners: actorNames('listener', config.actors.listener), descriptorBucket: js.descriptor_bucket,
     publisher: {
-      servers: js.servers, stream: js.stream, descriptorBucket: js.descriptor_bucket, subjectPrefix: js.subject_prefix, replicas: js.replicas, maxBytes: js.max_bytes, ackTimeoutMs: js.ack_timeout_ms,
+      servers: js.servers, stream: js.stream, subjectPrefix: js.subject_prefix, replicas: js.replicas, maxBytes: js.max_bytes, ackTimeoutMs: js.ack_timeout_ms,
       // Messages per subject follow the instances' retention: a message holds at least one change, so the largest retain_changes bounds it (0 keeps all).
       maxMessagesPerSubject: retained.length === 0 || retained.includes(0) ? -1 : Math.max(...retained),
       auth: secrets,

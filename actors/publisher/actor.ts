@@ -1,7 +1,8 @@
 /**
  * Lane `publisher` (issue 30, docs/jetstream.md; only with `[delivery.jetstream] enabled`): publishes the change log
  * of every instance with delivery on to JetStream, in sequence order, fenced (net/jetstream/fenced-publisher.ts), one
- * loop per instance (instance-loop.ts), and keeps each processor's descriptor in the descriptor KV bucket. The change
+ * loop per instance (instance-loop.ts), and keeps each processor's descriptor in the descriptor KV bucket
+ * (net/jetstream/descriptors.ts). The change
  * log is the outbox: commits never wait for this lane. A subject another store publishes is refused and left alone.
  *
  * Accepts PublisherInbox (messages.ts): `changes` ChangesNotice {processor, sequence, committedAt} wakes that instance's loop.
@@ -14,6 +15,7 @@ import { openStore } from '../../store/store.js';
 import { readAncestorEpochs } from '../../store/meta.js';
 import { changeHead } from '../../store/change-log.js';
 import { FencedPublisher } from '../../net/jetstream/fenced-publisher.js';
+import { DescriptorBucket } from '../../net/jetstream/descriptors.js';
 import type { PublicationOfProcessor } from '../../api/aggregate/publication-status.js';
 import type { ListenerInbox } from '../listener/messages.js';
 import type { PublisherInbox } from './messages.js';
@@ -33,6 +35,19 @@ async function connectLoop(ctx: Ctx, state: State): Promise<FencedPublisher | nu
     } catch (error) {
       ctx.log.warn('JetStream unreachable; changes wait in the change log', { ...errorFields(error), retryMs: delay });
       for (const lane of state.lanes.values()) state.metrics.publishErrors.inc({ instance: lane.instance, reason: 'connection' });
+      await pause(delay, state);
+    }
+  }
+  return null;
+}
+
+/** Opens (creates when missing) the descriptor bucket, retrying like the connection. */
+async function describeLoop(ctx: Ctx, state: State, publisher: FencedPublisher): Promise<DescriptorBucket | null> {
+  for (let delay = ctx.args.retryInitialMs; !state.stopped; delay = Math.min(delay * 2, 30_000)) {
+    try {
+      return await DescriptorBucket.open(publisher.client, ctx.args.descriptorBucket, ctx.args.publisher.replicas);
+    } catch (error) {
+      ctx.log.warn('cannot open the JetStream descriptor bucket; relays cannot serve until it opens', { bucket: ctx.args.descriptorBucket, ...errorFields(error), retryMs: delay });
       await pause(delay, state);
     }
   }
@@ -88,12 +103,13 @@ function newLane(state: State, processor: PublisherArgs['processors'][number]): 
 export default defineActor<State, PublisherArgs, PublisherInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
-    const state: State = { store, pauses: new Set(), lanes: new Map(), stopped: false, publisher: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null };
+    const state: State = { store, pauses: new Set(), lanes: new Map(), stopped: false, publisher: null, descriptors: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null };
     for (const processor of ctx.args.processors) state.lanes.set(processor.id, newLane(state, processor));
     state.timer = setInterval(() => { measure(state); report(ctx, state); }, 1000);
-    state.running = connectLoop(ctx, state).then((publisher) => {
+    state.running = connectLoop(ctx, state).then(async (publisher) => {
       state.publisher = publisher;
       if (!publisher) return undefined;
+      state.descriptors = await describeLoop(ctx, state, publisher);
       return Promise.all([...state.lanes.values()].map((lane) => runInstance(ctx, state, publisher, lane)));
     });
     ctx.ready();

@@ -8,14 +8,15 @@ import { errorFields } from '../../runtime/log.js';
 import { changeHead, changeTail } from '../../store/change-log.js';
 import { publicationMessages } from '../../store/publication-messages.js';
 import { ForeignPublisherError, type FencedPublisher, type ResetReason, type SubjectPosition } from '../../net/jetstream/fenced-publisher.js';
-import { DESCRIPTOR_FORMAT } from '../../net/jetstream/descriptors.js';
 import { processorDescriptor } from '../../api/aggregate/configured-processors.js';
-import { readCoverage } from '../../api/aggregate/processor-reader.js';
+import { processorTables, readCoverage } from '../../api/aggregate/processor-reader.js';
 import type { OutboxInbox } from '../outbox/messages.js';
 import { commitTimeOf, pause, type Ctx, type Lane, type State } from './state.js';
 
 /** Messages published between checks of `stopped` and of new notices. */
 const BATCH_MESSAGES = 64;
+/** While an instance catches up, its descriptor is put at most this often (and always once it has caught up). */
+const DESCRIPTOR_EVERY_MS = 250;
 
 /** Why a publish or connection failed, for the error counter. */
 export function reasonOf(error: unknown): string {
@@ -27,12 +28,25 @@ export function reasonOf(error: unknown): string {
   return 'other';
 }
 
-function describe(ctx: Ctx, state: State, publisher: FencedPublisher, lane: Lane): Promise<void> {
-  return publisher.describe({
-    format: DESCRIPTOR_FORMAT, chainId: ctx.args.chainId, storeEpoch: state.store.epoch.toString(16), subject: publisher.subject(lane.instance),
-    processor: processorDescriptor(lane.processor), coverage: readCoverage(state.store, ctx.args.chainId, lane.processor),
-    published: String(lane.published), updatedAt: new Date().toISOString(),
+/** Puts the instance's descriptor: what relays answer hello frames, the change head and page coverage from. */
+async function describe(ctx: Ctx, state: State, publisher: FencedPublisher, lane: Lane, published: bigint): Promise<void> {
+  if (!state.descriptors) return;
+  state.store.env.resetReadTxn();
+  await state.descriptors.put({
+    format: 1, chainId: ctx.args.chainId, storeEpoch: state.store.epoch.toString(16), subject: publisher.subject(lane.instance),
+    processor: processorDescriptor(lane.processor), coverage: readCoverage(state.store, ctx.args.chainId, lane.processor), published: published.toString(), updatedAt: new Date().toISOString(),
   });
+}
+
+/** The instance's change log, once its processor lane has created its tables (null: stopped first). */
+async function changeLogOf(ctx: Ctx, state: State, instance: string) {
+  while (!state.stopped) {
+    const tables = processorTables(state.store, instance);
+    if (tables) return { changes: tables.changes, epoch: state.store.epoch, chainId: ctx.args.chainId, instance };
+    await pause(ctx.args.retryInitialMs, state);
+    state.store.env.resetReadTxn();
+  }
+  return null;
 }
 
 /** The reset the subject needs before the changes after `at` follow it, and the first change after it; null: none. */
@@ -58,7 +72,9 @@ async function publishReset(ctx: Ctx, state: State, publisher: FencedPublisher, 
 /** Publishes the lane's instance until stopped: catch up, then wait for a notice. */
 export async function runInstance(ctx: Ctx, state: State, publisher: FencedPublisher, lane: Lane): Promise<void> {
   const { instance } = lane;
-  const log = { changes: state.store.processor(instance).changes, epoch: state.store.epoch, chainId: ctx.args.chainId, instance };
+  const log = await changeLogOf(ctx, state, instance);
+  if (!log) return;
+  let describedAt = 0;
   let delay = ctx.args.retryInitialMs;
   let reported = -1n;
   while (!state.stopped && lane.state !== 'refused') {
@@ -66,7 +82,6 @@ export async function runInstance(ctx: Ctx, state: State, publisher: FencedPubli
       let at = await publisher.position(instance);
       lane.state = 'connected';
       lane.published = at.lastChange;
-      let described = false;
       for (;;) {
         lane.pending = false;
         const reset = resetNeeded(lane, at, changeTail(log.changes), changeHead(log.changes));
@@ -77,10 +92,13 @@ export async function runInstance(ctx: Ctx, state: State, publisher: FencedPubli
           lane.published = at.lastChange;
         }
         delay = ctx.args.retryInitialMs;
-        if (messages.length > 0 || reported !== at.lastChange || !described) {
+        const idle = messages.length < BATCH_MESSAGES && !lane.pending;
+        if (describedAt === 0 || (messages.length > 0 && (idle || Date.now() - describedAt >= DESCRIPTOR_EVERY_MS))) {
+          await describe(ctx, state, publisher, lane, at.lastChange);
+          describedAt = Date.now();
+        }
+        if (messages.length > 0 || reported !== at.lastChange) {
           reported = at.lastChange;
-          await describe(ctx, state, publisher, lane);
-          described = true;
           await ctx.send<OutboxInbox>('outbox', { type: 'publication.published', instance, sequence: at.lastChange }).catch(() => undefined);
         }
         if (state.stopped) return;

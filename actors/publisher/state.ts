@@ -2,6 +2,7 @@
 import type { ActorContext } from '../../runtime/actor.js';
 import type { Store } from '../../store/store.js';
 import type { FencedPublisher, PublisherOptions } from '../../net/jetstream/fenced-publisher.js';
+import type { DescriptorBucket } from '../../net/jetstream/descriptors.js';
 import type { ConfiguredProcessor } from '../../api/aggregate/configured-processors.js';
 import type { PublicationOfProcessor } from '../../api/aggregate/publication-status.js';
 import type { PublisherMetrics } from './metrics.js';
@@ -13,6 +14,8 @@ export interface PublisherArgs {
   readonly processors: readonly ConfiguredProcessor[];
   /** Listener actors told the publication's state (`/v1/status`, `/debug/network`). */
   readonly listeners: readonly string[];
+  /** The key-value bucket of descriptors relays read (docs/jetstream.md "Descriptors"). */
+  readonly descriptorBucket: string;
   readonly publisher: Omit<PublisherOptions, 'storeEpoch' | 'ancestorEpochs'>;
   readonly maxMessageBytes: number;
   readonly retryInitialMs: number;
@@ -45,6 +48,7 @@ export interface State {
   readonly lanes: Map<string, Lane>;
   stopped: boolean;
   publisher: FencedPublisher | null;
+  descriptors: DescriptorBucket | null;
   running: Promise<unknown> | null;
   readonly metrics: PublisherMetrics;
   timer: NodeJS.Timeout | null;

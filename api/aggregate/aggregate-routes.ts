@@ -7,6 +7,7 @@ import { savepointRoutes } from './savepoint-routes.js';
 import { artifactRoutes } from './artifact-routes.js';
 import { artifactAdminRoutes } from '../admin/artifact-admin-routes.js';
 import { changesRoutes } from './changes-routes.js';
+import { storeChangeFeed } from './change-feed.js';
 import { entitiesRoutes } from './entities/entities-routes.js';
 import { queryAndFollowRoutes, readSnapshotPage } from './entities/query-and-follow-routes.js';
 import { queryExtensionRoutes } from './query-extensions.js';
@@ -14,5 +15,5 @@ import { statusRoutes } from './status-routes.js';
 import { openApiRoutes } from '../openapi-route.js';
 
 export function aggregateRoutes(context: AggregateContext): Route[] {
-  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context), ...savepointRoutes(context), ...artifactRoutes(context), ...artifactAdminRoutes(context)];
+  return [...statusRoutes(context), ...openApiRoutes(), ...capabilitiesRoutes(context), ...changesRoutes(context, storeChangeFeed(context.store, context.chainId)), ...queryExtensionRoutes(context), ...entitiesRoutes(context, readSnapshotPage(context)), ...queryAndFollowRoutes(context), ...checkpointRoutes(context), ...savepointRoutes(context), ...artifactRoutes(context), ...artifactAdminRoutes(context)];
 }

@@ -3,6 +3,7 @@
  * them from `[[processors]]`), and lookups that answer 404 `not_found` for an unknown id.
  */
 import { HttpError } from '../errors.js';
+import type { ProcessorDescriptor } from '../../store/processor-descriptor.js';
 
 /** A kind's identity and surfaces, as plain data (worker arguments carry it). */
 export interface ProcessorKindInfo {
@@ -69,18 +70,7 @@ export interface ServingLookup {
   replacement(name: string): { readonly id: string; readonly processor: string; readonly instance: string; readonly state: string; readonly rebuilding: boolean } | undefined;
 }
 
-/** The connection- and listing-level identity of a processor (status, capabilities, SSE hello). */
-export interface ProcessorDescriptor {
-  readonly id: string;
-  readonly instance: string;
-  readonly kind: string;
-  readonly version: string;
-  readonly changeSchema: string;
-  readonly genericApi: string;
-  readonly deliveryOrdering: string;
-  readonly output: 'entities' | 'none';
-  readonly delivery: boolean;
-}
+export type { ProcessorDescriptor } from '../../store/processor-descriptor.js';
 
 export interface ProcessorRegistry {
   /** Every configured processor, each with the instance serving it now. */

@@ -10,10 +10,8 @@
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { HttpResponse } from 'uWebSockets.js';
-import { readChanges } from '../../store/change-log.js';
-import type { Store } from '../../store/store.js';
+import type { ChangeFeed } from '../aggregate/change-feed.js';
 import { processorDescriptor, type ConfiguredProcessor } from '../aggregate/configured-processors.js';
-import { changeBounds, processorTables, readCoverage } from '../aggregate/processor-reader.js';
 import { ChangeFanout } from './change-fanout.js';
 import { SseConnection, type ConnectionEnd } from './sse-connection.js';
 import { SseChunk, type StreamEncoder } from './sse-encoding.js';
@@ -29,8 +27,8 @@ export interface SseSettings {
 }
 
 export interface SseHubOptions {
-  readonly store: Store;
-  readonly chainId: number;
+  /** The node's store (api/aggregate/change-feed.ts) or a relay's copy of the stream. */
+  readonly feed: ChangeFeed;
   readonly processors: readonly ConfiguredProcessor[];
   readonly settings: SseSettings;
   readonly metrics: SseHubMetrics;
@@ -79,7 +77,8 @@ export class SseHub {
   attach(processor: ConfiguredProcessor, res: HttpResponse, position: bigint, encoder: StreamEncoder): SseConnection {
     // Fan-outs are per instance: a rebuild's promote makes new streams of a processor follow its replacement.
     let fanout = this.fanouts.get(processor.instance);
-    if (!fanout && processor.delivery && processor.laneId !== undefined) {
+    // A rebuild's replacement instance (node), or any processor a relay learns of after start.
+    if (!fanout && processor.delivery) {
       fanout = new ChangeFanout(this.sourceFor(processor), this.options.settings.batchChanges, this.timing);
       this.fanouts.set(processor.instance, fanout);
     }
@@ -127,20 +126,30 @@ export class SseHub {
     for (const connection of [...this.owners.keys()]) connection.end();
   }
 
+  /** Ends every stream following `instance` with `frame` (a relay's copy changed store epoch: positions there name nothing). */
+  endStreams(instance: string, frame: SseChunk): number {
+    const fanout = this.fanouts.get(instance);
+    let ended = 0;
+    for (const [connection, owner] of [...this.owners]) {
+      if (owner !== fanout) continue;
+      connection.end(frame);
+      ended += 1;
+    }
+    return ended;
+  }
+
   /** The terminal reset frame for `processor` now (head and coverage read at call time). */
   resetFrame(processor: ConfiguredProcessor, reason: ResetReason): SseChunk {
-    const { store, chainId } = this.options;
-    const head = changeBounds(processor, processorTables(store, processor.instance)).head;
-    return new SseChunk(resetRequiredFrame({ chainId, processor: processorDescriptor(processor), head, coverage: readCoverage(store, chainId, processor), reason }));
+    const { feed } = this.options;
+    return new SseChunk(resetRequiredFrame({ chainId: feed.chainId, processor: processorDescriptor(processor), head: feed.bounds(processor).head, coverage: feed.coverage(processor), reason }));
   }
 
   private sourceFor(processor: ConfiguredProcessor) {
-    const store = this.options.store;
+    const feed = this.options.feed;
     return {
       read: (after: bigint, limit: number) => {
-        store.env.resetReadTxn();
-        const tables = processorTables(store, processor.instance);
-        return tables ? readChanges({ changes: tables.changes, epoch: store.epoch, chainId: this.options.chainId, instance: processor.instance }, after, limit) : [];
+        feed.refresh();
+        return feed.read(processor, after, limit);
       },
       expire: (connections: readonly SseConnection[], position: bigint) => {
         const frame = this.resetFrame(processor, {

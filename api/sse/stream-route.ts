@@ -17,10 +17,10 @@ import { errorBody } from '../errors.js';
 import { newRequestId, statusLine } from '../http.js';
 import { CodedError } from '../../runtime/errors.js';
 import type { RequestFaults } from '../request-faults.js';
-import type { AggregateContext } from '../aggregate/aggregate-context.js';
+import type { BearerCheck } from '../auth/bearer.js';
+import type { ChangeFeed } from '../aggregate/change-feed.js';
 import { resumePosition } from '../aggregate/change-position.js';
-import { processorDescriptor, requireDelivery, type ConfiguredProcessor } from '../aggregate/configured-processors.js';
-import { changeBounds, processorTables, readCoverage } from '../aggregate/processor-reader.js';
+import { processorDescriptor, requireDelivery, type ConfiguredProcessor, type ProcessorRegistry } from '../aggregate/configured-processors.js';
 import { negotiateEncoding, SseChunk, streamEncoder } from './sse-encoding.js';
 import { helloFrame } from './sse-frames.js';
 import type { SseHub } from './sse-hub.js';
@@ -45,7 +45,15 @@ type Accepted = ({ processor: ConfiguredProcessor; position: bigint } | { proces
 /** The methods the stream route answers, for the listener's 405 `Allow` on any other. */
 export const STREAM_ROUTE = { method: 'get', pattern: STREAM_PATTERN } as const;
 
-export function registerStreamRoute(app: TemplatedApp, context: AggregateContext, hub: SseHub, faults: RequestFaults): void {
+/** What the stream route needs: the node's aggregate context, or a relay's. */
+export interface StreamContext {
+  readonly processors: Pick<ProcessorRegistry, 'byId'>;
+  /** The API bearer check, or null when no token is configured. */
+  readonly bearer?: BearerCheck | null;
+  readonly feed: ChangeFeed;
+}
+
+export function registerStreamRoute(app: TemplatedApp, context: StreamContext, hub: SseHub, faults: RequestFaults): void {
   app.get(STREAM_PATTERN, (res, req) => {
     const requestId = newRequestId();
     let accepted: Accepted;
@@ -65,7 +73,7 @@ export function registerStreamRoute(app: TemplatedApp, context: AggregateContext
   });
 }
 
-function open(res: HttpResponse, requestId: string, context: AggregateContext, hub: SseHub, accepted: Accepted): void {
+function open(res: HttpResponse, requestId: string, context: StreamContext, hub: SseHub, accepted: Accepted): void {
   res.writeStatus(statusLine(200));
   res.writeHeader('content-type', 'text/event-stream');
   res.writeHeader('cache-control', 'no-cache');
@@ -77,7 +85,7 @@ function open(res: HttpResponse, requestId: string, context: AggregateContext, h
     res.writeHeader('content-encoding', 'gzip');
     res.writeHeader('vary', 'accept-encoding');
   }
-  const hello = helloChunk(helloFrame(context.chainId, processorDescriptor(accepted.processor), readCoverage(context.store, context.chainId, accepted.processor)));
+  const hello = helloChunk(helloFrame(context.feed.chainId, processorDescriptor(accepted.processor), context.feed.coverage(accepted.processor)));
   const opening = encoder.start();
   res.write(opening.length > 0 ? Buffer.concat([opening, encoder.encode(hello)]) : encoder.encode(hello));
   if ('reset' in accepted) {
@@ -90,7 +98,7 @@ function open(res: HttpResponse, requestId: string, context: AggregateContext, h
   hub.attach(accepted.processor, res, accepted.position, encoder);
 }
 
-function accept(context: AggregateContext, req: HttpRequest): Accepted {
+function accept(context: StreamContext, req: HttpRequest): Accepted {
   context.bearer?.(req.getHeader('authorization'));
   const processor = context.processors.byId(decodeURIComponent(req.getParameter(0) ?? ''));
   requireDelivery(processor);
@@ -98,9 +106,8 @@ function accept(context: AggregateContext, req: HttpRequest): Accepted {
   // uWS request headers are readable only in this turn.
   const acceptEncoding = req.getHeader('accept-encoding');
   const token = lastEventId !== '' ? lastEventId : new URLSearchParams(req.getQuery() ?? '').get('after') ?? undefined;
-  const owner = { epoch: context.store.epoch, chainId: context.chainId, instance: processor.instance };
   try {
-    return { processor, acceptEncoding, position: resumePosition(token, owner, changeBounds(processor, processorTables(context.store, processor.instance))) };
+    return { processor, acceptEncoding, position: resumePosition(token, context.feed.owner(processor), context.feed.bounds(processor)) };
   } catch (error) {
     if (error instanceof CodedError && (error.code === 'reset_required' || error.code === 'cursor_expired')) return { processor, acceptEncoding, reset: error };
     throw error;

@@ -11,7 +11,7 @@
  * backfilling the same tokens' Transfer logs over the same range from the same upstream, blocks/s.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ponderMissing, PONDER_FINALITY_BLOCKS, startPonder } from '../load/ponder-process.js';
@@ -22,6 +22,7 @@ import { compared, figure } from '../figures.js';
 import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 import { CACHE_DIR } from '../ingest/chain-cache.js';
 import { startServerProcess } from '../load/server-process.js';
+import { startNatsProcess } from '../load/nats-process.js';
 
 const TOKENS = ['0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506', '0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae', '0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd'];
 const CHAIN_ID = 1337;
@@ -43,6 +44,8 @@ const CHAIN_ID = 1337;
  * and kept under bench/cache/, then copied for each run, so reruns (an A/B pair) start at once on the same chain.
  * `CDN_BENCH_BACKFILL_BASELINE`: another build's `dist/cli.js`; each round then also backfills a follower of that
  * build from the same upstream (first on odd rounds, second on even ones), reported beside this build's figures.
+ * `CDN_BENCH_BACKFILL_JETSTREAM=1`: the follower also publishes to a nats-server of its own (`[delivery.jetstream]`), and
+ * the run reports the erc20 instance's publication lag when its backfill ended and the time it took to drain.
  * `CDN_BENCH_BACKFILL_ENCODING` / `CDN_BENCH_BACKFILL_BASELINE_ENCODING`: the followers' history `encoding` (raw, json,
  * auto); the replay and devnet upstreams serve both raw and json blocks.
  */
@@ -153,9 +156,10 @@ function encodingLine(baseline: boolean): string[] {
   return [`encoding = "${value}"`];
 }
 
-function followerToml(upstream: string, shape: Shape, baseline = false): string {
+function followerToml(upstream: string, shape: Shape, baseline = false, natsUrl: string | null = null): string {
   const batch = shape.historyBatch ? [`batch_blocks = ${shape.historyBatch.blocks}`, `request_timeout_ms = ${shape.historyBatch.timeoutMs}`] : [];
   return [
+    ...(natsUrl ? ['[delivery.jetstream]', 'enabled = true', `servers = ["${natsUrl}"]`] : []),
     '[sources.live]', 'kind = "rpc"', `url = "${upstream}"`, 'poll_interval_ms = 200',
     '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
     '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = "${upstream}"`, ...batch, ...encodingLine(baseline),
@@ -205,6 +209,16 @@ interface Round {
   readonly rssDuringP95MiB: number;
   /** VmRSS at the end of the live-only window that follows the backfills (LIVE_SAMPLE_SECONDS later), MiB. */
   readonly rssSettledMiB: number;
+  /** With CDN_BENCH_BACKFILL_JETSTREAM=1: the erc20 instance's publication lag when its backfill ended, and how long it took to drain. */
+  readonly publication: { readonly lagAtEnd: number; readonly drainSeconds: number; readonly changes: number } | null;
+}
+
+/** The follower's publication lag of `instance` (changes), from its /metrics. */
+async function publicationLag(node: BenchNode, instance: string): Promise<number> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  const match = new RegExp(`^chain_node_jetstream_publication_lag_changes\\{[^}]*instance="${instance}"[^}]*\\} (\\S+)$`, 'm').exec(text);
+  if (!match) throw new Error(`the follower's /metrics has no publication lag of ${instance}`);
+  return Number(match[1]);
 }
 
 /** The value at fraction `q` (0–1) of the sorted samples, nearest rank. */
@@ -221,13 +235,13 @@ function quantile(samples: readonly number[], q: number): number {
 const LIVE_SAMPLE_SECONDS = Number(process.env.CDN_BENCH_BACKFILL_LIVE_SAMPLE_S ?? 30);
 
 /** One fresh follower: starts, backfills both instances, and reports. */
-async function followerRound(upstream: Upstream, shape: Shape, cli?: string): Promise<Round> {
+async function followerRound(upstream: Upstream, shape: Shape, cli?: string, natsUrl: string | null = null): Promise<Round> {
   // CDN_BENCH_BACKFILL_CPU_PROF=<dir>: this build's follower runs with --cpu-prof (a profile per thread, written at its
   // exit into <dir>).
   const profileDir = cli === undefined ? process.env.CDN_BENCH_BACKFILL_CPU_PROF : undefined;
   await upstream.rewind?.();
   const follower = await startBenchNode(['runtime.shutdown_timeout_seconds=3'], {
-    toml: followerToml(upstream.rpcUrl, shape, cli !== undefined), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
+    toml: followerToml(upstream.rpcUrl, shape, cli !== undefined, natsUrl), readyTimeoutMs: 60_000, ...(cli ? { cli } : {}),
     ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
   let sampler: NodeJS.Timeout | undefined;
@@ -257,6 +271,16 @@ the processors: ${processors}`);
     const failed = jobs.find((job) => job.state === 'failed');
     if (failed) throw new Error(`cold backfill ${failed.id} failed: ${failed.lastError?.message}`);
     const wallSeconds = (performance.now() - started) / 1000;
+    // The publisher against the fastest committing kind: how far JetStream is behind when the erc20 backfill ends,
+    // and how long until it has every change (the lag read once a second would hide a drain under a second).
+    let publication: Round['publication'] = null;
+    if (natsUrl) {
+      const lagAtEnd = await publicationLag(follower, 'erc20');
+      const drainStarted = performance.now();
+      await follower.waitFor('the publication lag drained', async () => (await publicationLag(follower, 'erc20')) === 0, 600_000);
+      const head = ((await (await fetch(`${follower.baseUrl}/v1/processors/erc20/changes/head`)).json()) as { sequence: string }).sequence;
+      publication = { lagAtEnd, drainSeconds: (performance.now() - drainStarted) / 1000, changes: Number(head) };
+    }
     const cpuUsed = cpuSeconds(follower.pid) - cpuAtStart;
     const upstreamCpuUsed = cpuSeconds(upstream.pid) - upstreamCpuAtStart;
     const rate = (id: string) => {
@@ -279,7 +303,7 @@ the processors: ${processors}`);
       rssDuringMedianMiB: quantile(rssSamples, 0.5), rssDuringP95MiB: quantile(rssSamples, 0.95), rssSettledMiB: settled.rssMiB,
       blobsBlocksPerSecond: rate('cb-blobs'), erc20BlocksPerSecond: rate('cb-erc20'), wallSeconds, blocks,
       cpuMsPerBlock: (cpuUsed * 1000) / blocks, backfillCpuMsPerBlock: ((cpuUsed - liveCoresUsed * wallSeconds) * 1000) / blocks,
-      liveCpuMsPerSecond: liveCoresUsed * 1000, upstreamCpuMsPerBlock: (upstreamCpuUsed * 1000) / blocks, ...memory,
+      liveCpuMsPerSecond: liveCoresUsed * 1000, upstreamCpuMsPerBlock: (upstreamCpuUsed * 1000) / blocks, ...memory, publication,
     };
   } finally {
     clearInterval(sampler);
@@ -310,6 +334,8 @@ export const backfillWorkload: Workload = {
     const shape = options.smoke ? SMOKE : chosenShape();
     const baselineCli = options.smoke ? undefined : process.env.CDN_BENCH_BACKFILL_BASELINE;
     const upstream = await startUpstream(shape, options.smoke);
+    const natsDir = process.env.CDN_BENCH_BACKFILL_JETSTREAM === '1' ? mkdtempSync(join(tmpdir(), 'cdn-bench-nats-')) : null;
+    const nats = natsDir ? await startNatsProcess(natsDir) : null;
     const rounds: Round[] = [];
     const baselineRounds: Round[] = [];
     const ponderRates: number[] = [];
@@ -317,7 +343,7 @@ export const backfillWorkload: Workload = {
     try {
       for (let round = 1; round <= (options.smoke ? 1 : options.rounds); round += 1) {
         if (baselineCli !== undefined && round % 2 === 1) baselineRounds.push(await followerRound(upstream, shape, baselineCli));
-        const result = await followerRound(upstream, shape);
+        const result = await followerRound(upstream, shape, undefined, nats?.url ?? null);
         rounds.push(result);
         if (baselineCli !== undefined && round % 2 === 0) baselineRounds.push(await followerRound(upstream, shape, baselineCli));
         if (missing === null) {
@@ -328,8 +354,11 @@ export const backfillWorkload: Workload = {
       }
     } finally {
       await upstream.stop();
+      await nats?.stop();
+      if (natsDir) rmSync(natsDir, { recursive: true, force: true });
     }
     const chain = `${shape.kind} chain`;
+    const published = rounds.flatMap((r) => (r.publication ? [r.publication] : []));
     const name = `cold backfill, erc20 instance (verified blocks reduced in chain order), ${chain}`;
     const beside = (figureName: string, unit: string, pick: (r: Round) => number, better?: Figure['better']): Figure => (baselineCli === undefined
       ? figure(figureName, unit, rounds.map(pick), better)
@@ -353,6 +382,11 @@ export const backfillWorkload: Workload = {
       beside('follower RSS after, anonymous (heaps, buffers)', 'MiB', (r) => r.anonMiB, 'lower'),
       beside('follower RSS after, file-backed (the store\'s memory map)', 'MiB', (r) => r.fileMiB, 'lower'),
       figure('blocks in the backfilled range', 'count', rounds.map((r) => r.blocks)),
+      ...(published.length === rounds.length && published.length > 0 ? [
+        figure('JetStream publication lag of the erc20 instance when its backfill ended', 'changes', published.map((p) => p.lagAtEnd), 'lower'),
+        figure('time for that lag to drain', 's', published.map((p) => p.drainSeconds), 'lower'),
+        figure('erc20 changes published (the change log head at the drain)', 'changes', published.map((p) => p.changes)),
+      ] : []),
     ];
   },
 };

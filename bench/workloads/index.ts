@@ -17,6 +17,7 @@ import { p2pLatencyWorkload } from './p2p-latency.js';
 import { ponderWorkload } from './ponder.js';
 import { verifyWorkload } from './verify.js';
 import { backfillWorkload } from './backfill.js';
+import { fanoutWorkload } from './fanout.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
@@ -33,6 +34,7 @@ export const WORKLOADS: readonly Workload[] = [
   erc20Workload,
   ponderWorkload,
   backfillWorkload,
+  fanoutWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {

@@ -7,9 +7,7 @@
  */
 import { connect, credsAuthenticator, headers, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
 import type { PublicationMessage } from '../../store/publication-messages.js';
-import { openDescriptorBucket, putDescriptor, type PublishedDescriptor } from './descriptors.js';
 
 export const HEADER_FIRST = 'Chain-Node-First-Sequence';
 export const HEADER_LAST = 'Chain-Node-Last-Sequence';
@@ -34,8 +32,6 @@ export interface PublisherOptions {
   readonly storeEpoch: string;
   /** Epochs (hex) this store descends from (store/meta.ts `ancestorEpochs`): a subject last written by one is continued after an `epoch_changed` marker. */
   readonly ancestorEpochs: readonly string[];
-  /** The descriptor KV bucket (net/jetstream/descriptors.ts), created with `replicas` and history 1. */
-  readonly descriptorBucket: string;
   /** Credentials and TLS material (never logged). */
   readonly auth?: { readonly token?: string; readonly user?: string; readonly pass?: string; readonly creds?: string; readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string } };
 }
@@ -72,15 +68,14 @@ export class ForeignPublisherError extends Error {
 export class FencedPublisher {
   private constructor(
     private readonly nc: NatsConnection, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager,
-    private readonly descriptors: KV, private readonly options: PublisherOptions,
+    private readonly options: PublisherOptions,
   ) {}
 
   static async open(options: PublisherOptions): Promise<FencedPublisher> {
     const nc = await connect(connectionOptions(options));
     try {
       const jsm = await jetstreamManager(nc, { timeout: options.ackTimeoutMs });
-      const descriptors = await openDescriptorBucket(nc, options.descriptorBucket, options.replicas);
-      const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, descriptors, options);
+      const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, options);
       await publisher.ensureStream();
       return publisher;
     } catch (error) {
@@ -94,8 +89,9 @@ export class FencedPublisher {
     return this.nc.info ? [this.nc.getServer(), ...(this.nc.info.connect_urls ?? []).filter((url) => url !== this.nc.getServer())] : [];
   }
 
-  describe(descriptor: PublishedDescriptor): Promise<void> {
-    return putDescriptor(this.descriptors, descriptor);
+  /** The JetStream client of this publisher's connection (the descriptor bucket shares it). */
+  get client(): JetStreamClient {
+    return this.js;
   }
 
   subject(instance: string): string {
@@ -136,7 +132,7 @@ export class FencedPublisher {
   /** Publishes one message after `at`; the new position, or a JetStreamApiError (10071: the fence refused it). `committedAt`: its last change's commit time (ms). */
   publish(instance: string, at: SubjectPosition, message: PublicationMessage, committedAt: number | null): Promise<SubjectPosition> {
     const h = this.headersOf(instance, message.first, message.last);
-    if (committedAt !== null) h.set(HEADER_COMMITTED_AT, String(Math.floor(committedAt)));
+    if (committedAt !== null) h.set(HEADER_COMMITTED_AT, String(Math.round(committedAt)));
     return this.append(instance, at, message.payload, h, `${this.options.storeEpoch}:${instance}:${message.first}`, message.last);
   }
 

@@ -11,6 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeDir, runCli, startNodeProcess, type NodeProcess } from '../support/node-process.js';
 import { PROJECT_ROOT } from '../support/paths.js';
+import { startNatsServer } from '../support/nats-server.js';
+import { relayJetstreamToml, startRelayProcess } from '../support/relay-process.js';
 
 const RUNS = 1000;
 
@@ -160,7 +162,7 @@ const apiRequest = fc.record({
 
 type ApiRequest = typeof apiRequest extends fc.Arbitrary<infer T> ? T : never;
 
-async function apiCall(node: NodeProcess, input: ApiRequest): Promise<void> {
+async function apiCall(node: Pick<NodeProcess, 'baseUrl'>, input: ApiRequest): Promise<void> {
   const headers: Record<string, string> = {};
   if (input.contentType) headers['content-type'] = input.contentType;
   if (input.authorization) headers.authorization = input.authorization;
@@ -184,7 +186,7 @@ async function apiCall(node: NodeProcess, input: ApiRequest): Promise<void> {
   assert.equal(response.headers.get('x-request-id'), error.requestId);
 }
 
-async function metricsText(node: NodeProcess): Promise<string> {
+async function metricsText(node: Pick<NodeProcess, 'baseUrl'>): Promise<string> {
   return (await fetch(`${node.baseUrl}/metrics`)).text();
 }
 
@@ -231,4 +233,23 @@ test('generated bad input: JSON-RPC over HTTP and WebSocket and the aggregate AP
   assert.equal(await node.stop('SIGTERM'), 0);
   const verify = await runCli(['db', 'verify', '--data-dir', node.dataDir]);
   assert.equal(verify.code, 0, `db verify after the generated input:\n${verify.stdout}${verify.stderr}`);
+});
+
+/** Requests aimed at a relay's routes: its delivery routes under the published processors, and anything else. */
+const RELAY_PREFIXES = ['/v1/processors/blobs/', '/v1/processors/erc20/', '/v1/processors/amm/', '/v1/processors/erc20/consumers/', '/v1/processors/blobs/consumers/c1/', '/v1/processors/nope/', '/'];
+const relayRequest = fc.tuple(apiRequest, fc.option(fc.tuple(fc.constantFrom(...RELAY_PREFIXES), fc.array(segment, { maxLength: 3 })), { nil: undefined }))
+  .map(([input, aimed]) => (aimed ? { ...input, path: aimed[0] + aimed[1].join('/') } : input));
+
+test('generated bad input against a relay (chain-node relay over JetStream): every answer in the error shape, no 5xx, no request fault, the relay still ready', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const jetstream = `[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\n`;
+  const node = await startNodeProcess({ toml: `${readFileSync(join(PROJECT_ROOT, 'config.example.toml'), 'utf8').replace(/^\[delivery\.jetstream\][\s\S]*?(?=^\[chain\])/m, '')}\n${jetstream}`, sets: ['devnet.block_time_ms=200'] });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  const relay = await startRelayProcess({ dir: node.dir, toml: relayJetstreamToml([server.url], 'CHAIN_NODE_CHANGES', 'chain-node.changes') });
+  t.after(() => relay.stop('SIGKILL'));
+  await fc.assert(fc.asyncProperty(relayRequest, (input) => apiCall(relay, input)), { numRuns: RUNS });
+  const metrics = await metricsText(relay);
+  assert.equal(sumOf(metrics, 'chain_node_request_faults_total'), 0, 'no request failed inside the relay');
+  assert.equal((await fetch(`${relay.baseUrl}/health/ready`)).status, 200);
 });

@@ -15,7 +15,9 @@ import { readChanges, type ChangeGroupHead } from '../../store/change-log.js';
 import { openStore } from '../../store/store.js';
 import { decodePublication, publicationMessages } from '../../store/publication-messages.js';
 import { FencedPublisher, ForeignPublisherError, type PublisherOptions } from '../../net/jetstream/fenced-publisher.js';
-import { descriptorKey, openDescriptorBucket, readDescriptor, DESCRIPTOR_FORMAT, type PublishedDescriptor } from '../../net/jetstream/descriptors.js';
+import { Kvm } from '@nats-io/kv';
+import { jetstream } from '@nats-io/jetstream';
+import { DescriptorBucket, descriptorKey, type PublishedDescriptor } from '../../net/jetstream/descriptors.js';
 import { describeCoverage, INITIAL_PROGRESS } from '../../store/coverage.js';
 import { startNatsServer } from '../support/nats-server.js';
 import { tempDir } from '../store/helpers/temp-dir.js';
@@ -37,7 +39,7 @@ test('a change log published in fenced messages, resumed after each interruption
     }
     writer.flush();
   });
-  const options: PublisherOptions = { servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn.changes', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: store.epoch.toString(16), ancestorEpochs: [], descriptorBucket: 'DESCRIPTORS' };
+  const options: PublisherOptions = { servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn.changes', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: store.epoch.toString(16), ancestorEpochs: [] };
   // Publisher lifetimes, each publishing a few messages and stopping; each resumes from what the stream holds.
   let lives = 0;
   for (let done = false; !done; lives += 1) {
@@ -56,7 +58,7 @@ test('a change log published in fenced messages, resumed after each interruption
   for (let seq = 1; seq <= last; seq += 1) {
     const message = await jsm.streams.getMessage('CHANGES', { seq });
     const lastChange = BigInt(message!.header.get('Chain-Node-Last-Sequence'));
-    assert.equal(message!.header.get('Chain-Node-Committed-At'), lastChange % 2n === 0n ? '1700000000123' : '', 'the commit time in whole ms, only when known');
+    assert.equal(message!.header.get('Chain-Node-Committed-At'), lastChange % 2n === 0n ? '1700000000124' : '', 'the commit time rounded to whole ms, only when known');
     published.push(...decodePublication(BigInt(message!.header.get('Chain-Node-First-Sequence')), message!.data));
   }
   const stored = readChanges(log, 0n, 10_000);
@@ -81,7 +83,7 @@ test('a change log published in fenced messages, resumed after each interruption
 test('a store descending from the subject\'s epoch continues it after an epoch_changed marker; an unrelated one stays refused', async (t) => {
   const server = await startNatsServer();
   t.after(() => server.close());
-  const options: PublisherOptions = { servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: '3d989cee1b273ce7', ancestorEpochs: [], descriptorBucket: 'DESCRIPTORS' };
+  const options: PublisherOptions = { servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: '3d989cee1b273ce7', ancestorEpochs: [] };
   const original = await FencedPublisher.open(options);
   t.after(() => original.close());
   let at = await original.position('app');
@@ -106,25 +108,23 @@ test('a store descending from the subject\'s epoch continues it after an epoch_c
   await assert.rejects(stranger.position('app'), ForeignPublisherError, 'descending from an older epoch of the subject is not enough');
 });
 
-test('descriptors are put under the base64url processor id and read back as put', async (t) => {
+test('descriptors are put under the base64url processor id, in a bucket of history 1, and read back as put', async (t) => {
   const server = await startNatsServer();
   t.after(() => server.close());
-  const publisher = await FencedPublisher.open({ servers: [server.url], stream: 'CHANGES', subjectPrefix: 'cdn', replicas: 1, maxBytes: 0, maxMessagesPerSubject: -1, ackTimeoutMs: 5000, storeEpoch: 'ab', ancestorEpochs: [], descriptorBucket: 'DESCRIPTORS' });
-  t.after(() => publisher.close());
+  const nc = await connect({ servers: server.url });
+  t.after(() => nc.close());
+  const bucket = await DescriptorBucket.open(jetstream(nc), 'DESCRIPTORS', 1);
   const descriptor: PublishedDescriptor = {
-    format: DESCRIPTOR_FORMAT, chainId: CHAIN_ID, storeEpoch: 'ab', subject: 'cdn.pools+1',
+    format: 1, chainId: CHAIN_ID, storeEpoch: 'ab', subject: 'cdn.pools+1',
     processor: { id: 'pools/ü', instance: 'pools+1', kind: 'amm', version: '1', changeSchema: 'amm.v1', genericApi: 'entities.v1', deliveryOrdering: 'block', output: 'entities', delivery: true },
     coverage: describeCoverage({ chainId: CHAIN_ID, ranges: [{ from: 1, to: 9 }], progress: { ...INITIAL_PROGRESS, state: 'live', changeSequence: 12n }, liveHeadBlock: 9, liveHeadHash: null, orderedState: false }),
     published: '12', updatedAt: '2026-11-28T20:00:00.000Z',
   };
-  await publisher.describe(descriptor);
+  await bucket.put(descriptor);
   assert.equal(descriptorKey('pools/ü'), Buffer.from('pools/ü').toString('base64url'));
   assert.match(descriptorKey('pools/ü'), /^[A-Za-z0-9_-]+$/);
-  const nc = await connect({ servers: server.url });
-  t.after(() => nc.close());
-  const kv = await openDescriptorBucket(nc, 'DESCRIPTORS', 1);
-  assert.deepEqual(await readDescriptor(kv, 'pools/ü'), JSON.parse(JSON.stringify(descriptor)));
-  assert.equal(await readDescriptor(kv, 'other'), null);
-  const status = await kv.status();
-  assert.equal(status.history, 1);
+  const kv = await new Kvm(nc).open('DESCRIPTORS');
+  assert.deepEqual((await kv.get(descriptorKey('pools/ü')))!.json(), JSON.parse(JSON.stringify(descriptor)));
+  assert.equal(await kv.get(descriptorKey('other')), null);
+  assert.equal((await kv.status()).history, 1);
 });

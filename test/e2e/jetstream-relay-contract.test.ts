@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { openDescriptorBucket, readDescriptor } from '../../net/jetstream/descriptors.js';
+import { Kvm } from '@nats-io/kv';
+import { descriptorKey, type PublishedDescriptor } from '../../net/jetstream/descriptors.js';
 import { decodePublication } from '../../store/publication-messages.js';
 import { cpSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,13 +53,14 @@ test('the node keeps the processor\'s descriptor in the KV bucket, stamps commit
   const last = (await jsm.streams.getMessage('CHANGES', { last_by_subj: 'cdn.blobs' }))!;
   const committedAt = Number(last.header.get('Chain-Node-Committed-At'));
   assert.ok(committedAt >= startedAt && committedAt <= Date.now(), `commit time ${committedAt} while the node ran`);
-  const kv = await openDescriptorBucket(nc, 'DESCRIBED', 1);
+  const kv = await new Kvm(nc).open('DESCRIBED');
+  const readDescriptor = async () => (await kv.get(descriptorKey('blobs')))?.json<PublishedDescriptor>() ?? null;
   assert.equal((await kv.status()).history, 1);
   const served = await (await fetch(`${node.baseUrl}/v1/processors/blobs/status`)).json() as { processor: unknown; coverage: Record<string, unknown> };
   // The descriptor follows every acknowledged batch: once the stream holds a change, the descriptor names it or a later one.
   const lastChange = Number(last.header.get('Chain-Node-Last-Sequence'));
-  await waitUntil(node, async () => Number((await readDescriptor(kv, 'blobs'))?.published ?? 0) >= lastChange, 30_000);
-  const descriptor = (await readDescriptor(kv, 'blobs'))!;
+  await waitUntil(node, async () => Number((await readDescriptor())?.published ?? 0) >= lastChange, 30_000);
+  const descriptor = (await readDescriptor())!;
   assert.deepEqual({ format: descriptor.format, storeEpoch: descriptor.storeEpoch, subject: descriptor.subject, processor: descriptor.processor },
     { format: 1, storeEpoch: last.header.get('Chain-Node-Store-Epoch'), subject: 'cdn.blobs', processor: served.processor });
   assert.deepEqual(Object.keys(descriptor.coverage).sort(), Object.keys(served.coverage).sort(), 'coverage as the node serves it');

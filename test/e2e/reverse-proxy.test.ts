@@ -5,8 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createPublicClient, http } from 'viem';
@@ -14,9 +13,9 @@ import { PROJECT_ROOT } from '../support/paths.js';
 import { freePort } from '../support/ports.js';
 import { statusLineOf } from '../support/raw-http.js';
 import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
+import { NGINX, startNginx } from '../support/nginx.js';
 import { changeSequences, recordEventSource } from '../api/sse/sse-clients.js';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path)) ?? (spawnSync('nginx', ['-v']).status === 0 ? 'nginx' : undefined);
 const FAST = ['devnet.block_time_ms=300', 'sse.heartbeat_seconds=1'];
 
 /** The README's server block with the node's ports, inside a minimal nginx main configuration of its own. */
@@ -47,18 +46,13 @@ test('behind nginx with the README settings: aggregate routes, an SSE stream, JS
   const listen = await freePort();
   const nginxDir = join(node.dir, 'nginx');
   mkdirSync(nginxDir, { recursive: true });
-  const conf = join(nginxDir, 'nginx.conf');
-  writeFileSync(conf, nginxConfig(nginxDir, listen, { api: portOf(node.baseUrl), rpc: portOf(node.rpcUrl), ws: portOf(node.wsUrl) }));
-  const nginx = spawn(NGINX!, ['-p', nginxDir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let nginxErrors = '';
-  nginx.stderr.on('data', (chunk: Buffer) => { nginxErrors += chunk.toString(); });
-  t.after(() => { nginx.kill('SIGKILL'); });
+  const nginx = startNginx(t, nginxDir, nginxConfig(nginxDir, listen, { api: portOf(node.baseUrl), rpc: portOf(node.rpcUrl), ws: portOf(node.wsUrl) }));
   const proxy = `http://127.0.0.1:${listen}`;
   await waitUntil(node, async () => {
-    if (nginx.exitCode !== null) throw new Error(`nginx exited: ${nginxErrors}${readFileSync(join(nginxDir, 'error.log'), 'utf8')}`);
+    nginx.checkAlive();
     return (await fetch(`${proxy}/health/ready`)).status === 200;
   }, 30_000).catch((error: unknown) => {
-    throw new Error(`${String(error)}\nnginx: ${nginxErrors}`);
+    throw new Error(`${String(error)}\nnginx: ${nginx.errors()}`);
   });
 
   // Requests the node's own HTTP server drops without an answer get one through the proxy.

@@ -25,7 +25,7 @@ test('[delivery.jetstream] is off by default and its bad values stop start-up na
   const js = validate({}).delivery.jetstream;
   assert.deepEqual([js.enabled, js.servers, js.stream, js.subject_prefix, js.replicas, js.descriptor_bucket], [false, [], 'CHAIN_NODE_CHANGES', 'chain-node.changes', 1, 'CHAIN_NODE_DESCRIPTORS']);
   assert.deepEqual(rejected({ actors: { publisher: { instances: 2 } } }), [['actors.publisher.instances', '2', 'expected 1 (one publisher per store: each instance\'s subject has one writer)']]);
-  assert.deepEqual(rejected({ delivery: { jetstream: { descriptor_bucket: 'a.b' } } }), [['delivery.jetstream.descriptor_bucket', '"a.b"', 'expected a KV bucket name of 1-64 letters, digits, "_" or "-"']]);
+  assert.deepEqual(rejected({ delivery: { jetstream: { descriptor_bucket: 'a.b' } } }), [['delivery.jetstream.descriptor_bucket', '"a.b"', 'expected a bucket name of 1-64 letters, digits, "_" or "-"']]);
   assert.deepEqual(rejected({ delivery: { jetstream: { enabled: true } } }), [['delivery.jetstream.servers', '(missing)', 'expected at least one NATS server (e.g. ["nats://127.0.0.1:4222"]) when delivery.jetstream.enabled = true']]);
   assert.deepEqual(rejected({ delivery: { jetstream: { replicas: 2 } } }), [['delivery.jetstream.replicas', '2', 'expected 1 or 3']]);
   assert.equal(rejected({ delivery: { jetstream: { servers: ['http://x:1'] } } })[0]![0], 'delivery.jetstream.servers.0');
