@@ -97,6 +97,7 @@ export async function startRelay(loaded: LoadedRelayConfig, log: Logger): Promis
         const reasons: string[] = [];
         if (!connected) reasons.push('not connected to a NATS server');
         if (!watch) reasons.push(`the descriptor bucket ${js.descriptor_bucket} is not readable yet (has the node published?)`);
+        else if (!watch.loaded) reasons.push(`the descriptor bucket ${js.descriptor_bucket} is still being read`);
         const processors = feed.state();
         if (watch && processors.length === 0) reasons.push('no processor is published yet');
         for (const p of processors) if (!p.caughtUp) reasons.push(`processor '${p.id}' is still being read from ${p.subject}`);

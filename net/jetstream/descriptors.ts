@@ -33,19 +33,23 @@ function isDescriptor(value: unknown): value is PublishedDescriptor {
 export class DescriptorWatch {
   private readonly byId = new Map<string, PublishedDescriptor>();
   private stopped = false;
+  /** Keys the bucket held when the watch began (history 1: one value each). */
+  private expected = 0;
   private watching: { stop(): void } | null = null;
 
   private constructor(private readonly kv: KV, private readonly changed: (descriptor: PublishedDescriptor) => void) {}
 
-  /** Opens the bucket (waiting until the node has created it, or `signal` aborts), reads every entry, then watches. */
+  /** Opens the bucket (waiting until the node has created it, or `signal` aborts) and starts watching it. */
   static async open(js: JetStreamClient, bucket: string, changed: (descriptor: PublishedDescriptor) => void, retryMs = 500, signal?: AbortSignal): Promise<DescriptorWatch> {
     const kvm = new Kvm(js);
     for (;;) {
+      let watch: DescriptorWatch | null = null;
       try {
-        const watch = new DescriptorWatch(await kvm.open(bucket, { bindOnly: true }), changed);
+        watch = new DescriptorWatch(await kvm.open(bucket, { bindOnly: true }), changed);
         await watch.start();
         return watch;
       } catch (error) {
+        watch?.stop();
         if (signal?.aborted) throw error;
         await new Promise((resolve) => setTimeout(resolve, retryMs));
       }
@@ -69,23 +73,24 @@ export class DescriptorWatch {
   }
 
   /**
-   * Watches the bucket: the watch delivers every key's last value, then updates; it resolves once the last value
-   * there was at start has arrived (the entry with nothing pending behind it), or at once when the bucket is empty.
+   * Watches the bucket: the watch delivers every key's last value, then updates. `loaded` tells when it has delivered
+   * as many processors as the bucket held keys when the watch began.
    */
   private async start(): Promise<void> {
     const updates = await this.kv.watch();
     this.watching = updates;
-    let initialized: () => void = () => undefined;
-    const loaded = new Promise<void>((resolve) => { initialized = resolve; });
     void (async () => {
       for await (const entry of updates) {
         if (this.stopped) break;
         if (entry.operation === 'PUT') this.take(safeJson(entry.value));
-        if (entry.delta === 0) initialized();
       }
     })();
-    if ((await this.kv.status()).values === 0) initialized();
-    await loaded;
+    this.expected = (await this.kv.status()).values;
+  }
+
+  /** Whether every entry the bucket held when the watch began has arrived. */
+  get loaded(): boolean {
+    return this.byId.size >= this.expected;
   }
 
   stop(): void {
