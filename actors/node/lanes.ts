@@ -185,8 +185,10 @@ const REPLACEMENT_JOURNAL_POLL_MS = 100;
 export function replacementLane(config: NodeConfig, dataDir: string, spec: ChainSpec, custom: ReadonlyMap<string, CustomKindDescription>, replacement: ReplacementInstance): LaneSpec {
   const base = configuredProcessors(config, custom).find((p) => p.id === replacement.processor);
   if (!base) throw new Error(`rebuild of processor '${replacement.processor}': it is no longer configured`);
+  const listeners = actorNames('listener', config.actors.listener);
   const args: ProcessorArgs = {
-    ...processorArgs(config, dataDir, spec, base, actorNames('listener', config.actors.listener)),
+    // With [delivery.jetstream] on, the publisher hears of its commits too: it publishes the replacement's log.
+    ...processorArgs(config, dataDir, spec, base, config.delivery.jetstream.enabled && base.delivery ? [...listeners, 'publisher'] : listeners),
     id: replacement.instance, instance: replacement.instance, startBlock: replacement.fromBlock, historyMode: 'live_only',
     coldBackfillSource: replacement.source, pollJournalMs: REPLACEMENT_JOURNAL_POLL_MS,
   };
@@ -200,7 +202,7 @@ function publisherLane(config: NodeConfig, dataDir: string, spec: ChainSpec, shu
   const retained = config.processors.filter((p) => p.delivery).map((p) => p.retain_changes);
   const args: PublisherArgs = {
     dataDir, chainId: spec.chainId,
-    processors: processors.filter((p) => p.delivery), listeners: actorNames('listener', config.actors.listener), descriptorBucket: js.descriptor_bucket,
+    processors, listeners: actorNames('listener', config.actors.listener), descriptorBucket: js.descriptor_bucket,
     publisher: {
       servers: js.servers, stream: js.stream, subjectPrefix: js.subject_prefix, replicas: js.replicas, maxBytes: js.max_bytes, ackTimeoutMs: js.ack_timeout_ms,
       // Messages per subject follow the instances' retention: a message holds at least one change, so the largest retain_changes bounds it (0 keeps all).

@@ -1,7 +1,8 @@
 /**
  * Lane `publisher` (issue 30, docs/jetstream.md; only with `[delivery.jetstream] enabled`): publishes the change log
  * of every instance with delivery on to JetStream, in sequence order, fenced (net/jetstream/fenced-publisher.ts), one
- * loop per instance (instance-loop.ts), and keeps each processor's descriptor in the descriptor KV bucket
+ * loop per instance (instance-loop.ts) — rebuild replacements and backfill-subscription streams included, found in the
+ * store every second (extra-instances.ts) — and keeps each processor's descriptor in the descriptor KV bucket
  * (net/jetstream/descriptors.ts). The change
  * log is the outbox: commits never wait for this lane. A subject another store publishes is refused and left alone.
  *
@@ -22,6 +23,7 @@ import type { PublisherInbox } from './messages.js';
 import { createPublisherMetrics } from './metrics.js';
 import { runInstance } from './instance-loop.js';
 import { pause, type Ctx, type Lane, type PublisherArgs, type State } from './state.js';
+import { extraInstances, servedInstance } from './extra-instances.js';
 
 export type { PublisherArgs } from './state.js';
 
@@ -74,10 +76,11 @@ function measure(state: State): void {
   }
 }
 
-/** Tells every listener where publication stands. */
+/** Tells every listener where publication stands (of the configured instances: the ones `/v1/status` lists). */
 function report(ctx: Ctx, state: State): void {
   const processors: Record<string, PublicationOfProcessor> = {};
   for (const [id, lane] of state.lanes) {
+    if (lane.kind !== 'configured') continue;
     processors[id] = {
       instance: lane.instance, subject: `${ctx.args.publisher.subjectPrefix}.${lane.instance}`, publishedSequence: String(lane.published),
       lagChanges: lane.lagChanges, lagSeconds: lane.lagSeconds, resets: { ...lane.resets }, state: lane.state,
@@ -87,7 +90,7 @@ function report(ctx: Ctx, state: State): void {
   for (const listener of ctx.args.listeners) ctx.send<ListenerInbox>(listener, notice).catch(() => undefined);
 }
 
-function newLane(state: State, processor: PublisherArgs['processors'][number]): Lane {
+function newLane(state: State, processor: PublisherArgs['processors'][number], kind: Lane['kind'] = 'configured'): Lane {
   let head = 0n;
   try {
     head = changeHead(state.store.processor(processor.instance).changes);
@@ -95,22 +98,61 @@ function newLane(state: State, processor: PublisherArgs['processors'][number]): 
     // The processor lane has not created its tables yet: every change will be notified.
   }
   return {
-    processor, instance: processor.instance, wake: null, pending: true, state: 'unreachable', published: 0n, unnotifiedThrough: Number(head),
+    processor, instance: processor.instance, kind, describeNow: false, wake: null, pending: true, state: 'unreachable', published: 0n, unnotifiedThrough: Number(head),
     commits: [], resets: { epoch_changed: 0, retention_gap: 0 }, lagChanges: 0, lagSeconds: 0,
   };
+}
+
+/**
+ * Every second: lanes for the replacement instances and subscription streams the store holds now (extra-instances.ts),
+ * started at once when connected; each extra lane is woken (a subscription stream's writer sends no notice); and a
+ * processor whose serving instance changed (promote, rollback) gets its descriptor from the new one.
+ */
+function discover(ctx: Ctx, state: State): void {
+  state.store.env.resetReadTxn();
+  for (const extra of extraInstances(state.store)) {
+    const lane = state.lanes.get(extra.instance);
+    if (lane) {
+      lane.pending = true;
+      lane.wake?.();
+      continue;
+    }
+    const base = ctx.args.processors.find((p) => p.id === extra.processor);
+    if (!base || (extra.kind === 'replacement' && !base.delivery)) continue;
+    const added = newLane(state, { ...base, instance: extra.instance, laneId: extra.instance }, extra.kind);
+    state.lanes.set(extra.instance, added);
+    if (state.publisher) start(ctx, state, state.publisher, added);
+  }
+  for (const processor of ctx.args.processors) {
+    if (!processor.delivery) continue;
+    const serving = servedInstance(state.store, processor.id, processor.instance);
+    if (state.serving.get(processor.id) === serving) continue;
+    state.serving.set(processor.id, serving);
+    const lane = [...state.lanes.values()].find((l) => l.kind !== 'subscription' && l.processor.id === processor.id && l.instance === serving);
+    if (!lane) continue;
+    lane.describeNow = true;
+    lane.wake?.();
+  }
+}
+
+function start(ctx: Ctx, state: State, publisher: FencedPublisher, lane: Lane): void {
+  const loop = runInstance(ctx, state, publisher, lane).catch((error: unknown) => ctx.log.error('publication of an instance ended', { instance: lane.instance, ...errorFields(error) }));
+  state.loops.add(loop);
+  void loop.finally(() => state.loops.delete(loop));
 }
 
 export default defineActor<State, PublisherArgs, PublisherInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
-    const state: State = { store, pauses: new Set(), lanes: new Map(), stopped: false, publisher: null, descriptors: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null };
-    for (const processor of ctx.args.processors) state.lanes.set(processor.id, newLane(state, processor));
-    state.timer = setInterval(() => { measure(state); report(ctx, state); }, 1000);
+    const state: State = { store, pauses: new Set(), lanes: new Map(), serving: new Map(), loops: new Set(), stopped: false, publisher: null, descriptors: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null };
+    for (const processor of ctx.args.processors) if (processor.delivery) state.lanes.set(processor.id, newLane(state, processor));
+    state.timer = setInterval(() => { measure(state); report(ctx, state); discover(ctx, state); }, 1000);
     state.running = connectLoop(ctx, state).then(async (publisher) => {
       state.publisher = publisher;
       if (!publisher) return undefined;
       state.descriptors = await describeLoop(ctx, state, publisher);
-      return Promise.all([...state.lanes.values()].map((lane) => runInstance(ctx, state, publisher, lane)));
+      for (const lane of state.lanes.values()) start(ctx, state, publisher, lane);
+      return undefined;
     });
     ctx.ready();
     return state;
@@ -130,6 +172,7 @@ export default defineActor<State, PublisherArgs, PublisherInbox>({
     for (const end of [...state.pauses]) end();
     await state.publisher?.close().catch(() => undefined);
     await state.running?.catch(() => undefined);
+    await Promise.all([...state.loops]);
     await state.store.close();
   },
 });

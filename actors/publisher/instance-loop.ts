@@ -12,6 +12,7 @@ import { processorDescriptor } from '../../api/aggregate/configured-processors.j
 import { processorTables, readCoverage } from '../../api/aggregate/processor-reader.js';
 import type { OutboxInbox } from '../outbox/messages.js';
 import { commitTimeOf, pause, type Ctx, type Lane, type State } from './state.js';
+import { servedInstance } from './extra-instances.js';
 
 /** Messages published between checks of `stopped` and of new notices. */
 const BATCH_MESSAGES = 64;
@@ -30,8 +31,10 @@ export function reasonOf(error: unknown): string {
 
 /** Puts the instance's descriptor: what relays answer hello frames, the change head and page coverage from. */
 async function describe(ctx: Ctx, state: State, publisher: FencedPublisher, lane: Lane, published: bigint): Promise<void> {
-  if (!state.descriptors) return;
+  if (!state.descriptors || lane.kind === 'subscription') return;
   state.store.env.resetReadTxn();
+  // Only the instance serving the processor id now speaks for it (a promote hands the key to the replacement).
+  if (servedInstance(state.store, lane.processor.id, ctx.args.processors.find((p) => p.id === lane.processor.id)?.instance ?? lane.instance) !== lane.instance) return;
   await state.descriptors.put({
     format: 1, chainId: ctx.args.chainId, storeEpoch: state.store.epoch.toString(16), subject: publisher.subject(lane.instance),
     processor: processorDescriptor(lane.processor), coverage: readCoverage(state.store, ctx.args.chainId, lane.processor), published: published.toString(), updatedAt: new Date().toISOString(),
@@ -93,7 +96,8 @@ export async function runInstance(ctx: Ctx, state: State, publisher: FencedPubli
         }
         delay = ctx.args.retryInitialMs;
         const idle = messages.length < BATCH_MESSAGES && !lane.pending;
-        if (describedAt === 0 || (messages.length > 0 && (idle || Date.now() - describedAt >= DESCRIPTOR_EVERY_MS))) {
+        if (describedAt === 0 || lane.describeNow || (messages.length > 0 && (idle || Date.now() - describedAt >= DESCRIPTOR_EVERY_MS))) {
+          lane.describeNow = false;
           await describe(ctx, state, publisher, lane, at.lastChange);
           describedAt = Date.now();
         }

@@ -10,7 +10,10 @@ import type { PublisherMetrics } from './metrics.js';
 export interface PublisherArgs {
   readonly dataDir: string;
   readonly chainId: number;
-  /** The processors whose instance's log is published (delivery on). */
+  /**
+   * Every configured processor: the instances of those with delivery on are published, and so are their rebuilds'
+   * replacements; backfill-subscription streams are published whatever their processor's delivery.
+   */
   readonly processors: readonly ConfiguredProcessor[];
   /** Listener actors told the publication's state (`/v1/status`, `/debug/network`). */
   readonly listeners: readonly string[];
@@ -24,8 +27,16 @@ export interface PublisherArgs {
 export type Ctx = ActorContext<PublisherArgs>;
 
 export interface Lane {
+  /** The processor as the API serves it, with this lane's instance (a replacement's or a subscription stream's included). */
   readonly processor: ConfiguredProcessor;
   readonly instance: string;
+  /**
+   * `configured`: a processor's configured instance; `replacement`: a rebuild's (both put the processor id's descriptor
+   * while they serve it); `subscription`: a backfill subscription's stream (no descriptor: relays do not serve it).
+   */
+  readonly kind: 'configured' | 'replacement' | 'subscription';
+  /** Put the descriptor on the next pass (the instance became the processor's serving one). */
+  describeNow: boolean;
   wake: (() => void) | null;
   pending: boolean;
   state: PublicationOfProcessor['state'];
@@ -44,8 +55,12 @@ export interface State {
   readonly store: Store;
   /** Ends the current retry pause at once (stop). */
   readonly pauses: Set<() => void>;
-  /** By processor id. */
+  /** By processor id (configured instances) or by instance (replacements and subscription streams: their lanes' notices name them). */
   readonly lanes: Map<string, Lane>;
+  /** Per processor id, the instance that served it at the last look (a promote or rollback changes it). */
+  readonly serving: Map<string, string>;
+  /** The loops of lanes started after the first ones (extra instances found later). */
+  readonly loops: Set<Promise<void>>;
   stopped: boolean;
   publisher: FencedPublisher | null;
   descriptors: DescriptorBucket | null;
