@@ -19,7 +19,7 @@ import { DescriptorBucket } from '../../net/jetstream/descriptors.js';
 import type { PublicationOfProcessor } from '../../api/aggregate/publication-status.js';
 import type { ListenerInbox } from '../listener/messages.js';
 import type { PublisherInbox } from './messages.js';
-import { createPublisherMetrics } from './metrics.js';
+import { createPublisherMetrics, zeroSeries } from './metrics.js';
 import { runInstance } from './instance-loop.js';
 import { pause, type Ctx, type Lane, type PublisherArgs, type State } from './state.js';
 
@@ -104,7 +104,10 @@ export default defineActor<State, PublisherArgs, PublisherInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
     const state: State = { store, pauses: new Set(), lanes: new Map(), stopped: false, publisher: null, descriptors: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null };
-    for (const processor of ctx.args.processors) state.lanes.set(processor.id, newLane(state, processor));
+    for (const processor of ctx.args.processors) {
+      state.lanes.set(processor.id, newLane(state, processor));
+      zeroSeries(state.metrics, processor.instance);
+    }
     state.timer = setInterval(() => { measure(state); report(ctx, state); }, 1000);
     state.running = connectLoop(ctx, state).then(async (publisher) => {
       state.publisher = publisher;
