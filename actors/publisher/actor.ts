@@ -20,7 +20,7 @@ import { DescriptorBucket } from '../../net/jetstream/descriptors.js';
 import type { PublicationOfProcessor } from '../../api/aggregate/publication-status.js';
 import type { ListenerInbox } from '../listener/messages.js';
 import type { PublisherInbox } from './messages.js';
-import { createPublisherMetrics } from './metrics.js';
+import { createPublisherMetrics, zeroSeries } from './metrics.js';
 import { runInstance } from './instance-loop.js';
 import { pause, type Ctx, type Lane, type PublisherArgs, type State } from './state.js';
 import { extraInstances, servedInstance } from './extra-instances.js';
@@ -121,6 +121,7 @@ function discover(ctx: Ctx, state: State): void {
     if (!base || (extra.kind === 'replacement' && !base.delivery)) continue;
     const added = newLane(state, { ...base, instance: extra.instance, laneId: extra.instance }, extra.kind);
     state.lanes.set(extra.instance, added);
+    zeroSeries(state.metrics, extra.instance);
     if (state.publisher) start(ctx, state, state.publisher, added);
   }
   for (const processor of ctx.args.processors) {
@@ -145,7 +146,11 @@ export default defineActor<State, PublisherArgs, PublisherInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir, readOnly: true });
     const state: State = { store, pauses: new Set(), lanes: new Map(), serving: new Map(), loops: new Set(), stopped: false, publisher: null, descriptors: null, running: null, metrics: createPublisherMetrics(ctx.metrics), timer: null };
-    for (const processor of ctx.args.processors) if (processor.delivery) state.lanes.set(processor.id, newLane(state, processor));
+    for (const processor of ctx.args.processors) {
+      if (!processor.delivery) continue;
+      state.lanes.set(processor.id, newLane(state, processor));
+      zeroSeries(state.metrics, processor.instance);
+    }
     state.timer = setInterval(() => { measure(state); report(ctx, state); discover(ctx, state); }, 1000);
     state.running = connectLoop(ctx, state).then(async (publisher) => {
       state.publisher = publisher;

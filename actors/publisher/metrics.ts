@@ -14,6 +14,15 @@ export interface PublisherMetrics {
   readonly resets: Counter<'instance' | 'reason'>;
 }
 
+export const PUBLISH_ERROR_REASONS = ['connection', 'timeout', 'fence', 'foreign_publisher', 'retention_gap', 'other'] as const;
+export const RESET_REASONS = ['epoch_changed', 'retention_gap'] as const;
+
+/** Every counter series of `instance` at 0, so the first error or reset is an increase (alerts use increase()). */
+export function zeroSeries(metrics: PublisherMetrics, instance: string): void {
+  for (const reason of PUBLISH_ERROR_REASONS) metrics.publishErrors.inc({ instance, reason }, 0);
+  for (const reason of RESET_REASONS) metrics.resets.inc({ instance, reason }, 0);
+}
+
 export function createPublisherMetrics(registry: Registry): PublisherMetrics {
   const registers = [registry];
   return {

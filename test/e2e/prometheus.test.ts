@@ -8,10 +8,13 @@ import { promtool } from '../support/promtool.js';
 
 test('promtool check metrics finds nothing to report in /metrics of a running node', async () => {
   // blobs, and erc20 retaining a window of artifacts: the artifact gauges the alerts read have series.
-  const toml = ['[[processors]]', 'id = "blobs"', 'kind = "blobs"', '[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', '[processors.artifacts]', 'retention = "window"', 'window_blocks = 8', ''].join('\n');
+  // JetStream publication on, its broker unreachable: the publisher's series the alerts read exist all the same.
+  const toml = ['[[processors]]', 'id = "blobs"', 'kind = "blobs"', '[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', '[processors.artifacts]', 'retention = "window"', 'window_blocks = 8',
+    '[delivery.jetstream]', 'enabled = true', 'servers = ["127.0.0.1:1"]', ''].join('\n');
   const node = await startNodeProcess({ toml, sets: ['budgets.outbox.max_bytes=123456789'] });
   try {
-    await waitUntil(node, async () => (await headSequence(node)) > 0 && /^chain_node_artifact_bytes\{/m.test(await (await fetch(`${node.baseUrl}/metrics`)).text()), 30_000);
+    await waitUntil(node, async () => (await headSequence(node)) > 0 && /^chain_node_artifact_bytes\{/m.test(await (await fetch(`${node.baseUrl}/metrics`)).text())
+      && /^chain_node_jetstream_publication_lag_seconds\{/m.test(await (await fetch(`${node.baseUrl}/metrics`)).text()), 30_000);
     // Some traffic first, so per-route series and worker registries are in the text too.
     for (const path of ['/v1/status', '/v1/q/blobs/blocks?limit=2', '/v1/nope']) await (await fetch(`${node.baseUrl}${path}`)).arrayBuffer();
     const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
@@ -23,6 +26,8 @@ test('promtool check metrics finds nothing to report in /metrics of a running no
     for (const name of alertMetrics) assert.match(text, new RegExp(`^${name}(\\{| )`, 'm'), `ops/alerts.yml uses ${name}, which the node exports`);
     // The byte budgets the alerts compare against: the configured ones, and the blobs change log's LMDB bytes.
     assert.match(text, /^chain_node_outbox_budget_bytes 123456789$/m);
+    assert.match(text, /^chain_node_jetstream_resets_total\{instance="blobs",reason="epoch_changed"[^}]*\} 0$/m, 'reset counters start at 0');
+    assert.match(text, /^chain_node_jetstream_publish_errors_total\{instance="erc20",reason="foreign_publisher"[^}]*\} 0$/m);
     assert.match(text, /^chain_node_pending_delta_budget_bytes 268435456$/m);
     assert.match(text, /^chain_node_artifact_budget_bytes 1073741824$/m);
     assert.match(text, /^chain_node_artifact_bytes\{processor="erc20",state="(retained|pending)"\} \d+$/m);

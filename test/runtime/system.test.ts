@@ -177,3 +177,22 @@ test('stopLane stops a running lane and removes it: its queued messages are drop
   assert.deepEqual(await system.ask('gone', { type: 'count' }), { total: 0, outOfOrder: 0, senders: {} });
   await system.stop();
 });
+
+test('stop(order, last) stops the named lanes in order, then the others together, then the last lanes', async (t) => {
+  const system = track(t, newSystem());
+  for (const name of ['first', 'middle', 'after']) system.startLane(lane(name, [child(name, 'counter')]));
+  await waitFor(() => system.laneStatuses().every((l) => l.actors.every((a) => a.ready)), 30_000, 'all ready');
+  // The middle lane's thread is busy for a while: a lane stopped after it must still run until it has stopped.
+  await system.send('middle', { type: 'block', ms: 400 });
+  const stoppedAt = new Map<string, number>();
+  const started = Date.now();
+  const stopping = system.stop(['first'], ['after']);
+  await waitFor(() => {
+    for (const status of system.laneStatuses()) if (!stoppedAt.has(status.lane) && status.actors.every((a) => !a.running)) stoppedAt.set(status.lane, Date.now() - started);
+    return stoppedAt.size === 3;
+  }, 30_000, 'every lane stopped');
+  await stopping;
+  assert.ok(stoppedAt.get('first')! <= stoppedAt.get('middle')!, JSON.stringify([...stoppedAt]));
+  assert.ok(stoppedAt.get('middle')! <= stoppedAt.get('after')!, JSON.stringify([...stoppedAt]));
+  assert.ok(stoppedAt.get('after')! >= 300, `the last lane ran while the middle one was busy: ${JSON.stringify([...stoppedAt])}`);
+});
