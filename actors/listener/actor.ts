@@ -30,6 +30,7 @@ import { storeServingLookup } from '../../api/aggregate/serving-instances.js';
 import { SseHub, type SseSettings } from '../../api/sse/sse-hub.js';
 import { registerStreamRoute, STREAM_ROUTE } from '../../api/sse/stream-route.js';
 import { storeChangeFeed } from '../../api/aggregate/change-feed.js';
+import { nodeConsumers } from '../../api/aggregate/consumers/node-consumers.js';
 import type { ListenerInbox } from './messages.js';
 import type { HistoryInbox } from '../history/messages.js';
 import type { ProcessorInbox } from '../processor/messages.js';
@@ -138,7 +139,7 @@ export default defineActor<State, ListenerArgs, ListenerInbox>({
         p2p: () => ctx.ask<P2pSourceInbox, SourceReplies['network-status']>('source', { type: 'network-status' }, 2000),
       }),
       ...aggregateRoutes(context),
-      ...consumerRoutes(context, consumerWrites(ctx)),
+      ...consumerRoutes(context, nodeConsumers(context, consumerWrites(ctx))),
       ...adminRoutes((message, timeoutMs) => ctx.ask<HistoryInbox>('history', message, timeoutMs)),
     ];
     const metrics = createListenerMetrics(ctx.metrics);

@@ -1,19 +1,13 @@
 /**
  * The outbox's writes to consumer records, each in one LMDB write transaction that also reads the
- * change-log bounds, so a watermark is always checked against the log as it is at commit.
- *
- * Lease rules: every consumer-scoped call (lease, deliver, acknowledge) extends the lease by
- * `leaseTtlSeconds`. A call that finds the lease expired starts a new session: the delivered
- * watermark goes back to the acknowledged one (what was handed out before may never have arrived),
- * unless the changes after the acknowledged position were pruned meanwhile — then 410
- * `cursor_expired`: the consumer must take a snapshot and be recreated.
+ * change-log bounds, so a watermark is always checked against the log as it is at commit. What each
+ * call does to a record (the lease rules) is store/consumer-transitions.ts, shared with the relays.
  */
 import { TransactionFlags } from 'lmdb';
 import { CodedError } from '../../runtime/errors.js';
 import { readChange } from '../../store/change-log.js';
-import {
-  consumerKey, leaseActive, logBounds, readConsumer, resumable, type ConsumerRecord, type LogBounds,
-} from '../../store/consumers.js';
+import { consumerKey, logBounds, readConsumer, type ConsumerRecord } from '../../store/consumers.js';
+import { acknowledged, delivered, leased, newConsumerRecord, session as sessionOf, toSave } from '../../store/consumer-transitions.js';
 import { encodeCursor } from '../../store/cursor.js';
 import { subscriptionBinding } from '../../store/backfill-subscriptions.js';
 import type { ProcessorTables, Store } from '../../store/store.js';
@@ -42,9 +36,6 @@ export interface OutboxStore {
  */
 const COMMIT_WITHOUT_FLUSH = TransactionFlags.ABORTABLE | TransactionFlags.SYNCHRONOUS_COMMIT | TransactionFlags.NO_SYNC_FLUSH;
 
-/** Extending a lease that still has more than this fraction of its TTL left is skipped when nothing else changes. */
-const LEASE_REFRESH_FRACTION = 0.5;
-
 export function createConsumer(out: OutboxStore, message: CreateConsumer, nowMs: number): ConsumerRecord {
   const { store } = out;
   return store.env.transactionSync(() => {
@@ -55,25 +46,7 @@ export function createConsumer(out: OutboxStore, message: CreateConsumer, nowMs:
       throw new CodedError('conflict', `consumer '${message.id}' already exists on this processor (a backfill subscription's)`, { consumer: message.id });
     }
     const tables = store.processor(message.instance);
-    const bounds = logBounds(tables);
-    const sequence = startSequence(message, bounds);
-    const cursor = message.start.position === 'cursor' ? message.start.cursor! : cursorAt(out, tables, message.instance, sequence);
-    const record: ConsumerRecord = {
-      version: 1,
-      processor: message.processor,
-      instance: message.instance,
-      id: message.id,
-      role: message.role,
-      leaseTtlSeconds: message.leaseTtlSeconds,
-      leaseExpiresAt: nowMs + message.leaseTtlSeconds * 1000,
-      createdAt: new Date(nowMs).toISOString(),
-      credential: message.credential,
-      start: { position: message.start.position, sequence },
-      delivered: sequence,
-      deliveredCursor: cursor,
-      acknowledged: sequence,
-      acknowledgedCursor: cursor,
-    };
+    const record = newConsumerRecord(message, logBounds(tables), (sequence) => cursorAt(out, tables, message.instance, sequence), nowMs);
     store.consumers.put(consumerKey(message.instance, message.id), record);
     return record;
   });
@@ -90,96 +63,43 @@ export function deleteConsumer(out: OutboxStore, message: DeleteConsumer): boole
 
 export function renewLease(out: OutboxStore, message: RenewLease, nowMs: number): ConsumerRecord {
   return out.store.env.transactionSync(() => {
-    const { record, tables } = session(out, message.instance, message.id, nowMs);
-    const rewound = message.redeliver ? rewind(record) : record;
-    return save(out, { ...rewound, leaseExpiresAt: nowMs + record.leaseTtlSeconds * 1000 }, tables, nowMs, true);
+    const { record } = session(out, message.instance, message.id, nowMs);
+    return save(out, leased(record, message.redeliver, nowMs), nowMs, true);
   }, COMMIT_WITHOUT_FLUSH);
 }
 
 export function deliverChanges(out: OutboxStore, message: DeliverChanges, nowMs: number): Delivery {
   return out.store.env.transactionSync(() => {
     const { record, tables, bounds } = session(out, message.instance, message.id, nowMs);
-    if (!resumable(record.delivered, bounds)) throw expired(record, bounds);
-    const through = batchEnd(record.delivered, message.limit, bounds);
-    const advanced = through === record.delivered ? record : { ...record, delivered: through, deliveredCursor: cursorAt(out, tables, record.instance, through) };
-    const saved = save(out, advanced, tables, nowMs, advanced !== record);
-    return { record: saved, after: record.delivered.toString(), through: through.toString() };
+    const batch = delivered(record, bounds, message.limit, (sequence) => cursorAt(out, tables, record.instance, sequence));
+    const saved = save(out, batch.record, nowMs, batch.record !== record);
+    return { record: saved, after: batch.after.toString(), through: batch.through.toString() };
   }, COMMIT_WITHOUT_FLUSH);
 }
 
 export function acknowledge(out: OutboxStore, message: AcknowledgeChanges, nowMs: number): ConsumerRecord {
   return out.store.env.transactionSync(() => {
-    const { record, tables } = session(out, message.instance, message.id, nowMs);
-    const sequence = BigInt(message.sequence);
-    if (sequence > record.delivered) {
-      throw new CodedError('cursor_invalid', `the cursor names change ${sequence}, beyond the highest change delivered to this consumer (${record.delivered})`, {
-        deliveredSequence: record.delivered.toString(),
-      });
-    }
-    // Monotonic and idempotent: an older or repeated acknowledgement changes nothing.
-    if (sequence <= record.acknowledged) return save(out, record, tables, nowMs, false);
-    return save(out, { ...record, acknowledged: sequence, acknowledgedCursor: message.cursor }, tables, nowMs, true);
+    const { record } = session(out, message.instance, message.id, nowMs);
+    const next = acknowledged(record, BigInt(message.sequence), message.cursor);
+    return save(out, next, nowMs, next !== record);
   });
 }
 
-/**
- * The last sequence of the next batch after `delivered`: up to `limit` changes, never beyond what the
- * log holds. The log is dense — sequences grow by one per change and only its tail is pruned, and
- * `session` already refused a position whose next change was pruned — so no key needs visiting;
- * the listener reads every change of (delivered, end] and fails the call if one is missing.
- */
-function batchEnd(delivered: bigint, limit: number, bounds: LogBounds): bigint {
-  if (bounds.tail === null || bounds.logged <= delivered) return delivered;
-  const end = delivered + BigInt(limit);
-  return end < bounds.logged ? end : bounds.logged;
-}
-
-/** The record, its instance's tables and log bounds; a lapsed lease starts a new session (see the file comment). */
-function session(out: OutboxStore, instance: string, id: string, nowMs: number): { record: ConsumerRecord; tables: ProcessorTables; bounds: LogBounds } {
+/** The record, its instance's tables and log bounds, in the session the call works in. */
+function session(out: OutboxStore, instance: string, id: string, nowMs: number) {
   const found = readConsumer(out.store.consumers, instance, id);
   if (!found) throw new CodedError('not_found', `no consumer '${id}' on this processor`, { consumer: id });
   const tables = out.store.processor(instance);
   const bounds = logBounds(tables);
-  if (leaseActive(found, nowMs)) return { record: found, tables, bounds };
-  if (!resumable(found.acknowledged, bounds)) throw expired(found, bounds);
-  return { record: rewind(found), tables, bounds };
-}
-
-function rewind(record: ConsumerRecord): ConsumerRecord {
-  return record.delivered === record.acknowledged ? record : { ...record, delivered: record.acknowledged, deliveredCursor: record.acknowledgedCursor };
+  return { record: sessionOf(found, bounds, nowMs), tables, bounds };
 }
 
 /** Writes the record with its lease extended, unless nothing changed and the lease has plenty left. */
-function save(out: OutboxStore, record: ConsumerRecord, _tables: ProcessorTables, nowMs: number, changed: boolean): ConsumerRecord {
-  const ttlMs = record.leaseTtlSeconds * 1000;
-  if (!changed && record.leaseExpiresAt - nowMs > ttlMs * LEASE_REFRESH_FRACTION) return record;
-  const renewed = { ...record, leaseExpiresAt: nowMs + ttlMs };
+function save(out: OutboxStore, record: ConsumerRecord, nowMs: number, changed: boolean): ConsumerRecord {
+  const renewed = toSave(record, nowMs, changed);
+  if (!renewed) return record;
   out.store.consumers.put(consumerKey(record.instance, record.id), renewed);
   return renewed;
-}
-
-function startSequence(message: CreateConsumer, bounds: LogBounds): bigint {
-  switch (message.start.position) {
-    case 'earliest_retained':
-      return bounds.tail === null ? bounds.head : bounds.tail - 1n;
-    case 'current_head':
-      return bounds.head;
-    case 'cursor': {
-      const sequence = BigInt(message.start.sequence ?? '-1');
-      if (sequence < 0n) throw new CodedError('invalid_request', "start.position 'cursor' needs start.cursor");
-      if (sequence > bounds.head) {
-        throw new CodedError('reset_required', `the start cursor names change ${sequence}, beyond this log's head ${bounds.head}: it was not written by this store`, {
-          reason: 'beyond_head', head: bounds.head.toString(),
-        });
-      }
-      if (!resumable(sequence, bounds)) {
-        throw new CodedError('reset_required', `the changes after the start cursor (change ${sequence}) are no longer retained; take a snapshot and start from its boundary cursor`, {
-          reason: 'expired', retainedFrom: bounds.tail?.toString() ?? null, action: 'snapshot and resubscribe',
-        });
-      }
-      return sequence;
-    }
-  }
 }
 
 /** The cursor of the change at `sequence` as stored in the log, or a block-less cursor when that change is not retained (or is 0). */
@@ -187,13 +107,4 @@ export function cursorAt(out: OutboxStore, tables: ProcessorTables, instance: st
   const change = readChange({ changes: tables.changes, epoch: out.store.epoch, chainId: out.chainId, instance }, sequence);
   if (change) return change.cursor;
   return encodeCursor({ epoch: out.store.epoch, chainId: out.chainId, instance, sequence });
-}
-
-function expired(record: ConsumerRecord, bounds: LogBounds): CodedError {
-  return new CodedError('cursor_expired', `the changes after consumer '${record.id}''s position are no longer retained (its lease lapsed or it is best-effort); take a snapshot, delete the consumer and recreate it`, {
-    consumer: record.id,
-    acknowledgedSequence: record.acknowledged.toString(),
-    retainedFrom: bounds.tail?.toString() ?? null,
-    action: 'snapshot and resubscribe',
-  });
 }
