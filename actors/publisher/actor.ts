@@ -83,10 +83,12 @@ function report(ctx: Ctx, state: State): void {
     if (lane.kind !== 'configured') continue;
     processors[id] = {
       instance: lane.instance, subject: `${ctx.args.publisher.subjectPrefix}.${lane.instance}`, publishedSequence: String(lane.published),
-      lagChanges: lane.lagChanges, lagSeconds: lane.lagSeconds, resets: { ...lane.resets }, state: lane.state,
+      lagChanges: lane.lagChanges, lagSeconds: lane.lagSeconds, resets: { ...lane.resets },
+      // An idle lane learns of a lost connection only at its next publish: the client's own status says it at once.
+      state: lane.state === 'connected' && !state.publisher?.connected ? 'unreachable' : lane.state,
     };
   }
-  const notice: ListenerInbox = { type: 'publication', stream: ctx.args.publisher.stream, servers: state.publisher?.servers() ?? [], reportedAt: new Date().toISOString(), processors };
+  const notice: ListenerInbox = { type: 'publication', stream: ctx.args.publisher.stream, servers: state.publisher?.connected ? state.publisher.servers() : [], reportedAt: new Date().toISOString(), processors };
   for (const listener of ctx.args.listeners) ctx.send<ListenerInbox>(listener, notice).catch(() => undefined);
 }
 

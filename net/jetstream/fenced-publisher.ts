@@ -76,12 +76,29 @@ export class FencedPublisher {
     try {
       const jsm = await jetstreamManager(nc, { timeout: options.ackTimeoutMs });
       const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, options);
+      publisher.watchStatus();
       await publisher.ensureStream();
       return publisher;
     } catch (error) {
       await nc.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** False while the client is disconnected and reconnecting (it reconnects by itself). */
+  get connected(): boolean {
+    return !this.disconnected && !this.nc.isClosed();
+  }
+
+  private disconnected = false;
+
+  private watchStatus(): void {
+    void (async () => {
+      for await (const status of this.nc.status()) {
+        if (status.type === 'disconnect') this.disconnected = true;
+        else if (status.type === 'reconnect') this.disconnected = false;
+      }
+    })().catch(() => undefined);
   }
 
   /** The servers the client currently knows (the seeds and those the cluster told it of). */

@@ -153,3 +153,17 @@ test('a db backup restored in place continues its subject after an epoch_changed
   const served = await (await fetch(`${node.baseUrl}/v1/processors/blobs/changes?limit=3`)).json() as { data: Array<{ cursor: string }> };
   assert.deepEqual(resumed.slice(0, 3).map((c) => c.cursor), served.data.map((e) => e.cursor), 'cursors of the new epoch');
 });
+
+test('an idle publisher reports the broker unreachable as soon as its connection drops, and connected again once it is back', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  // One block a minute: after the first changes nothing is published for a while, so no publish error reveals the loss.
+  const node = await startNodeProcess({ toml: `[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\n`, sets: ['devnet.block_time_ms=60000', 'runtime.pool_threads=1'] });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  const servers = async () => ((await (await fetch(`${node.baseUrl}/v1/network/status`)).json()) as { publication: { servers: number } | null }).publication?.servers;
+  await waitUntil(node, async () => (await publication(node))?.state === 'connected' && (await servers()) === 1, 30_000);
+  await server.stop();
+  await waitUntil(node, async () => (await publication(node))?.state === 'unreachable' && (await servers()) === 0, 20_000);
+  await server.restart();
+  await waitUntil(node, async () => (await publication(node))?.state === 'connected' && (await servers()) === 1, 30_000);
+});
