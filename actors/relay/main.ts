@@ -13,6 +13,10 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { bearerCheck } from '../../api/auth/bearer.js';
 import { changesRoutes } from '../../api/aggregate/changes-routes.js';
+import { consumerRoutes } from '../../api/aggregate/consumers/consumer-routes.js';
+import { HttpError } from '../../api/errors.js';
+import { ConsumerRecords } from '../../net/jetstream/consumer-records.js';
+import { relayConsumers } from './relay-consumers.js';
 import { openApiRoutes } from '../../api/openapi-route.js';
 import { addressTaken, closeApp, closeListenSocket, createApiApp, listen } from '../../api/server.js';
 import { SseHub } from '../../api/sse/sse-hub.js';
@@ -89,6 +93,24 @@ export async function startRelay(loaded: LoadedRelayConfig, log: Logger): Promis
     log.info('reading the node\'s descriptors', { bucket: js.descriptor_bucket, processors: opened.all().length });
   }, () => undefined);
 
+  // The durable consumers' records (created when missing); until the bucket opens, consumer calls answer not_ready.
+  let records: ConsumerRecords | null = null;
+  const opening = (async () => {
+    for (let delay = 500; !abort.signal.aborted; delay = Math.min(delay * 2, 10_000)) {
+      try {
+        records = await ConsumerRecords.open(client, jsm, config.relay.consumer_bucket, js.replicas, js.stream);
+        return;
+      } catch (error) {
+        log.warn('cannot open the consumer bucket; consumer calls answer not_ready', { bucket: config.relay.consumer_bucket, ...errorFields(error), retryMs: delay });
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  })();
+  const openRecords = (): ConsumerRecords => {
+    if (!records) throw new HttpError('not_ready', `this relay has not opened its consumer bucket ${config.relay.consumer_bucket} yet; retry shortly`);
+    return records;
+  };
+
   const bearer = loaded.apiToken ? bearerCheck(loaded.apiToken) : null;
   const limits = { defaultPageLimit: config.limits.default_page_limit, maxPageLimit: config.limits.max_page_limit, maxBlockRange: config.limits.max_block_range };
   const routes = [
@@ -96,6 +118,7 @@ export async function startRelay(loaded: LoadedRelayConfig, log: Logger): Promis
       readiness: () => {
         const reasons: string[] = [];
         if (!connected) reasons.push('not connected to a NATS server');
+        if (!records) reasons.push(`the consumer bucket ${config.relay.consumer_bucket} is not open yet`);
         if (!watch) reasons.push(`the descriptor bucket ${js.descriptor_bucket} is not readable yet (has the node published?)`);
         else if (!watch.loaded) reasons.push(`the descriptor bucket ${js.descriptor_bucket} is still being read`);
         const processors = feed.state();
@@ -110,6 +133,7 @@ export async function startRelay(loaded: LoadedRelayConfig, log: Logger): Promis
     }),
     ...openApiRoutes(),
     ...changesRoutes({ processors: feed.registry, limits }, feed),
+    ...consumerRoutes({ processors: feed.registry, limits, bearer }, relayConsumers(feed, openRecords, log)),
   ];
   const api = createApiApp({ routes, maxBodyBytes: config.limits.max_request_body_bytes, maxUrlBytes: config.limits.max_url_bytes, log, metrics, bearer, directRoutes: [STREAM_ROUTE] });
   registerStreamRoute(api.app, { processors: feed.registry, bearer, feed }, hub, api.faults);
@@ -128,6 +152,7 @@ export async function startRelay(loaded: LoadedRelayConfig, log: Logger): Promis
         abort.abort();
         watch?.stop();
         await watching;
+        await opening;
         await feed.stop();
         await nc.drain().catch(() => nc.close());
         closeApp(api.app);
