@@ -24,7 +24,13 @@ export function startNginx(t: TestContext, dir: string, config: string): NginxPr
   const nginx = spawn(NGINX!, ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let errors = '';
   nginx.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
-  t.after(() => { nginx.kill('SIGKILL'); });
+  // SIGTERM, not SIGKILL: a master process (the scale-out example runs with one) stops its workers, a killed one
+  // would leave them running.
+  const exited = new Promise<void>((resolve) => nginx.once('exit', () => resolve()));
+  t.after(async () => {
+    if (nginx.exitCode === null && nginx.signalCode === null) nginx.kill('SIGTERM');
+    await exited;
+  });
   return {
     checkAlive: () => {
       if (nginx.exitCode === null) return;
