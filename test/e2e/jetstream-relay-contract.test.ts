@@ -50,8 +50,14 @@ test('the node keeps the processor\'s descriptor in the KV bucket, stamps commit
   assert.equal(status.state, 'connected');
   assert.equal(status.subject, 'cdn.blobs');
   const { nc, jsm } = await natsClient(server.url, t);
-  const last = (await jsm.streams.getMessage('CHANGES', { last_by_subj: 'cdn.blobs' }))!;
-  const committedAt = Number(last.header.get('Chain-Node-Committed-At'));
+  // Changes committed before the publisher heard of them carry no commit time; the ones after do.
+  let committedAt = 0;
+  let last = (await jsm.streams.getMessage('CHANGES', { last_by_subj: 'cdn.blobs' }))!;
+  await waitUntil(node, async () => {
+    last = (await jsm.streams.getMessage('CHANGES', { last_by_subj: 'cdn.blobs' }))!;
+    committedAt = Number(last.header.get('Chain-Node-Committed-At') || '0');
+    return committedAt > 0;
+  }, 30_000);
   assert.ok(committedAt >= startedAt && committedAt <= Date.now(), `commit time ${committedAt} while the node ran`);
   const kv = await new Kvm(nc).open('DESCRIBED');
   const readDescriptor = async () => (await kv.get(descriptorKey('blobs')))?.json<PublishedDescriptor>() ?? null;
