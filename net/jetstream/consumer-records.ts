@@ -26,7 +26,7 @@ export function durableName(instance: string, id: string): string {
   return `relay-${createHash('sha256').update(recordKey(instance, id)).digest('hex').slice(0, 32)}`;
 }
 
-function encode(record: ConsumerRecord): string {
+export function encodeRecord(record: ConsumerRecord): string {
   return JSON.stringify({
     ...record, leaseExpiresAt: record.leaseExpiresAt,
     credential: { ...record.credential, salt: Buffer.from(record.credential.salt).toString('base64'), hash: Buffer.from(record.credential.hash).toString('base64') },
@@ -36,7 +36,7 @@ function encode(record: ConsumerRecord): string {
   });
 }
 
-function decode(bytes: Uint8Array): ConsumerRecord {
+export function decodeRecord(bytes: Uint8Array): ConsumerRecord {
   const raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
   return {
     ...raw,
@@ -50,8 +50,9 @@ function decode(bytes: Uint8Array): ConsumerRecord {
 /** Another writer changed the entry between the read and the write (JetStream's "wrong last sequence"). */
 const isRevisionConflict = (error: unknown) => error instanceof JetStreamApiError && error.code === 10071;
 
-/** How often a compare-and-set is tried before the call fails (each retry re-reads the entry). */
-const MAX_ATTEMPTS = 16;
+/** How often a compare-and-set is tried before the call fails (each retry re-reads the entry, after a short random pause). */
+const MAX_ATTEMPTS = 100;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
 
 export class ConsumerRecords {
   private constructor(private readonly kv: KV, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager, private readonly stream: string) {}
@@ -64,7 +65,7 @@ export class ConsumerRecords {
   async get(instance: string, id: string): Promise<{ record: ConsumerRecord; revision: number } | undefined> {
     const entry = await this.kv.get(recordKey(instance, id));
     if (!entry || entry.operation !== 'PUT') return undefined;
-    return { record: decode(entry.value), revision: entry.revision };
+    return { record: decodeRecord(entry.value), revision: entry.revision };
   }
 
   /** Every record of `instance`, in id order. */
@@ -72,7 +73,7 @@ export class ConsumerRecords {
     const records: ConsumerRecord[] = [];
     for await (const key of await this.kv.keys(`${b64(instance)}.*`)) {
       const entry = await this.kv.get(key);
-      if (entry && entry.operation === 'PUT') records.push(decode(entry.value));
+      if (entry && entry.operation === 'PUT') records.push(decodeRecord(entry.value));
     }
     return records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
@@ -80,7 +81,7 @@ export class ConsumerRecords {
   /** Stores a new record; false when one exists already. Its durable consumer starts after the record's start. */
   async create(record: ConsumerRecord, subject: string): Promise<boolean> {
     try {
-      await this.kv.create(recordKey(record.instance, record.id), encode(record));
+      await this.kv.create(recordKey(record.instance, record.id), encodeRecord(record));
     } catch (error) {
       if (await this.get(record.instance, record.id)) return false;
       throw error;
@@ -102,19 +103,29 @@ export class ConsumerRecords {
       const { write, answer } = change(current.record);
       if (!write) return answer;
       try {
-        await this.kv.update(recordKey(instance, id), encode(write), current.revision);
+        await this.kv.update(recordKey(instance, id), encodeRecord(write), current.revision);
         return answer;
       } catch (error) {
         if (!isRevisionConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+        await backoff(attempt);
       }
     }
   }
 
   /** Deletes the record (and its durable consumer); false when there was none. */
   async remove(instance: string, id: string): Promise<boolean> {
-    const current = await this.get(instance, id);
-    if (!current) return false;
-    await this.kv.delete(recordKey(instance, id), { previousSeq: current.revision });
+    for (let attempt = 1; ; attempt += 1) {
+      const current = await this.get(instance, id);
+      if (!current) return false;
+      try {
+        await this.kv.delete(recordKey(instance, id), { previousSeq: current.revision });
+        break;
+      } catch (error) {
+        // Another relay wrote (or deleted) first: read again.
+        if (!isRevisionConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+        await backoff(attempt);
+      }
+    }
     await this.jsm.consumers.delete(this.stream, durableName(instance, id)).catch(() => undefined);
     return true;
   }
