@@ -5,7 +5,8 @@
  * crash or an error the publisher reads the subject's last message and continues at the next change: no gap, no
  * duplicate. A subject whose last message another store wrote is refused, never interleaved.
  */
-import { connect, credsAuthenticator, headers, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { natsConnectionOptions, type NatsAuth } from './connection.js';
 import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { PublicationMessage } from '../../store/publication-messages.js';
 
@@ -33,18 +34,7 @@ export interface PublisherOptions {
   /** Epochs (hex) this store descends from (store/meta.ts `ancestorEpochs`): a subject last written by one is continued after an `epoch_changed` marker. */
   readonly ancestorEpochs: readonly string[];
   /** Credentials and TLS material (never logged). */
-  readonly auth?: { readonly token?: string; readonly user?: string; readonly pass?: string; readonly creds?: string; readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string } };
-}
-
-function connectionOptions(options: PublisherOptions): ConnectionOptions {
-  const auth = options.auth ?? {};
-  return {
-    servers: [...options.servers], name: `chain-node publisher ${options.storeEpoch}`, maxReconnectAttempts: -1,
-    ...(auth.token ? { token: auth.token } : {}),
-    ...(auth.user ? { user: auth.user, pass: auth.pass } : {}),
-    ...(auth.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(auth.creds)) } : {}),
-    ...(auth.tls ? { tls: { ...(auth.tls.ca ? { ca: auth.tls.ca } : {}), ...(auth.tls.cert ? { cert: auth.tls.cert } : {}), ...(auth.tls.key ? { key: auth.tls.key } : {}) } } : {}),
-  };
+  readonly auth?: NatsAuth;
 }
 
 /** Where a subject stands: its last stream sequence and the last change sequence published on it. */
@@ -72,7 +62,7 @@ export class FencedPublisher {
   ) {}
 
   static async open(options: PublisherOptions): Promise<FencedPublisher> {
-    const nc = await connect(connectionOptions(options));
+    const nc = await connect(natsConnectionOptions(options.servers, `chain-node publisher ${options.storeEpoch}`, options.auth));
     try {
       const jsm = await jetstreamManager(nc, { timeout: options.ackTimeoutMs });
       const publisher = new FencedPublisher(nc, jetstream(nc, { timeout: options.ackTimeoutMs }), jsm, options);
