@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { encodeCursor } from '../../store/cursor.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { ConsumerClient, consumerBody } from './consumer-client.js';
+import { damagedToken } from '../support/tokens.js';
 
 const FAST = ['devnet.block_time_ms=100', 'devnet.reorg_every=8', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100'];
 const CHAIN_ID = 1337;
@@ -133,7 +134,7 @@ test('durable consumers over HTTP: lifecycle, watermarks, credentials and refuse
       assert.equal(reply.body.error.code, 'reset_required', what);
       assert.equal((await client.get('foreign')).status, 404, `${what}: no consumer was created`);
     }
-    const damaged = await client.create(consumerBody('foreign', 'foreign-credential-001', { position: 'cursor', cursor: `${own.slice(0, -2)}AA` }));
+    const damaged = await client.create(consumerBody('foreign', 'foreign-credential-001', { position: 'cursor', cursor: damagedToken(own) }));
     assert.equal(damaged.status, 400);
     assert.equal(damaged.body.error.code, 'cursor_invalid');
   });

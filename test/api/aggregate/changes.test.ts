@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { encodeCursor } from '../../../store/cursor.js';
 import { BLOBS, getJson, startListener, type ErrorShape } from './listener-fixture.js';
 import { appendChanges, blobsBlock, CHAIN_ID, pruneChanges, seedBlocks, type WrittenChange } from './store-fixture.js';
+import { damagedToken } from '../../support/tokens.js';
 
 const QUIET = { ...BLOBS, id: 'quiet', instance: 'quiet@1', delivery: false };
 
@@ -94,7 +95,7 @@ test('cursors of another store epoch, chain or instance are 410 reset_required; 
     [encodeCursor({ epoch, chainId: 1, instance: BLOBS.instance, sequence: 1n }), 410, 'reset_required'],
     [encodeCursor({ epoch, chainId: CHAIN_ID, instance: 'other@1', sequence: 1n }), 410, 'reset_required'],
     [encodeCursor({ epoch, chainId: CHAIN_ID, instance: BLOBS.instance, sequence: 4n }), 400, 'cursor_invalid'],
-    [`${written[0]!.cursor.slice(0, -2)}AA`, 400, 'cursor_invalid'],
+    [damagedToken(written[0]!.cursor), 400, 'cursor_invalid'],
     ['not-a-cursor!', 400, 'cursor_invalid'],
   ];
   for (const [cursor, status, code] of cases) {
