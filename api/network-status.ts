@@ -50,7 +50,7 @@ export interface NetworkStatus {
     readonly error: string | null;
   };
   readonly processors: readonly { readonly id: string; readonly pendingDeltas: number }[];
-  /** JetStream publication as the publisher lane last reported it; null when off (no server address: the route is open). */
+  /** JetStream publication as the publisher lane last reported it, a row per published change log; null when off (no server address: the route is open). */
   readonly publication: {
     readonly stream: string;
     readonly servers: number;
@@ -65,9 +65,10 @@ function publicationCard(): NetworkStatus['publication'] {
   if (!status) return null;
   return {
     stream: status.stream, servers: status.servers.length, reportedAt: status.reportedAt,
-    processors: Object.entries(status.processors).map(([id, p]) => ({
-      id, instance: p.instance, publishedSequence: p.publishedSequence, lagChanges: p.lagChanges, lagSeconds: p.lagSeconds, resets: p.resets.epoch_changed + p.resets.retention_gap, state: p.state,
-    })),
+    processors: Object.entries(status.processors).flatMap(([id, p]) => [
+      { id, instance: p.instance, publishedSequence: p.publishedSequence, lagChanges: p.lagChanges, lagSeconds: p.lagSeconds, resets: p.resets.epoch_changed + p.resets.retention_gap, state: p.state },
+      ...(p.others ?? []).map((o) => ({ id, instance: o.instance, publishedSequence: o.publishedSequence, lagChanges: o.lagChanges, lagSeconds: o.lagSeconds, resets: 0, state: o.state })),
+    ]),
   };
 }
 

@@ -48,11 +48,12 @@ interface State {
 export default defineActor<State, OutboxArgs, OutboxInbox>({
   init(ctx) {
     const store = openStore({ dataDir: ctx.args.dataDir });
-    const { consumerCalls: writes, changesPruned: pruned } = createOutboxMetrics(ctx.metrics);
+    const { consumerCalls: writes, changesPruned: pruned, prunePasses } = createOutboxMetrics(ctx.metrics);
     const published = new Map<string, bigint>();
     const publication = ctx.args.publication;
-    const unpublishedFrom = (instance: string): bigint | undefined => {
-      if (!publication?.instances.includes(instance)) return undefined;
+    /** `of`: the configured instance whose publication covers `instance` (itself, or the one a replacement rebuilds). */
+    const unpublishedFrom = (instance: string, of: string): bigint | undefined => {
+      if (!publication?.instances.includes(of)) return undefined;
       const bytes = store.processorInstances().reduce((sum, name) => sum + ('getStats' in store.processor(name).changes ? tableBytes(store.processor(name).changes) : 0), 0);
       if (bytes > publication.outboxMaxBytes) {
         ctx.log.warn('change logs over [budgets.outbox]: retention prunes unpublished changes (publication will report a gap)', { instance, bytes, budget: publication.outboxMaxBytes });
@@ -64,18 +65,20 @@ export default defineActor<State, OutboxArgs, OutboxInbox>({
       // A cancelled replacement's log no longer grows, and its tables go when the rebuild is deleted.
       const replacements = listRebuilds(store).filter((record) => record.state !== 'cancelled').flatMap((record) => {
         const window = ctx.args.retention.find((r) => r.processor === record.processor);
-        return window ? [{ instance: record.instance, retainChanges: window.retainChanges }] : [];
+        // The publisher publishes a replacement on its own subject from its first change (actors/publisher/extra-instances.ts).
+        return window ? [{ instance: record.instance, of: window.instance, retainChanges: window.retainChanges }] : [];
       });
-      for (const { instance, retainChanges } of [...ctx.args.retention, ...replacements]) {
+      for (const { instance, of, retainChanges } of [...ctx.args.retention.map((r) => ({ ...r, of: r.instance })), ...replacements]) {
         if (retainChanges === 0) continue;
         try {
-          const from = unpublishedFrom(instance);
+          const from = unpublishedFrom(instance, of);
           const result = pruneChanges(store, instance, { keepNewest: retainChanges, nowMs: Date.now(), ...(from === undefined ? {} : { unpublishedFrom: from }) });
           if (result.removed > 0) pruned.inc({ instance }, result.removed);
         } catch (error) {
           ctx.log.warn('pruning the change log failed; retrying at the next interval', { instance, ...errorFields(error) });
         }
       }
+      prunePasses.inc();
     };
     const pruneTimer = setInterval(prune, ctx.args.pruneIntervalMs);
     ctx.ready();

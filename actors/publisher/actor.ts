@@ -17,7 +17,7 @@ import { readAncestorEpochs } from '../../store/meta.js';
 import { changeHead } from '../../store/change-log.js';
 import { FencedPublisher } from '../../net/jetstream/fenced-publisher.js';
 import { DescriptorBucket } from '../../net/jetstream/descriptors.js';
-import type { PublicationOfProcessor } from '../../api/aggregate/publication-status.js';
+import type { PublicationOfInstance, PublicationOfProcessor } from '../../api/aggregate/publication-status.js';
 import type { ListenerInbox } from '../listener/messages.js';
 import type { PublisherInbox } from './messages.js';
 import { createPublisherMetrics, zeroSeries } from './metrics.js';
@@ -76,17 +76,23 @@ function measure(state: State): void {
   }
 }
 
-/** Tells every listener where publication stands (of the configured instances: the ones `/v1/status` lists). */
+/** Tells every listener where publication stands: by processor id, its configured instance's and its other change logs'. */
 function report(ctx: Ctx, state: State): void {
   const processors: Record<string, PublicationOfProcessor> = {};
+  const others = new Map<string, PublicationOfInstance[]>();
   for (const [id, lane] of state.lanes) {
-    if (lane.kind !== 'configured') continue;
-    processors[id] = {
+    const common = {
       instance: lane.instance, subject: `${ctx.args.publisher.subjectPrefix}.${lane.instance}`, publishedSequence: String(lane.published),
-      lagChanges: lane.lagChanges, lagSeconds: lane.lagSeconds, resets: { ...lane.resets },
+      lagChanges: lane.lagChanges, lagSeconds: lane.lagSeconds,
       // An idle lane learns of a lost connection only at its next publish: the client's own status says it at once.
-      state: lane.state === 'connected' && !state.publisher?.connected ? 'unreachable' : lane.state,
+      state: lane.state === 'connected' && !state.publisher?.connected ? 'unreachable' as const : lane.state,
     };
+    if (lane.kind === 'configured') processors[id] = { ...common, resets: { ...lane.resets } };
+    else others.set(lane.processor.id, [...(others.get(lane.processor.id) ?? []), { ...common, kind: lane.kind }]);
+  }
+  for (const [id, list] of others) {
+    const own = processors[id];
+    if (own) processors[id] = { ...own, others: list };
   }
   const notice: ListenerInbox = { type: 'publication', stream: ctx.args.publisher.stream, servers: state.publisher?.connected ? state.publisher.servers() : [], reportedAt: new Date().toISOString(), processors };
   for (const listener of ctx.args.listeners) ctx.send<ListenerInbox>(listener, notice).catch(() => undefined);

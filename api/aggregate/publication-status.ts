@@ -14,6 +14,19 @@ export interface PublicationOfProcessor {
   /** Reset markers published by this process, by reason. */
   readonly resets: { readonly epoch_changed: number; readonly retention_gap: number };
   readonly state: 'connected' | 'unreachable' | 'refused';
+  /** The processor's other published change logs: a rebuild's replacement, backfill-subscription streams (absent when none). */
+  readonly others?: readonly PublicationOfInstance[];
+}
+
+/** One of a processor's other published change logs (actors/publisher/extra-instances.ts). */
+export interface PublicationOfInstance {
+  readonly instance: string;
+  readonly kind: 'replacement' | 'subscription';
+  readonly subject: string;
+  readonly publishedSequence: string;
+  readonly lagChanges: number;
+  readonly lagSeconds: number;
+  readonly state: PublicationOfProcessor['state'];
 }
 
 export interface PublicationStatus {

@@ -1,8 +1,9 @@
 /**
- * `node replay-rpc-server.js --chain mainnet|smoke [--blocks N] [--advance 8] [--finality-lag 4]`: a JSON-RPC upstream that serves
+ * `node replay-rpc-server.js --chain mainnet|smoke [--length L] [--blocks N] [--advance 8] [--finality-lag 4]`: a JSON-RPC upstream that serves
  * the ingest bench's pre-generated chain (bench/ingest/chains.ts: mainnet-shaped blocks of ~200 transactions and 6
  * blob transactions, from the chain file in bench/cache/, generated first when missing) with every answer rendered
- * once at start and kept in memory. The backfill bench's `replay` chain (`CDN_BENCH_BACKFILL_CHAIN=replay`) uses it so
+ * once into a file beside it (read on request). `--length` makes the chain longer than the shape's 1,024 blocks (its own
+ * chain file: generating takes a few blocks a second). The backfill bench's `replay` chain (`CDN_BENCH_BACKFILL_CHAIN=replay`) uses it so
  * that the follower's blocks/s is the follower's: the devnet upstream builds a mainnet-shaped block a second (signing,
  * executing, blob commitments) and renders each answer on request, on the same two cores as the follower.
  *
@@ -17,7 +18,7 @@
  * or hash), `debug_getRawBlock` and `debug_getRawReceipts` (number or tag), `eth_getLogs` (block range or hash, address and topic filters, for Ponder), batches; any other method
  * answers -32601. Prints `{"port": P, …}` once listening.
  */
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { BlockView } from '../../api/rpc/block-view.js';
@@ -38,9 +39,13 @@ import { readChainFile } from '../ingest/chain-file.js';
 import { blockNumberOf } from './block-ref.js';
 import { MAINNET_SHAPED_CHAIN, SMOKE_CHAIN } from '../ingest/chains.js';
 
-const { values } = parseArgs({ options: { chain: { type: 'string', default: 'mainnet' }, blocks: { type: 'string' }, advance: { type: 'string', default: '8' }, 'finality-lag': { type: 'string', default: '4' } } });
-const shape = values.chain === 'smoke' ? SMOKE_CHAIN : values.chain === 'mainnet' ? MAINNET_SHAPED_CHAIN : undefined;
-if (shape === undefined) throw new Error(`replay-rpc-server --chain ${values.chain}: expected mainnet or smoke`);
+const { values } = parseArgs({ options: { chain: { type: 'string', default: 'mainnet' }, length: { type: 'string' }, blocks: { type: 'string' }, advance: { type: 'string', default: '8' }, 'finality-lag': { type: 'string', default: '4' } } });
+const named = values.chain === 'smoke' ? SMOKE_CHAIN : values.chain === 'mainnet' ? MAINNET_SHAPED_CHAIN : undefined;
+if (named === undefined) throw new Error(`replay-rpc-server --chain ${values.chain}: expected mainnet or smoke`);
+// --length: a longer chain of the same shape (its own chain file; the first blocks are the same, the generator is seeded).
+const length = values.length === undefined ? named.blocks : Number(values.length);
+if (!Number.isSafeInteger(length) || length < named.blocks) throw new Error(`replay-rpc-server --length ${values.length}: expected an integer of at least ${named.blocks}`);
+const shape = { ...named, blocks: length };
 /**
  * The ingest chain's shape with every fork at genesis, as the backfill bench's devnet upstream has it: a follower
  * takes the schedule from `eth_config` alone only when nothing activated after genesis (else it needs a genesis.json).
@@ -54,12 +59,24 @@ if (!Number.isSafeInteger(lastBlock) || lastBlock < 1 || lastBlock > chain.block
 }
 if (!Number.isSafeInteger(advance) || advance < 0 || advance >= lastBlock) throw new Error(`replay-rpc-server --advance ${values.advance}: expected an integer in 0..${lastBlock - 1}`);
 
-/** One block's answers; its logs (for `eth_getLogs`, Ponder's reads) taken from its receipts answer on first use. */
-interface Served {
-  readonly fullBlock: Buffer;
-  readonly block: Buffer;
-  readonly receipts: Buffer;
+/**
+ * One block's answers, read from the answers file when asked (the page cache keeps them: a 10,000-block chain's
+ * answers are ~7 GB, more than one buffer or a heap holds); its logs (for `eth_getLogs`, Ponder's reads) taken from
+ * its receipts answer on first use.
+ */
+class Served {
   logs?: ReadonlyArray<{ readonly address: string; readonly topics: readonly string[]; readonly json: string }>;
+  constructor(private readonly fd: number, private readonly parts: ReadonlyArray<readonly [number, number]>) {}
+  get fullBlock(): Buffer { return this.read(0); }
+  get block(): Buffer { return this.read(1); }
+  get receipts(): Buffer { return this.read(2); }
+  get bytes(): number { return this.parts[0]![1] + this.parts[2]![1]; }
+  private read(part: number): Buffer {
+    const [at, length] = this.parts[part]!;
+    const out = Buffer.allocUnsafe(length);
+    for (let done = 0; done < length;) done += readSync(this.fd, out, done, length - done, at + done);
+    return out;
+  }
 }
 
 const started = performance.now();
@@ -120,19 +137,27 @@ const served: Served[] = [];
 const numberByHash = new Map<string, number>();
 const timestamps: number[] = [];
 {
-  const file = readFileSync(answersPath);
-  if (!file.subarray(0, 8).equals(ANSWERS_MAGIC)) throw new Error(`${answersPath}: not an answers file; delete it and it is rendered again`);
-  for (let at = 8, number = 0; at < file.length && number <= lastBlock; number += 1) {
-    numberByHash.set(`0x${file.toString('hex', at, at + 32)}`, number);
-    timestamps[number] = Number(file.readBigUInt64BE(at + 32));
+  // An index of the file (each block's hash, timestamp and where its three answers lie), read head by head.
+  const fd = openSync(answersPath, 'r');
+  const size = fstatSync(fd).size;
+  const head = Buffer.alloc(40);
+  const readAt = (buffer: Buffer, at: number) => { for (let done = 0; done < buffer.length;) done += readSync(fd, buffer, done, buffer.length - done, at + done); };
+  readAt(head.subarray(0, 8), 0);
+  if (!head.subarray(0, 8).equals(ANSWERS_MAGIC)) throw new Error(`${answersPath}: not an answers file; delete it and it is rendered again`);
+  const lengthBytes = Buffer.alloc(4);
+  for (let at = 8, number = 0; at < size && number <= lastBlock; number += 1) {
+    readAt(head, at);
+    numberByHash.set(`0x${head.toString('hex', 0, 32)}`, number);
+    timestamps[number] = Number(head.readBigUInt64BE(32));
     at += 40;
-    const parts: Buffer[] = [];
+    const parts: Array<readonly [number, number]> = [];
     for (let i = 0; i < 3; i += 1) {
-      const length = file.readUInt32BE(at);
-      parts.push(file.subarray(at + 4, at + 4 + length));
+      readAt(lengthBytes, at);
+      const length = lengthBytes.readUInt32BE(0);
+      parts.push([at + 4, length]);
       at += 4 + length;
     }
-    served.push({ fullBlock: parts[0]!, block: parts[1]!, receipts: parts[2]! });
+    served.push(new Served(fd, parts));
   }
 }
 if (served.length <= lastBlock) throw new Error(`${answersPath} holds ${served.length - 1} blocks, fewer than --blocks ${lastBlock}`);
@@ -267,7 +292,7 @@ server.listen(0, '127.0.0.1', () => {
   listening = performance.now();
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('replay-rpc-server cannot listen');
-  const bytes = served.reduce((sum, s) => sum + s.fullBlock.length + s.receipts.length, 0);
+  const bytes = served.reduce((sum, s) => sum + s.bytes, 0);
   process.stdout.write(`${JSON.stringify({ port: address.port, blocks: lastBlock, genesis: genesis.hash, startSeconds, servedMiB: bytes / 2 ** 20 })}\n`);
 });
 process.once('SIGTERM', () => {

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeDir, startNodeProcess } from '../support/node-process.js';
+import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { startNatsServer } from '../support/nats-server.js';
+import { relayJetstreamToml, startRelayProcess } from '../support/relay-process.js';
 import { ConsumerClient, consumerBody } from './consumer-client.js';
 
 const TOKEN = 'test-api-token-0123456789abcdef';
@@ -124,4 +126,41 @@ test('with auth.token_file set, every native route needs the API bearer and the 
   await t.test('the token never appears in the node log', () => {
     assert.ok(!node.output.join('\n').includes(TOKEN));
   });
+});
+
+test('a relay with auth.token_file: its delivery and consumer routes need the API bearer, the operational routes stay open, the token is never logged', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const node: NodeProcess = await startNodeProcess({
+    toml: `[[processors]]\nid = "blobs"\nkind = "blobs"\n[delivery.jetstream]\nenabled = true\nservers = ["${server.url}"]\nstream = "CHANGES"\nsubject_prefix = "cdn"\n`,
+    sets: ['devnet.block_time_ms=100', 'devnet.reorg_every=0', 'runtime.pool_threads=1'],
+  });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  await waitUntil(node, async () => Number(((await (await fetch(`${node.baseUrl}/v1/status`)).json()) as { processors: Array<{ delivery?: { jetstream: { publishedSequence: string } } }> })
+    .processors[0]?.delivery?.jetstream.publishedSequence ?? 0) > 0, 60_000);
+  const token = 'relay-bearer-token-0123456789';
+  writeFileSync(join(node.dir, 'relay-api.env'), `CHAIN_NODE_API_TOKEN=${token}\n`, { mode: 0o600 });
+  const relay = await startRelayProcess({ dir: node.dir, toml: `[auth]\ntoken_file = "relay-api.env"\n${relayJetstreamToml([server.url], 'CHANGES', 'cdn')}` });
+  t.after(() => relay.stop('SIGKILL'));
+  const base = relay.baseUrl;
+  for (const path of ['/v1/processors/blobs/changes', '/v1/processors/blobs/changes/head', '/v1/processors/blobs/stream', '/v1/processors/blobs/consumers']) {
+    const missing = await status(`${base}${path}`);
+    assert.equal(missing.status, 401, `${path} without a bearer`);
+    assert.equal(missing.code, 'unauthorized');
+    assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer/);
+    const wrong = await status(`${base}${path}`, { authorization: 'Bearer not-the-token-at-all-xx' });
+    assert.equal(wrong.status, 403, `${path} with a wrong bearer`);
+    assert.equal(wrong.code, 'forbidden');
+    const controller = new AbortController();
+    const right = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    assert.equal(right.status, 200, `${path} with the bearer`);
+    controller.abort();
+  }
+  const admin = new ConsumerClient(base, 'blobs', token);
+  assert.equal((await admin.create(consumerBody('app', 'credential-of-app-0001'))).status, 201, 'a consumer created through the relay');
+  assert.equal((await new ConsumerClient(base).changes('app', 'credential-of-app-0001')).status, 401, 'a consumer credential does not replace the bearer');
+  assert.equal((await admin.changes('app', 'credential-of-someone-else')).status, 403);
+  assert.equal((await admin.changes('app', 'credential-of-app-0001')).status, 200);
+  for (const path of ['/health/live', '/health/ready', '/metrics']) assert.equal((await status(`${base}${path}`)).status, 200, path);
+  assert.ok(!relay.output.join('\n').includes(token), 'the token is never logged');
 });

@@ -102,6 +102,11 @@ test('a rebuild\'s replacement and a backfill subscription\'s stream are publish
   const id = (rebuild.json as { id: string; instance: string }).id;
   assert.equal(rebuild.json.instance, 'blobs~r1');
   await waitUntil(node, async () => (await published(jsm, `${PREFIX}.blobs~r1`)).length > 0, 120_000);
+  // /v1/status shows each processor's other published change logs.
+  const others = async (processor: string) => ((await (await fetch(`${node.baseUrl}/v1/status`)).json()) as { processors: Array<{ processor: { id: string }; delivery?: { jetstream: { others?: Array<{ instance: string; kind: string; subject: string }> } } }> })
+    .processors.find((p) => p.processor.id === processor)?.delivery?.jetstream.others ?? [];
+  await waitUntil(node, async () => (await others('blobs')).some((o) => o.instance === 'blobs~r1' && o.kind === 'replacement' && o.subject === `${PREFIX}.blobs~r1`), 30_000);
+  assert.ok((await others('app')).some((o) => o.instance === stream && o.kind === 'subscription'), JSON.stringify(await others('app')));
   await waitUntil(node, async () => (await admin(node, 'GET', `/admin/v1/processors/blobs/rebuilds/${id}`)).json.state === 'ready', 180_000);
   const promoted = await admin(node, 'POST', `/admin/v1/processors/blobs/rebuilds/${id}/promote`);
   assert.equal(promoted.status, 200, JSON.stringify(promoted.json));
@@ -132,4 +137,47 @@ test('a rebuild\'s replacement and a backfill subscription\'s stream are publish
   }
   assert.deepEqual(fromRelay.slice(0, through), fromNode);
   assert.ok(fromNode.every((envelope) => JSON.parse(envelope).cursor), 'the served envelopes are the replacement\'s');
+});
+
+/** The value of the node's first /metrics series `name` carrying every label of `labels` (others too), or 0 when absent. */
+async function metricValue(node: NodeProcess, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    if (Object.entries(labels).every(([key, value]) => (match[2] ?? '').split(',').includes(`${key}=${JSON.stringify(value)}`))) return Number(match[3]);
+  }
+  return 0;
+}
+
+test('retention keeps a replacement\'s unpublished changes while the broker is down: once it is back, the replacement is published without a gap', async (t) => {
+  const server = await startNatsServer();
+  t.after(() => server.close());
+  const toml = [
+    '[retention]', 'prune_interval_seconds = 1', '[history]', 'chunk_blocks = 8', '[[sources.history]]', 'id = "devnet"', 'kind = "devnet"',
+    '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0', 'retain_changes = 5',
+    '[delivery.jetstream]', 'enabled = true', `servers = ["${server.url}"]`, `stream = "${STREAM}"`, `subject_prefix = "${PREFIX}"`, 'retry_initial_ms = 100', '',
+  ].join('\n');
+  const node = await startNodeProcess({ toml, sets: FAST });
+  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
+  await waitUntil(node, async () => (await metricValue(node, 'chain_node_jetstream_published_sequence', { instance: 'blobs' })) >= 20, 60_000);
+  await server.stop();
+
+  const rebuild = await admin(node, 'POST', '/admin/v1/processors/blobs/rebuild', { idempotencyKey: 'r' });
+  assert.equal(rebuild.status, 201, JSON.stringify(rebuild.json));
+  const id = (rebuild.json as { id: string }).id;
+  await waitUntil(node, async () => (await admin(node, 'GET', `/admin/v1/processors/blobs/rebuilds/${id}`)).json.state === 'ready', 180_000);
+  // Two retention passes after the replacement holds many more than retain_changes changes, none of them published.
+  const passes = await metricValue(node, 'chain_node_change_log_prune_passes_total');
+  await waitUntil(node, async () => (await metricValue(node, 'chain_node_change_log_prune_passes_total')) >= passes + 2, 30_000);
+  assert.equal(await metricValue(node, 'chain_node_change_log_pruned_total', { instance: 'blobs~r1' }), 0, 'nothing of the replacement was pruned');
+
+  await server.restart();
+  // (The stream itself keeps retain_changes messages per subject: what it published is read from the node.)
+  const replacement = async () => ((await (await fetch(`${node.baseUrl}/v1/status`)).json()) as { processors: Array<{ processor: { id: string }; delivery?: { jetstream: { others?: Array<{ instance: string; publishedSequence: string; lagChanges: number }> } } }> })
+    .processors.find((p) => p.processor.id === 'blobs')?.delivery?.jetstream.others?.find((o) => o.instance === 'blobs~r1');
+  await waitUntil(node, async () => Number((await replacement())?.publishedSequence ?? 0) >= 20 && (await replacement())?.lagChanges === 0, 60_000);
+  assert.equal(await metricValue(node, 'chain_node_jetstream_resets_total', { instance: 'blobs~r1', reason: 'retention_gap' }), 0, 'no reset marker');
+  await waitUntil(node, async () => (await metricValue(node, 'chain_node_change_log_pruned_total', { instance: 'blobs~r1' })) > 0, 30_000); // once published, pruned to its window
+  assert.ok(!node.output.some((line) => line.includes('retention_gap')), 'no retention gap');
 });

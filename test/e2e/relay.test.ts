@@ -3,12 +3,12 @@
  * a relay with no store serving the delivery routes from the stream. Pages, the change head and SSE frames are the
  * node's own bytes; a cursor minted by either works at the other; a cursor of another store epoch is
  * `reset_required`, one below what the stream retains `cursor_expired` (410, and as a terminal event on a stream);
- * bad input answers in the error shape, never 5xx; every answer validates against api/openapi.yaml; with
- * `auth.token_file` the delivery routes need the API bearer and the operational ones stay open.
+ * bad input answers in the error shape, never 5xx; every answer validates against api/openapi.yaml. (A relay with
+ * `auth.token_file`: test/e2e/auth.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -159,33 +159,4 @@ test('a relay serves the node\'s pages, head and stream byte for byte from JetSt
     assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, code, path);
   }
   assert.equal((await fetch(`${relay.baseUrl}/v1/processors/blobs/changes`, { method: 'POST' })).status, 405);
-});
-
-test('a relay with auth.token_file: the delivery routes need the API bearer, the operational routes stay open', async (t) => {
-  const server = await startNatsServer();
-  t.after(() => server.close());
-  const node: NodeProcess = await startNodeProcess({ toml: nodeToml(server.url), sets: FAST });
-  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
-  const token = 'relay-bearer-token-0123456789';
-  const envFile = join(node.dir, 'relay-api.env');
-  writeFileSync(envFile, `CHAIN_NODE_API_TOKEN=${token}\n`);
-  chmodSync(envFile, 0o600);
-  const relay = await startRelayProcess({ dir: node.dir, toml: `[auth]\ntoken_file = "relay-api.env"\n${relayJetstreamToml([server.url], STREAM, PREFIX)}` });
-  t.after(() => relay.stop('SIGKILL'));
-  const authorization = { authorization: `Bearer ${token}` };
-  for (const path of ['/v1/processors/blobs/changes', '/v1/processors/blobs/changes/head', '/v1/processors/blobs/stream']) {
-    const without = await fetch(`${relay.baseUrl}${path}`);
-    assert.equal(without.status, 401, path);
-    assert.equal(((await without.json()) as { error: { code: string } }).error.code, 'unauthorized');
-    const wrong = await fetch(`${relay.baseUrl}${path}`, { headers: { authorization: 'Bearer not-the-token-at-all-xx' } });
-    assert.equal(wrong.status, 403, path);
-    await wrong.body?.cancel();
-    const controller = new AbortController();
-    const right = await fetch(`${relay.baseUrl}${path}`, { headers: authorization, signal: controller.signal });
-    assert.equal(right.status, 200, path);
-    controller.abort();
-  }
-  for (const path of ['/health/live', '/health/ready', '/metrics']) assert.equal((await fetch(`${relay.baseUrl}${path}`)).status, 200, path);
-  // The token is never logged.
-  assert.ok(!relay.output.join('\n').includes(token));
 });
