@@ -39,7 +39,8 @@ import { HistoryBlockError } from '../../net/history/history-block.js';
 import { UpstreamError } from '../../net/rpc/errors.js';
 import type { Hash } from '../../net/eth/hex.js';
 import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
-import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
+import { createHistorySource, type AskPeers, type HistorySource, type HistorySourceArgs } from './sources.js';
+import type { P2pSourceInbox, SourceReplies } from '../sources/messages.js';
 import { chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
@@ -128,7 +129,9 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
     // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
     // The answer's bytes are transferred to the pool, not copied (the history source no longer reads them).
     const convertBatch = (input: RpcBatchInput) => ctx.runTask<RpcBatchOutcome>('convertRpcBatch', input, [input.bytes]);
-    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch)]));
+    // A p2p source asks the live lane (actors/peers), which holds the peers.
+    const askPeers: AskPeers = <M extends Parameters<AskPeers>[0]>(message: M, timeoutMs: number) => ctx.ask<P2pSourceInbox, SourceReplies[M['type']]>('source', message, timeoutMs);
+    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch, askPeers)]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
       chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id, skippedSources: ctx.args.skippedSources,

@@ -1,7 +1,8 @@
 /**
- * The history lane's sources, built from `[[sources.history]]`: `rpc` (net/history/rpc-history.ts) and `devnet`
+ * The history lane's sources, built from `[[sources.history]]`: `rpc` (net/history/rpc-history.ts), `devnet`
  * (the embedded devnet's chain as the node recorded it, re-verified from its bytes by the same check the live
- * ingest uses for stored material). Each fetches a range of blocks, verified, and answers a probe.
+ * ingest uses for stored material) and `p2p` (the live lane's devp2p peers, asked through the `source` lane:
+ * net/p2p/history-range.ts). Each fetches a range of blocks, verified, and answers a probe.
  */
 import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
 import type { Store } from '../../store/store.js';
@@ -14,10 +15,12 @@ import { createRpcHistory, type RpcHistory } from '../../net/history/rpc-history
 import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { CodedError } from '../../runtime/errors.js';
 import { JsonFields } from '../../net/rpc/json-fields.js';
+import { p2pSource } from './p2p-source.js';
+import type { HistoryBlocksAsk, HistoryHeadersAsk, HistoryRangeAsk, SourceReplies } from '../sources/messages.js';
 
 export interface HistorySourceArgs {
   readonly id: string;
-  readonly kind: 'rpc' | 'devnet';
+  readonly kind: 'rpc' | 'devnet' | 'p2p';
   readonly concurrency: number;
   readonly url: string;
   readonly batchBlocks: number;
@@ -32,7 +35,7 @@ export interface HistorySourceArgs {
 
 export interface ProbeResult {
   readonly source: string;
-  readonly kind: 'rpc' | 'devnet';
+  readonly kind: 'rpc' | 'devnet' | 'p2p';
   readonly chainId: number;
   readonly chainIdMatches: boolean;
   readonly earliestBlock: number;
@@ -40,6 +43,8 @@ export interface ProbeResult {
   readonly receiptsAvailable: boolean;
   /** kind rpc: how blocks are asked for (`raw` debug_ getters or `json` eth_ methods; for encoding = auto, what the upstream answered). */
   readonly blockEncoding?: 'raw' | 'json';
+  /** kind p2p: the qualified peers connected, and how many of them announce a range holding `latestBlock`. */
+  readonly peers?: { readonly connected: number; readonly holding: number };
   readonly latencyMs: number;
   readonly sampleBlock: { readonly number: number; readonly hash: Hash; readonly verified: true } | null;
   readonly sampleError: string | null;
@@ -48,7 +53,7 @@ export interface ProbeResult {
 
 export interface HistorySource {
   readonly id: string;
-  readonly kind: 'rpc' | 'devnet';
+  readonly kind: 'rpc' | 'devnet' | 'p2p';
   /** Whether fetched blocks must be recorded in the chain tables before a processor reads them (devnet's already are). */
   readonly recordsNeeded: boolean;
   fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
@@ -61,13 +66,20 @@ export interface HistorySource {
   probe(nodeChainId: number): Promise<ProbeResult>;
 }
 
+/** An ask of the live `source` lane (kind p2p) for history: what the history lane's context gives a p2p source. */
+export type AskPeers = <M extends HistoryBlocksAsk | HistoryHeadersAsk | HistoryRangeAsk>(message: M, timeoutMs: number) => Promise<SourceReplies[M['type']]>;
+
 /**
  * `convertBatch`: where an rpc source's batches are parsed, converted and verified (the node's CPU pool, task
- * `convertRpcBatch`); absent, on the calling thread.
+ * `convertRpcBatch`); absent, on the calling thread. `askPeers`: the live lane's peers, for kind p2p.
  */
 export function createHistorySource(
-  args: HistorySourceArgs, store: Store, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>,
+  args: HistorySourceArgs, store: Store, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>, askPeers?: AskPeers,
 ): HistorySource {
+  if (args.kind === 'p2p') {
+    if (!askPeers) throw new Error(`history source '${args.id}': kind p2p needs the live lane's peers`);
+    return p2pSource(args, store, signal, askPeers);
+  }
   return args.kind === 'rpc' ? rpcSource(args, signal, convertBatch) : devnetSource(args, store);
 }
 
@@ -98,7 +110,7 @@ function rpcSource(args: HistorySourceArgs, signal: AbortSignal, convertBatch?: 
   };
 }
 
-async function sampleOf(fetch: () => Promise<HistoryBlock[]>): Promise<Pick<ProbeResult, 'sampleBlock' | 'sampleError' | 'receiptsAvailable'>> {
+export async function sampleOf(fetch: () => Promise<HistoryBlock[]>): Promise<Pick<ProbeResult, 'sampleBlock' | 'sampleError' | 'receiptsAvailable'>> {
   try {
     const [block] = await fetch();
     return { sampleBlock: { number: block!.number, hash: block!.hash, verified: true }, sampleError: null, receiptsAvailable: block!.material.receipts !== null };

@@ -35,8 +35,12 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
 const historySourceConfig = z.strictObject({
   /** Name in URLs (`/admin/v1/sources/{id}/probe`) and in job records. */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
-  /** rpc: an upstream archive JSON-RPC node (blocks and receipts by number); devnet: the embedded devnet's chain (skipped, with a warning, unless sources.live.kind = "devnet"). */
-  kind: z.enum(['rpc', 'devnet']),
+  /**
+   * rpc: an upstream archive JSON-RPC node (blocks and receipts by number); devnet: the embedded devnet's chain
+   * (skipped, with a warning, unless sources.live.kind = "devnet"); p2p: the devp2p peers of sources.live.kind = "p2p"
+   * (their own request budget beside the live head's; headers, bodies and receipts by number, verified like live material).
+   */
+  kind: z.enum(['rpc', 'devnet', 'p2p']),
   /** Requests (rpc) or block reads (devnet) in flight at once for this source. */
   source_concurrency: positiveInt.max(256).default(4),
   /** kind = rpc: the upstream endpoint (http or https). */
@@ -57,7 +61,7 @@ const historySourceConfig = z.strictObject({
   encoding: z.enum(['auto', 'raw', 'json']).default('auto'),
 }).superRefine((source, ctx) => {
   if (source.kind === 'rpc' && !/^https?:\/\/\S+$/.test(source.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected the http(s) URL of the upstream archive node for kind = "rpc"' });
-  if (source.kind === 'devnet' && source.url !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected no url for kind = "devnet"' });
+  if (source.kind !== 'rpc' && source.url !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: `expected no url for kind = "${source.kind}"` });
 });
 
 /** Sections a relay's configuration shares with the node's (actors/relay/config.ts). */
@@ -334,6 +338,11 @@ export const configSchema = z.strictObject({
     history: actorBudget({ mailbox_capacity: 256, memory_mb: 512 }),
   }).prefault({}),
 }).superRefine((config, ctx) => {
+  config.sources.history.forEach((source, index) => {
+    if (source.kind === 'p2p' && config.sources.live.kind !== 'p2p') {
+      ctx.addIssue({ code: 'custom', path: ['sources', 'history', index, 'kind'], message: `expected sources.live.kind = "p2p" for a history source of kind "p2p" (it asks the live lane's peers); sources.live.kind is "${config.sources.live.kind}"` });
+    }
+  });
   if (config.actors.publisher.instances !== 1) ctx.addIssue({ code: 'custom', path: ['actors', 'publisher', 'instances'], message: 'expected 1 (one publisher per store: each instance\'s subject has one writer)' });
   if (config.history.on_demand_source !== '' && !config.sources.history.some((source) => source.id === config.history.on_demand_source)) {
     ctx.addIssue({ code: 'custom', path: ['history', 'on_demand_source'], message: `expected the id of a [[sources.history]] entry (${config.sources.history.map((source) => JSON.stringify(source.id)).join(', ') || 'none is configured'})` });

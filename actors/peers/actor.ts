@@ -8,7 +8,9 @@
  *
  * Accepts P2pSourceInbox (actors/sources/messages.ts): ask `finalized` → `{ number, hash } | null` (finality kind `devnet`: the devnet's rule, the canonical
  *          block `finalityLag` below the verified head; kind `none`: the last `finalize` move of the journal);
- *          ask `network-status` → P2pSnapshot (no peer identities).
+ *          ask `network-status` → P2pSnapshot (no peer identities);
+ *          ask `history.blocks` / `history.headers` / `history.range` → the `p2p` history source's blocks, headers and
+ *          the peers' announced ranges (net/p2p/history-range.ts; its own request budget, never the live head's last slot).
  * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once the head's branch is verified and recorded.
  * Health: ready once caught up with at least `minimumPeers` qualified sessions; degraded at once while it has fewer
  *         (the supervisor keeps retrying), or while the peers' chain cannot be followed (a reorganisation deeper than
@@ -33,7 +35,8 @@ import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgT
 import type { BlockRef } from '../../store/chain-types.js';
 import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
 import type { ChainInbox } from '../chain/messages.js';
-import type { P2pSourceInbox, SourceReplies } from '../sources/messages.js';
+import type { HistoryBlocksAsk, HistoryHeadersAsk, HistoryRangeAsk, P2pSourceInbox, SourceReplies } from '../sources/messages.js';
+import { fetchHistoryHeaders, fetchHistoryRange, HistoryUnavailableError, servesRange } from '../../net/p2p/history-range.js';
 import type { BlockMaterialOutcome } from '../node/tasks.js';
 import { batchOutcomes, materialInput } from './verify-batch.js';
 import { createP2pMetrics, type P2pMetrics } from './metrics.js';
@@ -154,9 +157,18 @@ export default defineActor<State, PeersSourceArgs, P2pSourceInbox>({
   },
 
   handle(message, state, ctx) {
-    if (message.type === 'finalized') return finalized(state, ctx.args.finality);
-    if (message.type === 'network-status') return state.network.snapshot(state.head.current?.number ?? null);
-    throw new CodedError('invalid_request', `the p2p source does not accept '${unknownTag(message)}'; it answers ask 'finalized' and 'network-status'`);
+    switch (message.type) {
+      case 'finalized':
+        return finalized(state, ctx.args.finality);
+      case 'network-status':
+        return state.network.snapshot(state.head.current?.number ?? null);
+      case 'history.blocks':
+      case 'history.headers':
+      case 'history.range':
+        return answerHistory(ctx, state, message);
+      default:
+        throw new CodedError('invalid_request', `the p2p source does not accept '${unknownTag(message)}'; it answers ask 'finalized', 'network-status' and 'history.*'`);
+    }
   },
 
   abort(state) {
@@ -173,6 +185,39 @@ export default defineActor<State, PeersSourceArgs, P2pSourceInbox>({
     await state.store.close();
   },
 });
+
+/**
+ * The `p2p` history source's asks (net/p2p/history-range.ts over this lane's pool, on its `history` budget). A block
+ * no peer serves answers `source_unavailable` with the block and the reason in its details.
+ */
+async function answerHistory(ctx: Ctx, state: State, message: HistoryBlocksAsk | HistoryHeadersAsk | HistoryRangeAsk): Promise<SourceReplies['history.blocks'] | SourceReplies['history.headers'] | SourceReplies['history.range']> {
+  const pool = state.network.pool;
+  if (message.type === 'history.range') {
+    const sessions = pool.sessions();
+    const ranges = sessions.flatMap((session) => (session.range ? [session.range] : []));
+    const latest = ranges.length === 0 ? null : Math.max(...ranges.map((r) => r.latest));
+    return {
+      peers: pool.size, announcing: ranges.length,
+      earliest: ranges.length === 0 ? null : Math.min(...ranges.map((r) => r.earliest)), latest,
+      holding: sessions.filter((session) => latest === null || servesRange(session, latest, latest)).length,
+    };
+  }
+  const options = {
+    pool, timeoutMs: ctx.args.requestTimeoutMs,
+    verifyBatch: async (blocks: readonly AcquiredBlock[]) => batchOutcomes(await ctx.runTask<BlockMaterialOutcome[]>('verifyBlockMaterials', blocks.map(materialInput))),
+  };
+  try {
+    if (message.type === 'history.headers') {
+      const headers = await fetchHistoryHeaders(options, message.from, message.to);
+      return headers.map((h) => ({ number: h.header.number, hash: h.hash, parentHash: h.header.parentHash }));
+    }
+    const blocks = await fetchHistoryRange(options, message.from, message.to, message.receipts);
+    return blocks.map((b) => ({ number: b.number, hash: b.hash, header: b.header, body: b.body, receipts: b.receipts }));
+  } catch (error) {
+    if (error instanceof HistoryUnavailableError) throw new CodedError('source_unavailable', error.message, { blockNumber: error.blockNumber, reason: error.reason });
+    throw error;
+  }
+}
 
 function finalized(state: State, finality: PeersSourceArgs['finality']): SourceReplies['finalized'] {
   if (finality.kind === 'none') return journalFinalized(state.store);

@@ -12,7 +12,7 @@ import { decodeHeader, type BlockHeader } from '../eth/header.js';
 import { type Hash } from '../eth/hex.js';
 import { keccak256Hex } from '../eth/keccak.js';
 import { EMPTY_TRIE_ROOT } from '../eth/trie-root.js';
-import type { PeerPool, RequestLane, RequestOutcome } from './peer-pool.js';
+import type { PeerPool, RequestClaim, RequestLane, RequestOutcome } from './peer-pool.js';
 import { SessionError, type EthSession } from './session.js';
 import type { ItemsResponse } from './eth-messages.js';
 import { copyBytes } from './frame-crypto.js';
@@ -53,6 +53,8 @@ export interface AcquireOptions {
   readonly receiptsFor?: (header: BlockHeader) => boolean;
   /** Headers after `local` asked for by the previous step (its `ahead`); used when they follow this very head. */
   readonly ahead?: HeadersAhead | null;
+  /** Which budget the requests draw on and which peers may serve them (peer-pool.ts); default: live, any peer. */
+  readonly claim?: RequestClaim;
 }
 
 /**
@@ -104,7 +106,7 @@ export interface Header {
  */
 const owned = copyBytes;
 
-function parseHeaders(response: ItemsResponse): Header[] {
+export function parseHeaders(response: ItemsResponse): Header[] {
   return response.items.map((item) => {
     const bytes = owned(item);
     return { bytes, hash: keccak256Hex(bytes), header: decodeHeader(bytes) };
@@ -117,17 +119,22 @@ function outcomeOf(error: unknown): RequestOutcome {
   return 'malformed';
 }
 
-/** One request on a pooled session; invalid material bans the peer. Returns null when the request failed softly. */
-async function ask<T>(pool: PeerPool, lane: RequestLane, exclude: Set<EthSession>, run: (session: EthSession) => Promise<{ value: T; bytes: number; partial: boolean }>): Promise<{ value: T; session: EthSession } | null> {
-  const session = await pool.acquire(exclude);
+/**
+ * One request on a pooled session; invalid material bans the peer. Returns null when the request failed softly.
+ * Throws NoPeersError when no peer (not in `exclude`, accepted by `claim`) is connected.
+ */
+export async function ask<T>(
+  pool: PeerPool, lane: RequestLane, exclude: Set<EthSession>, run: (session: EthSession) => Promise<{ value: T; bytes: number; partial: boolean }>, claim: RequestClaim = {},
+): Promise<{ value: T; session: EthSession } | null> {
+  const session = await pool.acquire(exclude, claim);
   if (!session) throw new NoPeersError();
   try {
     const { value, bytes, partial } = await run(session);
-    pool.release(session, lane, partial ? 'partial' : 'ok', bytes);
+    pool.release(session, lane, partial ? 'partial' : 'ok', bytes, claim.purpose);
     return { value, session };
   } catch (error) {
     const outcome = outcomeOf(error);
-    pool.release(session, lane, outcome);
+    pool.release(session, lane, outcome, 0, claim.purpose);
     if (outcome === 'invalid') pool.ban(session);
     exclude.add(session);
     if (outcome === 'invalid' || outcome === 'malformed' || outcome === 'timeout' || outcome === 'closed') return null;
@@ -141,7 +148,7 @@ async function ask<T>(pool: PeerPool, lane: RequestLane, exclude: Set<EthSession
  */
 const HEADERS_PER_WINDOW_BLOCK = 24;
 
-const sizeOf = (response: ItemsResponse) => response.items.reduce((sum, item) => sum + item.length, 0);
+export const sizeOf = (response: ItemsResponse) => response.items.reduce((sum, item) => sum + item.length, 0);
 
 /** Headers after the local head, ascending and linked to each other (not yet to the local head). */
 async function headersAfter(options: AcquireOptions, exclude: Set<EthSession>): Promise<readonly Header[] | null> {
@@ -197,7 +204,7 @@ const RECEIPT_FIELDS = /failed verification: (receiptsRoot|logsBloom|gasUsed|rec
  * receipts are both in (verification on the CPU pool overlaps the requests still in flight; the blocks one answer
  * completes go to `verifyBatch` together when it is given).
  */
-async function completeBlocks(options: AcquireOptions, headers: readonly Header[]): Promise<AcquiredBlock[]> {
+export async function completeBlocks(options: Pick<AcquireOptions, 'pool' | 'verify' | 'verifyBatch' | 'timeoutMs' | 'receipts' | 'receiptsFor' | 'claim'>, headers: readonly Header[]): Promise<AcquiredBlock[]> {
   const bodies = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
   const receipts = new Map<Hash, { bytes: Uint8Array; session: EthSession | null }>();
   const withReceipts = options.receipts !== false;
@@ -251,13 +258,13 @@ async function completeBlocks(options: AcquireOptions, headers: readonly Header[
       const windows: Hash[][] = [];
       const size = Math.max(1, Math.min(...options.pool.sessions().map((s) => options.pool.windowOf(s)), 64));
       for (let i = 0; i < missing.length; i += size) windows.push(missing.slice(i, i + size));
-      if (options.pool.sessions().every((s) => exclude.has(s))) exclude.clear();
+      if (options.pool.sessions().filter((s) => options.claim?.accepts?.(s) ?? true).every((s) => exclude.has(s))) exclude.clear();
       await Promise.all(windows.map(async (window) => {
         const answer = await ask(options.pool, lane, exclude, async (session) => {
           const response = lane === 'bodies' ? await session.getBlockBodies(window, options.timeoutMs) : await session.getReceipts(window, options.timeoutMs);
           if (response.items.length > window.length) throw new InvalidMaterial(`${response.items.length} items for ${window.length} hashes`);
           return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
-        });
+        }, options.claim);
         answer?.value.forEach((bytes, i) => {
           into.set(window[i]!, { bytes: owned(bytes), session: answer.session });
           startVerify(window[i]!);

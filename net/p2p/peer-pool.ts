@@ -10,12 +10,27 @@ export const PER_PEER_PIPELINE = 4;
 export const GOOD_WINDOWS_TO_GROW = 8;
 
 export type RequestLane = 'headers' | 'bodies' | 'receipts';
+/**
+ * Who a request is for. `history` (backfills from peers, actors/history's p2p source) has its own budget and never
+ * takes the last slot: it may hold at most `historyConcurrency` requests (at most the global ceiling less one), and
+ * at most `PER_PEER_PIPELINE − 1` on any one peer, so the live head always finds a slot.
+ */
+export type RequestPurpose = 'live' | 'history';
+
+/** What one request asks of a session beside a free slot. */
+export interface RequestClaim {
+  readonly purpose?: RequestPurpose;
+  /** Only sessions this accepts (e.g. peers whose announced range holds the blocks). */
+  readonly accepts?: (session: EthSession) => boolean;
+}
 export type RequestOutcome = 'ok' | 'partial' | 'empty' | 'timeout' | 'invalid' | 'malformed' | 'closed';
 
 export interface PoolOptions {
   readonly concurrency: number;
   readonly windowBlocks: number;
   readonly banMs: number;
+  /** The history budget (requests in flight for `history`); default: half the global ceiling, at least 1. */
+  readonly historyConcurrency?: number;
   readonly now?: () => number;
   /** Called for every finished request and every ban (metrics). */
   readonly onRequest?: (lane: RequestLane, outcome: RequestOutcome, bytes: number) => void;
@@ -40,6 +55,7 @@ export class PeerPool {
   private readonly peers = new Map<string, PeerEntry>();
   private readonly banned = new Map<string, number>();
   private inFlight = 0;
+  private historyInFlight = 0;
   private readonly waiters: (() => void)[] = [];
   readonly counters: PoolCounters = { requests: new Map(), waitingMs: 0, bans: 0, bytes: 0 };
   private readonly now: () => number;
@@ -100,25 +116,40 @@ export class PeerPool {
     return this.peers.get(PeerPool.keyOf(session))?.window ?? this.options.windowBlocks;
   }
 
-  /** Waits for a request slot on the least busy peer (not in `exclude`); null when no peer is connected. */
-  async acquire(exclude: ReadonlySet<EthSession> = new Set()): Promise<EthSession | null> {
+  /** The history budget in effect: never the whole global ceiling (the live head keeps at least one slot). */
+  get historyConcurrency(): number {
+    const ceiling = Math.max(1, this.options.concurrency - 1);
+    return Math.max(1, Math.min(ceiling, this.options.historyConcurrency ?? Math.floor(this.options.concurrency / 2)));
+  }
+
+  /**
+   * Waits for a request slot on the least busy peer (not in `exclude`, accepted by `claim.accepts`); null when no such
+   * peer is connected. A `history` claim also waits for the history budget (class comment of RequestPurpose).
+   */
+  async acquire(exclude: ReadonlySet<EthSession> = new Set(), claim: RequestClaim = {}): Promise<EthSession | null> {
     const started = this.now();
+    const history = claim.purpose === 'history';
     for (;;) {
-      const candidates = [...this.peers.values()].filter((entry) => !exclude.has(entry.session) && !entry.session.isClosed);
+      const candidates = [...this.peers.values()].filter((entry) => !exclude.has(entry.session) && !entry.session.isClosed && (claim.accepts?.(entry.session) ?? true));
       if (candidates.length === 0) return null;
-      const free = candidates.filter((entry) => entry.session.inFlight < PER_PEER_PIPELINE).sort((a, b) => a.session.inFlight - b.session.inFlight);
-      if (free.length > 0 && this.inFlight < this.options.concurrency) {
+      const pipeline = history ? PER_PEER_PIPELINE - 1 : PER_PEER_PIPELINE;
+      const free = candidates.filter((entry) => entry.session.inFlight < pipeline).sort((a, b) => a.session.inFlight - b.session.inFlight);
+      const budget = history ? this.historyInFlight < this.historyConcurrency && this.inFlight < this.options.concurrency - 1 : this.inFlight < this.options.concurrency;
+      if (free.length > 0 && budget) {
+        const session = free[0]!.session;
         this.inFlight++;
+        if (history) this.historyInFlight++;
         this.counters.waitingMs += this.now() - started;
-        return free[0]!.session;
+        return session;
       }
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
 
-  /** Returns the slot taken by `acquire` and records the outcome (shrinking or growing the peer's window). */
-  release(session: EthSession, lane: RequestLane, outcome: RequestOutcome, bytes = 0): void {
+  /** Returns the slot taken by `acquire` (with the same purpose) and records the outcome (shrinking or growing the peer's window). */
+  release(session: EthSession, lane: RequestLane, outcome: RequestOutcome, bytes = 0, purpose: RequestPurpose = 'live'): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    if (purpose === 'history') this.historyInFlight = Math.max(0, this.historyInFlight - 1);
     const name = `${lane}:${outcome}`;
     this.counters.requests.set(name, (this.counters.requests.get(name) ?? 0) + 1);
     this.counters.bytes += bytes;
