@@ -6,7 +6,7 @@ export interface P2pMetrics {
   readonly sessionsEstablished: Counter<'version'>;
   readonly disconnects: Counter<'reason'>;
   readonly handshakeFailures: Counter<'reason'>;
-  readonly requests: Counter<'lane' | 'outcome'>;
+  readonly requests: Counter<'lane' | 'outcome' | 'purpose'>;
   readonly bytes: Counter;
   readonly bans: Counter;
   readonly qualifications: Counter<'outcome'>;
@@ -26,7 +26,7 @@ export function createP2pMetrics(registry: Registry): P2pMetrics {
     sessionsEstablished: new Counter({ name: 'node_p2p_sessions_established_total', help: 'eth sessions that completed the status handshake, by eth version', labelNames: ['version'], registers }),
     disconnects: new Counter({ name: 'node_p2p_disconnects_total', help: 'eth sessions closed, by devp2p disconnect reason', labelNames: ['reason'], registers }),
     handshakeFailures: new Counter({ name: 'node_p2p_handshake_failures_total', help: 'Connections refused at the status handshake, by cause', labelNames: ['reason'], registers }),
-    requests: new Counter({ name: 'node_p2p_requests_total', help: 'Material requests, by lane (headers, bodies, receipts) and outcome', labelNames: ['lane', 'outcome'], registers }),
+    requests: new Counter({ name: 'node_p2p_requests_total', help: 'Material requests, by lane (headers, bodies, receipts), outcome and purpose (live: the head; history: the p2p history source)', labelNames: ['lane', 'outcome', 'purpose'], registers }),
     bytes: new Counter({ name: 'node_p2p_received_bytes_total', help: 'Bytes of material answers received', registers }),
     bans: new Counter({ name: 'node_p2p_bans_total', help: 'Peers banned for cryptographically invalid material', registers }),
     qualifications: new Counter({ name: 'node_p2p_qualifications_total', help: 'Session qualifications against the verified execution anchor, by outcome', labelNames: ['outcome'], registers }),

@@ -141,8 +141,8 @@ export class NetworkManager {
   constructor(private readonly options: NetworkOptions) {
     this.pool = new PeerPool({
       concurrency: options.concurrency, windowBlocks: options.windowBlocks, banMs: options.banMs,
-      onRequest: (lane, outcome, bytes) => {
-        options.metrics.requests.inc({ lane, outcome });
+      onRequest: (lane, outcome, bytes, purpose) => {
+        options.metrics.requests.inc({ lane, outcome, purpose });
         if (bytes > 0) options.metrics.bytes.inc(bytes);
       },
       onBan: () => options.metrics.bans.inc(),

@@ -33,7 +33,7 @@ export interface PoolOptions {
   readonly historyConcurrency?: number;
   readonly now?: () => number;
   /** Called for every finished request and every ban (metrics). */
-  readonly onRequest?: (lane: RequestLane, outcome: RequestOutcome, bytes: number) => void;
+  readonly onRequest?: (lane: RequestLane, outcome: RequestOutcome, bytes: number, purpose: RequestPurpose) => void;
   readonly onBan?: () => void;
 }
 
@@ -153,7 +153,7 @@ export class PeerPool {
     const name = `${lane}:${outcome}`;
     this.counters.requests.set(name, (this.counters.requests.get(name) ?? 0) + 1);
     this.counters.bytes += bytes;
-    this.options.onRequest?.(lane, outcome, bytes);
+    this.options.onRequest?.(lane, outcome, bytes, purpose);
     const entry = this.peers.get(PeerPool.keyOf(session));
     if (entry) {
       if (outcome === 'ok') {

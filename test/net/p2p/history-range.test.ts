@@ -1,0 +1,161 @@
+/**
+ * History from the peer pool (net/p2p/history-range.ts) over real RLPx sessions on loopback serving the hive `eth`
+ * test chain: a range below the head fetched back byte for byte and verified; a peer serving a tampered body is
+ * banned and the range completes from an honest one; a peer announcing a range it does not serve is left out (not
+ * banned); a block nobody serves fails naming it; and the history budget never takes the live head's last slot.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { once } from 'node:events';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { verifyBlockMaterials } from '../../../actors/node/tasks.js';
+import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch.js';
+import type { AcquiredBlock } from '../../../net/p2p/acquire.js';
+import { formatEnode, parseEnode } from '../../../net/p2p/enode.js';
+import { fetchHistoryHeaders, fetchHistoryRange, HistoryUnavailableError, type HistoryRangeOptions } from '../../../net/p2p/history-range.js';
+import { EthHost } from '../../../net/p2p/host.js';
+import { PeerPool } from '../../../net/p2p/peer-pool.js';
+import { chainRequestHandler, type ChainReader } from '../../../net/p2p/serve.js';
+import type { EthSession } from '../../../net/p2p/session.js';
+import { localStatus, refuseStatus, type ChainIdentity } from '../../../net/p2p/status.js';
+import { loadHiveChain, readerOf, type HiveChain, type RawBlock } from './hive-chain.js';
+
+let hive: HiveChain;
+const hosts: EthHost[] = [];
+
+async function servingPeer(chain: ChainIdentity, reader: ChainReader, blocks: readonly RawBlock[]): Promise<string> {
+  const last = blocks[blocks.length - 1]!;
+  const host = new EthHost({
+    privateKey: secp256k1.utils.randomSecretKey(),
+    status: () => localStatus(chain, { number: last.number, hash: last.hash, timestamp: Number.MAX_SAFE_INTEGER, earliest: 0 }),
+    checkStatus: (remote) => refuseStatus(chain, { number: 0, timestamp: chain.genesis.timestamp }, remote),
+    handler: chainRequestHandler(reader), maxPeers: 8, handshakeTimeoutMs: 5000, listen: { host: '127.0.0.1', port: 0 },
+  });
+  hosts.push(host);
+  return formatEnode(host.id, '127.0.0.1', await host.port());
+}
+
+function client(chain: ChainIdentity): EthHost {
+  const host = new EthHost({
+    privateKey: secp256k1.utils.randomSecretKey(), status: () => localStatus(chain, { number: 0, hash: chain.genesis.hash, timestamp: chain.genesis.timestamp, earliest: 0 }),
+    checkStatus: (remote) => refuseStatus(chain, { number: 0, timestamp: chain.genesis.timestamp }, remote),
+    handler: null, maxPeers: 8, handshakeTimeoutMs: 5000, listen: null,
+  });
+  hosts.push(host);
+  return host;
+}
+
+async function connect(host: EthHost, enode: string): Promise<EthSession> {
+  const established = once(host, 'session') as Promise<[EthSession]>;
+  await host.dial(parseEnode(enode));
+  return (await established)[0];
+}
+
+function options(pool: PeerPool, headersPerRequest = 16): HistoryRangeOptions {
+  return {
+    pool, timeoutMs: 5000, headersPerRequest,
+    verifyBatch: async (batch: readonly AcquiredBlock[]) => batchOutcomes(await verifyBlockMaterials(batch.map(materialInput))),
+  };
+}
+
+before(async () => {
+  hive = await loadHiveChain();
+});
+
+after(() => {
+  for (const host of hosts) host.destroy();
+});
+
+describe('history from the peer pool', () => {
+  it('fetches a range below the head back byte for byte, every block verified, on the history budget', async () => {
+    const enode = await servingPeer(hive.chain, readerOf(hive.blocks), hive.blocks);
+    const pool = new PeerPool({ concurrency: 8, windowBlocks: 8, banMs: 60_000 });
+    const purposes = new Set<string>();
+    const counted = new PeerPool({ concurrency: 8, windowBlocks: 8, banMs: 60_000, onRequest: (_lane, _outcome, _bytes, purpose) => purposes.add(purpose) });
+    const session = await connect(client(hive.chain), enode);
+    pool.add(session);
+    counted.add(session);
+    const blocks = await fetchHistoryRange(options(pool), 10, 90, false);
+    assert.deepEqual(blocks.map((b) => b.number), Array.from({ length: 81 }, (_, i) => 10 + i));
+    for (const block of blocks) {
+      const original = hive.blocks[block.number]!;
+      assert.equal(block.hash, original.hash);
+      assert.deepEqual(block.header, original.header);
+      assert.deepEqual(block.body, original.body);
+    }
+    const headers = await fetchHistoryHeaders(options(counted), 5, 40);
+    assert.deepEqual(headers.map((h) => h.hash), hive.blocks.slice(5, 41).map((b) => b.hash));
+    assert.deepEqual([...purposes], ['history']);
+    assert.equal(pool.counters.bans, 0);
+  });
+
+  it('bans a peer serving a tampered body; the range completes from an honest peer', async () => {
+    const blocks = hive.blocks.slice(0, 60);
+    const target = blocks[30]!.hash;
+    const liar = await servingPeer(hive.chain, readerOf(blocks, (hash, body) => (hash === target ? blocks[31]!.body : body)), blocks);
+    const honest = await servingPeer(hive.chain, readerOf(blocks), blocks);
+    const host = client(hive.chain);
+    const pool = new PeerPool({ concurrency: 8, windowBlocks: 4, banMs: 60_000 });
+    const liarSession = await connect(host, liar);
+    pool.add(liarSession);
+    // The liar alone: block 30 fails verification, the liar is banned, and then no peer is left.
+    await assert.rejects(fetchHistoryRange(options(pool), 20, 40, false), (error: unknown) => {
+      assert.ok(error instanceof HistoryUnavailableError, String(error));
+      assert.match(error.message, /block 30|no connected peer/);
+      return true;
+    });
+    assert.equal(pool.counters.bans, 1);
+    assert.ok(pool.isBanned(PeerPool.keyOf(liarSession)));
+    pool.add(await connect(host, honest));
+    const fetched = await fetchHistoryRange(options(pool), 20, 40, false);
+    assert.deepEqual(fetched.map((b) => b.hash), blocks.slice(20, 41).map((b) => b.hash));
+  });
+
+  it('leaves out a peer announcing a range it does not serve (not banned); with no other peer the block is named', async () => {
+    const blocks = hive.blocks.slice(0, 60);
+    // Announces 0..59 (eth/69 status) but serves nothing below 30.
+    const full = readerOf(blocks);
+    const pretender = await servingPeer(hive.chain, { ...full, canonicalHeader: (n) => (n < 30 ? undefined : full.canonicalHeader(n)) }, blocks);
+    const honest = await servingPeer(hive.chain, full, blocks);
+    const host = client(hive.chain);
+    const pool = new PeerPool({ concurrency: 8, windowBlocks: 4, banMs: 60_000 });
+    const pretenderSession = await connect(host, pretender);
+    pool.add(pretenderSession);
+    assert.deepEqual([pretenderSession.range?.earliest, pretenderSession.range?.latest], [0, 59]);
+    await assert.rejects(fetchHistoryRange(options(pool), 10, 20, false), (error: unknown) => {
+      assert.ok(error instanceof HistoryUnavailableError, String(error));
+      assert.equal(error.blockNumber, 10);
+      assert.match(error.message, /block 10: no connected peer serves its header \(connected peers announce 0\.\.59\)/);
+      return true;
+    });
+    assert.equal(pool.counters.bans, 0, 'an empty answer is not invalid material');
+    pool.add(await connect(host, honest));
+    const fetched = await fetchHistoryRange(options(pool), 10, 20, false);
+    assert.deepEqual(fetched.map((b) => b.hash), blocks.slice(10, 21).map((b) => b.hash));
+    // A range no peer announces is not asked at all.
+    await assert.rejects(fetchHistoryRange(options(pool), 50, 70, false), /block 50: no connected peer serves its header/);
+  });
+
+  it('the history budget never takes the live head\'s last slot', async () => {
+    const enode = await servingPeer(hive.chain, readerOf(hive.blocks), hive.blocks);
+    const pool = new PeerPool({ concurrency: 3, windowBlocks: 8, banMs: 60_000, historyConcurrency: 8 });
+    pool.add(await connect(client(hive.chain), enode));
+    assert.equal(pool.historyConcurrency, 2, 'capped at the ceiling less one');
+    const a = await pool.acquire(new Set(), { purpose: 'history' });
+    const b = await pool.acquire(new Set(), { purpose: 'history' });
+    assert.ok(a && b);
+    let third = false;
+    const waiting = pool.acquire(new Set(), { purpose: 'history' }).then((session) => { third = true; return session; });
+    // The live head still finds its slot while history waits.
+    const live = await pool.acquire();
+    assert.ok(live);
+    assert.equal(third, false, 'a third history request waits');
+    pool.release(live, 'headers', 'ok');
+    assert.equal(third, false, 'a live slot given back does not admit history past its budget');
+    pool.release(a, 'headers', 'ok', 0, 'history');
+    const admitted = await waiting;
+    assert.ok(admitted && third);
+    pool.release(b, 'headers', 'ok', 0, 'history');
+    pool.release(admitted, 'headers', 'ok', 0, 'history');
+  });
+});
