@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { asksReceiptsOf, flipFirstReceiptStatus, startRpcProxy } from '../support/rpc-proxy.js';
-import { admin, appliesPerBlock, assertOncePerBlock, FAST, JOBS, missingIn, type Job } from './history-support.js';
+import { admin, appliesPerBlock, assertOncePerBlock, balances, FAST, JOBS, missingIn, type Job } from './history-support.js';
 
 const TOKENS = 'tokens = ["0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506", "0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae", "0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd"]';
 const LIVE = ['[[processors]]', 'id = "blobs"', 'kind = "blobs"', '[[processors]]', 'id = "erc20"', 'kind = "erc20"', TOKENS];
@@ -59,22 +59,6 @@ function loggedStates(node: NodeProcess, instance: string): string[] {
 
 async function coldJob(node: NodeProcess, instance: string): Promise<Job & { purpose?: string }> {
   return (await admin(node, 'GET', `${JOBS}/cb-${instance}`)).json as Job & { purpose?: string };
-}
-
-/** Balances by token ‖ holder, read by query-and-follow (one snapshot), with the reduce cursor it reflects. */
-async function balances(node: NodeProcess, processor: string): Promise<{ cursor: number | null; rows: Map<string, string> }> {
-  const rows = new Map<string, string>();
-  let body: Record<string, unknown> = { limit: 500 };
-  let cursor: number | null | undefined;
-  for (;;) {
-    const response = await fetch(`${node.baseUrl}/v1/processors/${processor}/collections/balances/query-and-follow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const page = await response.json() as { data: Array<{ key: string; data: { balance: string } }>; nextCursor: string | null; coverage: Status };
-    assert.equal(response.status, 200, JSON.stringify(page));
-    if (cursor === undefined) cursor = page.coverage.reduceCursor?.number ?? null;
-    for (const entity of page.data) rows.set(entity.key, entity.data.balance);
-    if (page.nextCursor === null) return { cursor, rows };
-    body = { cursor: page.nextCursor, limit: 500 };
-  }
 }
 
 test('cold backfill: new blobs and erc20 instances with start_block = 0 are backfilled from the devnet history source while live; states, target, one coverage interval, rows equal to live processing', async (t) => {

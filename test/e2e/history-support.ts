@@ -133,3 +133,19 @@ export async function rpcCall<T>(node: Pick<NodeProcess, 'rpcUrl'>, method: stri
 export async function blockNumber(node: NodeProcess): Promise<number> {
   return Number(BigInt(await rpcCall<string>(node, 'eth_blockNumber', [])));
 }
+
+/** Balances by token ‖ holder, read by query-and-follow (one snapshot), with the reduce cursor it reflects. */
+export async function balances(node: NodeProcess, processor: string): Promise<{ cursor: number | null; rows: Map<string, string> }> {
+  const rows = new Map<string, string>();
+  let body: Record<string, unknown> = { limit: 500 };
+  let cursor: number | null | undefined;
+  for (;;) {
+    const response = await fetch(`${node.baseUrl}/v1/processors/${processor}/collections/balances/query-and-follow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const page = await response.json() as { data: Array<{ key: string; data: { balance: string } }>; nextCursor: string | null; coverage: { reduceCursor?: { number: number } | null } };
+    assert.equal(response.status, 200, JSON.stringify(page));
+    if (cursor === undefined) cursor = page.coverage.reduceCursor?.number ?? null;
+    for (const entity of page.data) rows.set(entity.key, entity.data.balance);
+    if (page.nextCursor === null) return { cursor, rows };
+    body = { cursor: page.nextCursor, limit: 500 };
+  }
+}

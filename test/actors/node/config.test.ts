@@ -224,3 +224,18 @@ test('with the README\'s rpc settings, config.example.toml\'s "devnet" history s
     assert.equal(loadConfig(file, [...follow, 'history.on_demand_source=archive']).config.history.on_demand_source, 'archive');
   });
 });
+
+test('a [[sources.history]] of kind "p2p" needs sources.live.kind = "p2p" and takes no url: refused naming the key', () => {
+  withConfig('[[sources.history]]\nid = "peers"\nkind = "p2p"\n', (file) => {
+    const [problem] = problems(() => loadConfig(file));
+    assert.equal(problem!.key, 'sources.history.0.kind');
+    assert.match(problem!.expected, /expected sources\.live\.kind = "p2p" for a history source of kind "p2p".*sources\.live\.kind is "devnet"/);
+  });
+  withConfig('[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://ce08db91e40579a68801cb331dc0d48fc5afe05e04775fe85f4e51486a8eea03ee6e807420e72c9fe072b2dc36bbfd1435c26dd19faa3769a64d13a170ac05da@127.0.0.1:30303"]\n[finality]\nkind = "devnet"\n[[sources.history]]\nid = "peers"\nkind = "p2p"\nurl = "http://127.0.0.1:8545"\n', (file) => {
+    const byKey = Object.fromEntries(problems(() => loadConfig(file)).map((p) => [p.key, p]));
+    assert.match(byKey['sources.history.0.url']!.expected, /expected no url for kind = "p2p"/);
+  });
+  withConfig('[sources.live]\nkind = "p2p"\ntrusted_peers = ["enode://ce08db91e40579a68801cb331dc0d48fc5afe05e04775fe85f4e51486a8eea03ee6e807420e72c9fe072b2dc36bbfd1435c26dd19faa3769a64d13a170ac05da@127.0.0.1:30303"]\n[finality]\nkind = "devnet"\n[[sources.history]]\nid = "peers"\nkind = "p2p"\n', (file) => {
+    assert.equal(loadConfig(file).config.sources.history[0]!.kind, 'p2p');
+  });
+});
