@@ -6,50 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { once } from 'node:events';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { verifyBlockMaterials } from '../../../actors/node/tasks.js';
 import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch.js';
 import type { AcquiredBlock } from '../../../net/p2p/acquire.js';
-import { formatEnode, parseEnode } from '../../../net/p2p/enode.js';
 import { fetchHistoryHeaders, fetchHistoryRange, HistoryUnavailableError, type HistoryRangeOptions } from '../../../net/p2p/history-range.js';
-import { EthHost } from '../../../net/p2p/host.js';
 import { PeerPool } from '../../../net/p2p/peer-pool.js';
-import { chainRequestHandler, type ChainReader } from '../../../net/p2p/serve.js';
-import type { EthSession } from '../../../net/p2p/session.js';
-import { localStatus, refuseStatus, type ChainIdentity } from '../../../net/p2p/status.js';
-import { loadHiveChain, readerOf, type HiveChain, type RawBlock } from './hive-chain.js';
+import { loadHiveChain, readerOf, type HiveChain } from './hive-chain.js';
+import { client, connect, destroyHosts, servingPeer } from './loopback-peers.js';
 
 let hive: HiveChain;
-const hosts: EthHost[] = [];
-
-async function servingPeer(chain: ChainIdentity, reader: ChainReader, blocks: readonly RawBlock[]): Promise<string> {
-  const last = blocks[blocks.length - 1]!;
-  const host = new EthHost({
-    privateKey: secp256k1.utils.randomSecretKey(),
-    status: () => localStatus(chain, { number: last.number, hash: last.hash, timestamp: Number.MAX_SAFE_INTEGER, earliest: 0 }),
-    checkStatus: (remote) => refuseStatus(chain, { number: 0, timestamp: chain.genesis.timestamp }, remote),
-    handler: chainRequestHandler(reader), maxPeers: 8, handshakeTimeoutMs: 5000, listen: { host: '127.0.0.1', port: 0 },
-  });
-  hosts.push(host);
-  return formatEnode(host.id, '127.0.0.1', await host.port());
-}
-
-function client(chain: ChainIdentity): EthHost {
-  const host = new EthHost({
-    privateKey: secp256k1.utils.randomSecretKey(), status: () => localStatus(chain, { number: 0, hash: chain.genesis.hash, timestamp: chain.genesis.timestamp, earliest: 0 }),
-    checkStatus: (remote) => refuseStatus(chain, { number: 0, timestamp: chain.genesis.timestamp }, remote),
-    handler: null, maxPeers: 8, handshakeTimeoutMs: 5000, listen: null,
-  });
-  hosts.push(host);
-  return host;
-}
-
-async function connect(host: EthHost, enode: string): Promise<EthSession> {
-  const established = once(host, 'session') as Promise<[EthSession]>;
-  await host.dial(parseEnode(enode));
-  return (await established)[0];
-}
 
 function options(pool: PeerPool, headersPerRequest = 16): HistoryRangeOptions {
   return {
@@ -62,9 +27,7 @@ before(async () => {
   hive = await loadHiveChain();
 });
 
-after(() => {
-  for (const host of hosts) host.destroy();
-});
+after(() => destroyHosts());
 
 describe('history from the peer pool', () => {
   it('fetches a range below the head back byte for byte, every block verified, on the history budget', async () => {

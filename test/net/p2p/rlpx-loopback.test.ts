@@ -6,55 +6,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { once } from 'node:events';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { Hash } from '../../../net/eth/hex.js';
 import { verifyBlockMaterialBytes } from '../../../net/eth/verify-material.js';
 import { acquireStep, type AcquiredBlock, type HeadersAhead } from '../../../net/p2p/acquire.js';
 import type { BlockRef } from '../../../store/chain-types.js';
-import { formatEnode, parseEnode } from '../../../net/p2p/enode.js';
-import { EthHost } from '../../../net/p2p/host.js';
+import { parseEnode } from '../../../net/p2p/enode.js';
 import { PeerPool } from '../../../net/p2p/peer-pool.js';
-import { chainRequestHandler, type ChainReader } from '../../../net/p2p/serve.js';
 import type { EthSession } from '../../../net/p2p/session.js';
-import { localStatus, refuseStatus, type ChainIdentity } from '../../../net/p2p/status.js';
+import type { ChainIdentity } from '../../../net/p2p/status.js';
 import { verifyBlockMaterials } from '../../../actors/node/tasks.js';
 import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch.js';
-import { loadHiveChain, readerOf, type HiveChain, type RawBlock } from './hive-chain.js';
+import { loadHiveChain, readerOf, type HiveChain } from './hive-chain.js';
+import { client, connect, destroyHosts, newestHost, servingPeer } from './loopback-peers.js';
 
 let hive: HiveChain;
-const hosts: EthHost[] = [];
-
-function headOf(blocks: readonly RawBlock[], chain: ChainIdentity) {
-  const last = blocks[blocks.length - 1]!;
-  return { number: last.number, hash: last.hash, timestamp: chain.genesis.timestamp + last.number * 10, earliest: 0 };
-}
-
-async function servingPeer(chain: ChainIdentity, reader: ChainReader, blocks: readonly RawBlock[], versions?: (68 | 69)[]): Promise<string> {
-  const head = headOf(blocks, chain);
-  const host = new EthHost({
-    privateKey: secp256k1.utils.randomSecretKey(), status: () => localStatus(chain, { ...head, timestamp: Number.MAX_SAFE_INTEGER }),
-    checkStatus: (remote) => refuseStatus(chain, { number: 0, timestamp: chain.genesis.timestamp }, remote),
-    handler: chainRequestHandler(reader), maxPeers: 8, handshakeTimeoutMs: 5000, listen: { host: '127.0.0.1', port: 0 }, ...(versions ? { versions } : {}),
-  });
-  hosts.push(host);
-  return formatEnode(host.id, '127.0.0.1', await host.port());
-}
-
-function client(chain: ChainIdentity, versions?: (68 | 69)[]): EthHost {
-  const host = new EthHost({
-    privateKey: secp256k1.utils.randomSecretKey(), status: () => localStatus(chain, { number: 0, hash: chain.genesis.hash, timestamp: chain.genesis.timestamp, earliest: 0 }),
-    checkStatus: (remote) => refuseStatus(chain, { number: 0, timestamp: chain.genesis.timestamp }, remote),
-    handler: null, maxPeers: 8, handshakeTimeoutMs: 5000, listen: null, ...(versions ? { versions } : {}),
-  });
-  hosts.push(host);
-  return host;
-}
-
-async function connect(host: EthHost, enode: string): Promise<EthSession> {
-  const established = once(host, 'session') as Promise<[EthSession]>;
-  await host.dial(parseEnode(enode));
-  return (await established)[0];
-}
 
 /** Steps until caught up, each passing on the headers the previous one asked for ahead; counts the steps that did. */
 async function follow(pool: PeerPool, known: Map<Hash, number>, from: BlockRef): Promise<{ fetched: AcquiredBlock[]; head: BlockRef; stepsWithAhead: number }> {
@@ -85,9 +50,7 @@ before(async () => {
   hive = await loadHiveChain();
 });
 
-after(() => {
-  for (const host of hosts) host.destroy();
-});
+after(() => destroyHosts());
 
 describe('RLPx eth sessions on loopback', () => {
   it('fetches the whole hive chain back byte for byte over eth/69, every block verified', async () => {
@@ -213,7 +176,7 @@ describe('RLPx eth sessions on loopback', () => {
   it('counts unknown and malformed messages without dropping the session', async () => {
     const blocks = hive.blocks.slice(0, 5);
     const enode = await servingPeer(hive.chain, readerOf(blocks), blocks);
-    const server = hosts[hosts.length - 1]!;
+    const server = newestHost();
     const served = once(server, 'session') as Promise<[EthSession]>;
     const session = await connect(client(hive.chain), enode);
     const [peerSide] = await served;
