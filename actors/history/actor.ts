@@ -40,7 +40,7 @@ import { UpstreamError } from '../../net/rpc/errors.js';
 import type { Hash } from '../../net/eth/hex.js';
 import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from './sources.js';
-import { chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
+import { checkSourceRange, chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
@@ -128,7 +128,8 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
     // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
     // The answer's bytes are transferred to the pool, not copied (the history source no longer reads them).
     const convertBatch = (input: RpcBatchInput) => ctx.runTask<RpcBatchOutcome>('convertRpcBatch', input, [input.bytes]);
-    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch)]));
+    const log = (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => ctx.log[level](message, fields);
+    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, { signal: shutdown.signal, chainId: ctx.args.chainId, convertBatch, log: (level, message, fields) => log(level, message, { source: source.id, ...fields }) })]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
       chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id, skippedSources: ctx.args.skippedSources,
@@ -211,6 +212,7 @@ async function createMaterializationJob(ctx: Ctx, state: State, request: CreateJ
   const processor = state.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(state, request.source, 'a materialization job needs one');
+  checkSourceRange(state.sources.get(source), request.fromBlock, request.toBlock);
   const digest = requestDigest(request, source);
   const existingId = jobIdForKey(state.store, request.idempotencyKey);
   if (existingId !== undefined) {
