@@ -194,6 +194,7 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
     clearInterval(state.coldScan);
     state.shutdown.abort(new Error('history lane stopping'));
     await state.running?.catch((error: unknown) => ctx.log.warn('job runner ended with an error while stopping', errorFields(error)));
+    await Promise.all([...state.sources.values()].map((source) => source.close?.()));
     await state.store.close();
   },
 });

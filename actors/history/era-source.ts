@@ -40,6 +40,7 @@ export function eraSource(args: HistorySourceArgs, context: HistorySourceContext
       ? `history source '${args.id}' (kind era) cannot serve blocks ${Math.max(from, MAINNET_LAST_PRE_MERGE_BLOCK + 1)}-${to}: ${ERA1_RANGE_REASON}`
       : null),
     probe: (nodeChainId) => probe(args.id, history, nodeChainId),
+    close: () => history.close(),
   };
 }
 

@@ -82,6 +82,8 @@ export interface HistorySource {
   readonly canonicalLink?: (number: number) => Promise<HeaderLink>;
   /** Why the source cannot serve blocks `from`..`to` at all (kind era: past the merge), or null; asked when a job is created. */
   readonly outOfRange?: (from: number, to: number) => string | null;
+  /** Releases what the source holds open (kind era: its files); called when the lane stops. */
+  readonly close?: () => Promise<void>;
 }
 
 /** What a source may need from the lane besides its configuration. */

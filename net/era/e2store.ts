@@ -31,7 +31,7 @@ export interface E2Entry {
 export function readEntry(bytes: Uint8Array, offset: number): E2Entry {
   if (offset + ENTRY_HEADER_BYTES > bytes.length) throw new Era1FormatError(`an e2store entry header at byte ${offset} runs past the end (${bytes.length} bytes)`);
   const type = (bytes[offset]! << 8) | bytes[offset + 1]!;
-  const length = bytes[offset + 2]! | (bytes[offset + 3]! << 8) | (bytes[offset + 4]! << 16) | (bytes[offset + 5]! * 0x1000000);
+  const length = (bytes[offset + 2]! | (bytes[offset + 3]! << 8) | (bytes[offset + 4]! << 16)) + bytes[offset + 5]! * 0x1000000;
   if (bytes[offset + 6] !== 0 || bytes[offset + 7] !== 0) throw new Era1FormatError(`the e2store entry at byte ${offset} has non-zero reserved bytes`);
   const dataStart = offset + ENTRY_HEADER_BYTES;
   const dataEnd = dataStart + length;

@@ -218,31 +218,35 @@ function httpArchive(url: string, options: Era1ArchiveOptions): Era1Archive {
     const final = join(cacheDir, file.name);
     const partial = `${final}.part`;
     const started = performance.now();
-    await withRetries(`GET ${target}`, async () => {
-      const handle = await open(partial, 'w');
-      const hash = createHash('sha256');
-      let bytes = 0;
-      let reported = performance.now();
-      try {
-        await get(target, async (chunk) => {
-          hash.update(chunk);
-          bytes += chunk.length;
-          await handle.write(chunk);
-          if (performance.now() - reported > 10_000) {
-            reported = performance.now();
-            options.log?.('info', 'downloading an Era1 file', { file: file.name, bytes });
-          }
-        });
-      } finally {
-        await handle.close();
-      }
-      const actual = hash.digest('hex');
-      if (actual !== expected) {
-        await rm(partial, { force: true });
-        throw new Era1ArchiveError(`sha256 checksum mismatch: checksums.txt says ${expected}, the download is ${actual}`, false, true);
-      }
-      options.log?.('info', 'downloaded an Era1 file, checksum verified', { file: file.name, bytes, seconds: Math.round(performance.now() - started) / 1000 });
-    });
+    try {
+      await withRetries(`GET ${target}`, async () => {
+        const handle = await open(partial, 'w');
+        const hash = createHash('sha256');
+        let bytes = 0;
+        let reported = performance.now();
+        try {
+          await get(target, async (chunk) => {
+            hash.update(chunk);
+            bytes += chunk.length;
+            await handle.write(chunk);
+            if (performance.now() - reported > 10_000) {
+              reported = performance.now();
+              options.log?.('info', 'downloading an Era1 file', { file: file.name, bytes });
+            }
+          });
+        } finally {
+          await handle.close();
+        }
+        const actual = hash.digest('hex');
+        if (actual !== expected) {
+          throw new Era1ArchiveError(`sha256 checksum mismatch: checksums.txt says ${expected}, the download is ${actual}`, false, true);
+        }
+        options.log?.('info', 'downloaded an Era1 file, checksum verified', { file: file.name, bytes, seconds: Math.round(performance.now() - started) / 1000 });
+      });
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
     await rename(partial, final);
     used.set(file.name, ++tick);
     evict(file.name);

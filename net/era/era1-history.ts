@@ -49,6 +49,8 @@ export interface Era1History {
   fetchHeaders(from: number, to: number): Promise<HeaderLink[]>;
   /** Block `number`'s link from its verified file: mainnet's canonical block at that height. */
   canonicalLink(number: number): Promise<HeaderLink>;
+  /** Closes the open files (a later request opens and verifies its file again). */
+  close(): Promise<void>;
 }
 
 interface OpenEpoch {
@@ -72,7 +74,7 @@ export function createEra1History(options: Era1HistoryOptions): Era1History {
   let listing: Era1Listing | null = null;
   let tick = 0;
 
-  const pastMerge = (number: number) => new HistoryBlockError(number, `block ${number} is past the merge: ${ERA1_RANGE_REASON}`);
+  const pastMerge = (number: number) => new HistoryBlockError(number, `past the merge: ${ERA1_RANGE_REASON}`);
 
   /** The file of `epoch`: of its candidates, the one named for the shipped root, else the first (refused when read). */
   async function fileOf(epoch: number, asked: number): Promise<Era1Name> {
@@ -217,6 +219,16 @@ export function createEra1History(options: Era1HistoryOptions): Era1History {
     async canonicalLink(number) {
       const [link] = await byEpoch(number, number, async (entry, n) => [linkOf(entry.verified, n)]);
       return link!;
+    },
+    async close() {
+      const pending = [...opened.values()];
+      opened.clear();
+      ready.clear();
+      for (const entry of await Promise.allSettled(pending)) {
+        if (entry.status !== 'fulfilled' || entry.value.closed) continue;
+        entry.value.closed = true;
+        await entry.value.file.close();
+      }
     },
   };
 }

@@ -30,7 +30,7 @@ export function decodeSnappyFramed(input: Uint8Array, start = 0, end = input.len
     at = bodyEnd;
     if (type === 0x00 || type === 0x01) {
       if (length < 4) throw new Era1FormatError('a snappy data chunk is shorter than its checksum');
-      const expected = input[bodyStart]! | (input[bodyStart + 1]! << 8) | (input[bodyStart + 2]! << 16) | (input[bodyStart + 3]! * 0x1000000);
+      const expected = (input[bodyStart]! | (input[bodyStart + 1]! << 8) | (input[bodyStart + 2]! << 16)) + input[bodyStart + 3]! * 0x1000000;
       const body = input.subarray(bodyStart + 4, bodyEnd);
       let data: Uint8Array;
       try {
