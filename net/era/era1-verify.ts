@@ -16,10 +16,9 @@
  */
 import { BlockVerificationError, EthFormatError, RlpDecodeError } from '../eth/errors.js';
 import { receiptsToEth69 } from '../eth/consensus-receipts.js';
-import { decodeHeader } from '../eth/header.js';
 import { bytesToHex, type Hash } from '../eth/hex.js';
 import { keccak256Hex } from '../eth/keccak.js';
-import { emptySpan, readRlpSpan, rlpWhole } from '../eth/rlp-walk.js';
+import { emptySpan, readRlpSpan, rlpFields, rlpUint, rlpWhole } from '../eth/rlp-walk.js';
 import { verifyBlockMaterialBytes } from '../eth/verify-material.js';
 import type { HistoryBlock } from '../history/history-block.js';
 import { EPOCH_BLOCKS, epochAccumulatorRoot, type HeaderRecord } from './accumulator.js';
@@ -66,13 +65,7 @@ export async function verifyEpochHeaders(file: Era1File, expectedRoots: readonly
     for (const tuple of await readTuples(file, from, to, asked)) {
       const { number } = tuple;
       const bytes = decompress(file.name, number, 'header', tuple.header);
-      let header;
-      try {
-        header = decodeHeader(bytes);
-      } catch (error) {
-        if (error instanceof EthFormatError) fail(number, `header: malformed (${error.message})`);
-        throw error;
-      }
+      const header = headerFields(file.name, number, bytes);
       if (header.number !== number) fail(number, `the header is block ${header.number}'s, not the block the index places here`);
       const hash = keccak256Hex(bytes);
       const index = number - file.startBlock;
@@ -94,6 +87,34 @@ export async function verifyEpochHeaders(file: Era1File, expectedRoots: readonly
   if (root !== stated) fail(asked, `accumulator root mismatch: the file states ${stated}, its ${records.length} (block hash, total difficulty) pairs give ${root}`);
   if (root !== expected) fail(asked, `accumulator root mismatch: ${root} is not mainnet's epoch ${epoch} root ${expected!} (net/era/mainnet-epoch-roots.txt): not mainnet's canonical blocks`);
   return { file: file.name, epoch, startBlock: file.startBlock, count: file.count, hashes, parentHashes, root };
+}
+
+interface HeaderFields {
+  readonly parentHash: Hash;
+  readonly difficulty: bigint;
+  readonly number: number;
+}
+
+const HEADER = 'block header';
+
+/**
+ * The header fields the header pass needs, read in place (the block's full decode, `decodeHeader`, comes with its
+ * body check, verifyBlockTuple): a canonical RLP list of a header's field count (15 before London, 16 after).
+ */
+function headerFields(file: string, number: number, bytes: Uint8Array): HeaderFields {
+  try {
+    const fields = rlpFields(bytes, rlpWhole(bytes, HEADER), HEADER, [15, 16]);
+    const parent = fields[0]!;
+    if (parent.list || parent.end - parent.payload !== 32) throw new RlpDecodeError(HEADER, 'field parentHash: expected 32 bytes');
+    return {
+      parentHash: bytesToHex(bytes.subarray(parent.payload, parent.end)) as Hash,
+      difficulty: rlpUint(bytes, fields[7]!, HEADER, 'difficulty', 32),
+      number: Number(rlpUint(bytes, fields[8]!, HEADER, 'number', 6)),
+    };
+  } catch (error) {
+    if (error instanceof EthFormatError) throw new Era1BlockError(file, number, `header: malformed (${error.message})`);
+    throw error;
+  }
 }
 
 /** Block `tuple.number` of a verified epoch: its body and receipts checked against its header, as stored material. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ByteVectorType, ContainerType, ListCompositeType } from '@chainsafe/ssz';
 import { bytesToHex } from '../../../net/eth/hex.js';
-import { EPOCH_BLOCKS, EpochRecordType } from '../../../net/era/accumulator.js';
+import { EPOCH_BLOCKS, epochAccumulatorRoot, EpochRecordType } from '../../../net/era/accumulator.js';
 import { Era1File } from '../../../net/era/era1-file.js';
 import { MAINNET_EPOCH_ROOTS_PATH, MAINNET_LAST_PRE_MERGE_BLOCK, mainnetEpochRoots } from '../../../net/era/mainnet-epoch-roots.js';
 import { EPOCH0_ROOT, ERA1_NAME, ERA1_PATH } from './era1-copies.js';
@@ -45,4 +45,15 @@ test('epoch 0\'s shipped root is the Era1 fixture\'s accumulator root, and the o
     await file.close();
   }
   assert.equal(ERA1_NAME.split('-')[2]!.replace('.era1', ''), mainnetEpochRoots()[0]!.slice(2, 10));
+});
+
+test('the accumulator root computed with SHA-256 directly equals @chainsafe/ssz\'s hash_tree_root of the same records (full, partial and empty epochs)', () => {
+  const records = (count: number) => Array.from({ length: count }, (_, i) => ({
+    blockHash: Uint8Array.from({ length: 32 }, (_, j) => (i * 31 + j * 7) & 0xff),
+    totalDifficulty: (BigInt(i) + 1n) * 17_179_869_184n + (i % 3 === 0 ? 2n ** 200n : 0n),
+  }));
+  for (const count of [EPOCH_BLOCKS, 5362, 1, 0]) {
+    const sample = records(count);
+    assert.equal(bytesToHex(epochAccumulatorRoot(sample)), bytesToHex(EpochRecordType.hashTreeRoot(sample)), `${count} records`);
+  }
 });
