@@ -40,8 +40,8 @@ export interface VerifiedEpoch {
   readonly root: Hash;
 }
 
-/** Headers read per file read during the header pass. */
-const HEADER_PASS_BLOCKS = 512;
+/** Blocks read at once during the header pass (their bodies and receipts are read too, not decompressed: late mainnet epochs hold ~300 KB a block). */
+const HEADER_PASS_BLOCKS = 128;
 
 /**
  * Verifies `file`'s headers, total difficulties and accumulator root against `expectedRoots` (the shipped roots,
