@@ -1,10 +1,12 @@
 /**
  * `history.canonical`: the hashes of finalized blocks below the chain lane's recorded chain (`chain.canonical`) that
- * the history lane proved canonical: each entry's hash is the parent hash its upper neighbour names, down from the
- * lowest block of `chain.canonical`. The entries form one contiguous run [floor, lowest canonical − 1]; the history
- * lane extends it downwards only (walking headers, or committing a verified chunk linked to the floor), and it is
- * never rewritten: finalized blocks do not reorganise. Written by the history lane only; read by the history lane
- * and the JSON-RPC lane (which serves these blocks once their material is recorded).
+ * the history lane proved canonical. Most entries' hash is the parent hash their upper neighbour names, down from
+ * the lowest block of `chain.canonical`: that run [floor, lowest canonical − 1] grows downwards only (walking
+ * headers, or committing a verified chunk linked to the floor). A source that proves canonicality itself (Era1 files
+ * whose accumulator roots are mainnet's, actors/history/era-source.ts) adds runs of its own lower down; a walk
+ * starts from the lowest entry above its target, whichever run it belongs to. Entries are never rewritten:
+ * finalized blocks do not reorganise. Written by the history lane only; read by the history lane and the JSON-RPC
+ * lane (which serves these blocks once their material is recorded).
  *
  * Value layout (64 bytes): block hash (32) ‖ parent hash (32).
  */
@@ -37,6 +39,14 @@ export function historyFloor(store: Store): HistoryLink | undefined {
   const table = store.historyCanonical();
   if (!table) return undefined;
   for (const { key, value } of table.getRange({ limit: 1 })) return decode(decodeU64KeyAsNumber(key), value);
+  return undefined;
+}
+
+/** The lowest proven block above `number` (where a walk down to `number` starts), or undefined. */
+export function lowestLinkAbove(store: Store, number: number): HistoryLink | undefined {
+  const table = store.historyCanonical();
+  if (!table) return undefined;
+  for (const { key, value } of table.getRange({ start: u64Key(number + 1), limit: 1 })) return decode(decodeU64KeyAsNumber(key), value);
   return undefined;
 }
 

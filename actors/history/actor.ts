@@ -41,7 +41,7 @@ import type { Hash } from '../../net/eth/hex.js';
 import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { createHistorySource, type AskPeers, type HistorySource, type HistorySourceArgs } from './sources.js';
 import type { P2pSourceInbox, SourceReplies } from '../sources/messages.js';
-import { chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
+import { checkSourceRange, chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
@@ -129,9 +129,10 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
     // An rpc source's batches are parsed, converted and verified on the CPU pool: this lane keeps HTTP and LMDB.
     // The answer's bytes are transferred to the pool, not copied (the history source no longer reads them).
     const convertBatch = (input: RpcBatchInput) => ctx.runTask<RpcBatchOutcome>('convertRpcBatch', input, [input.bytes]);
+    const log = (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => ctx.log[level](message, fields);
     // A p2p source asks the live lane (actors/peers), which holds the peers.
     const askPeers: AskPeers = <M extends Parameters<AskPeers>[0]>(message: M, timeoutMs: number) => ctx.ask<P2pSourceInbox, SourceReplies[M['type']]>('source', message, timeoutMs);
-    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, shutdown.signal, convertBatch, askPeers)]));
+    const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, { signal: shutdown.signal, chainId: ctx.args.chainId, convertBatch, askPeers, log: (level, message, fields) => log(level, message, { source: source.id, ...fields }) })]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
       chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id, skippedSources: ctx.args.skippedSources,
@@ -196,6 +197,7 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
     clearInterval(state.coldScan);
     state.shutdown.abort(new Error('history lane stopping'));
     await state.running?.catch((error: unknown) => ctx.log.warn('job runner ended with an error while stopping', errorFields(error)));
+    await Promise.all([...state.sources.values()].map((source) => source.close?.()));
     await state.store.close();
   },
 });
@@ -214,6 +216,7 @@ async function createMaterializationJob(ctx: Ctx, state: State, request: CreateJ
   const processor = state.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(state, request.source, 'a materialization job needs one');
+  checkSourceRange(state.sources.get(source), request.fromBlock, request.toBlock);
   const digest = requestDigest(request, source);
   const existingId = jobIdForKey(state.store, request.idempotencyKey);
   if (existingId !== undefined) {

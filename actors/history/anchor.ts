@@ -9,7 +9,9 @@
  * and checked against the parent hash its upper neighbour names. Each batch of proven links is committed as it is
  * proven, so a restart (or the next job, after DELETE) resumes from the run's floor. A source that serves another
  * chain (a fork, consistent in itself) fails at the first header whose hash is not the one the proven block above it
- * names, and the error says so.
+ * names, and the error says so. A source that proves canonicality itself (`HistorySource.canonicalLink`: Era1 files
+ * matching mainnet's shipped epoch roots) proves the target directly: its link is committed as the start of a run
+ * of its own, and the chunk below it links to it by parent hashes as any other.
  *
  * `recordProven` commits blocks whose top link is proven, with their material, their links (below the recorded
  * chain) and their transactions in the canonical transaction index, in one write transaction.
@@ -20,7 +22,7 @@ import { bytesToHex, hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { checkHashChain, HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
 import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBlockMaterial } from '../../store/chain-material.js';
 import type { Store } from '../../store/store.js';
-import { historyFloor, putHistoryLinks, readHistoryLink } from '../../store/history-canonical.js';
+import { lowestLinkAbove, putHistoryLinks, readHistoryLink } from '../../store/history-canonical.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { indexTransactions } from '../../store/tx-index.js';
 import type { HistorySource } from './sources.js';
@@ -88,9 +90,17 @@ export async function anchorDown(store: Store, source: HistorySource, target: nu
   const known = provenHash(store, target);
   if (known) return known;
   const lowest = lowestCanonical(store);
+  if (lowest && target >= lowest.number) throw new HistoryBlockError(target, `no canonical block is recorded at this height (the recorded chain starts at ${lowest.number})`);
+  if (source.canonicalLink) {
+    const link = await source.canonicalLink(target);
+    signal?.throwIfAborted();
+    await store.write(() => putHistoryLinks(store, [link]));
+    return link.hash;
+  }
   if (!lowest) throw new HistoryBlockError(target, 'the node has recorded no canonical block yet, so there is nothing to anchor history to');
-  if (target >= lowest.number) throw new HistoryBlockError(target, `no canonical block is recorded at this height (the recorded chain starts at ${lowest.number})`);
-  let top: HeaderLink = historyFloor(store) ?? lowest;
+  // From the lowest proven block above the target: the floor of the run below the recorded chain, or a run a
+  // self-proving source started lower down.
+  let top: HeaderLink = lowestLinkAbove(store, target) ?? lowest;
   while (top.number > target) {
     signal?.throwIfAborted();
     const high = top.number - 1;

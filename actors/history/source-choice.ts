@@ -40,3 +40,12 @@ function noSourceText(skipped: readonly SkippedHistorySource[]): string {
   if (skipped.length === 0) return 'no history source is configured ([[sources.history]])';
   return `no history source is usable (${skipped.map((s) => `'${s.id}' is skipped: ${s.reason}`).join('; ')})`;
 }
+
+/**
+ * Refuses a request for blocks the source can never serve (kind era: past the merge) when it is made, rather than
+ * at its first chunk: 422 naming the source, the blocks and why.
+ */
+export function checkSourceRange(source: { readonly outOfRange?: (from: number, to: number) => string | null } | undefined, from: number, to: number): void {
+  const refusal = source?.outOfRange?.(from, to) ?? null;
+  if (refusal !== null) throw new CodedError('unsupported_capability', refusal, { fromBlock: from, toBlock: to, rule: 'history_source_range' });
+}

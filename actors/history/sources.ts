@@ -1,8 +1,9 @@
 /**
  * The history lane's sources, built from `[[sources.history]]`: `rpc` (net/history/rpc-history.ts), `devnet`
  * (the embedded devnet's chain as the node recorded it, re-verified from its bytes by the same check the live
- * ingest uses for stored material) and `p2p` (the live lane's devp2p peers, asked through the `source` lane:
- * net/p2p/history-range.ts). Each fetches a range of blocks, verified, and answers a probe.
+ * ingest uses for stored material), `p2p` (the live lane's devp2p peers, asked through the `source` lane:
+ * net/p2p/history-range.ts) and `era` (Era1 files, era-source.ts). Each fetches a range of blocks, verified, and
+ * answers a probe.
  */
 import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes } from '../../store/chain-material.js';
 import type { Store } from '../../store/store.js';
@@ -15,12 +16,15 @@ import { createRpcHistory, type RpcHistory } from '../../net/history/rpc-history
 import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { CodedError } from '../../runtime/errors.js';
 import { JsonFields } from '../../net/rpc/json-fields.js';
+import { eraSource } from './era-source.js';
 import { p2pSource } from './p2p-source.js';
 import type { HistoryBlocksAsk, HistoryHeadersAsk, HistoryRangeAsk, SourceReplies } from '../sources/messages.js';
 
+export type HistorySourceKind = 'rpc' | 'devnet' | 'era' | 'p2p';
+
 export interface HistorySourceArgs {
   readonly id: string;
-  readonly kind: 'rpc' | 'devnet' | 'p2p';
+  readonly kind: HistorySourceKind;
   readonly concurrency: number;
   readonly url: string;
   readonly batchBlocks: number;
@@ -31,11 +35,16 @@ export interface HistorySourceArgs {
   readonly pooledBlobRoots: boolean;
   /** kind rpc: `raw`, `json` or `auto` (net/history/rpc-history.ts). */
   readonly encoding: 'auto' | 'raw' | 'json';
+  /** kind era: a directory of Era1 files (absolute), or "" with `url` the HTTP base of an Era1 archive. */
+  readonly path?: string;
+  /** kind era with url: where downloaded files are kept (absolute), and how many at most. */
+  readonly cacheDir?: string;
+  readonly cacheFiles?: number;
 }
 
 export interface ProbeResult {
   readonly source: string;
-  readonly kind: 'rpc' | 'devnet' | 'p2p';
+  readonly kind: HistorySourceKind;
   readonly chainId: number;
   readonly chainIdMatches: boolean;
   readonly earliestBlock: number;
@@ -48,12 +57,18 @@ export interface ProbeResult {
   readonly latencyMs: number;
   readonly sampleBlock: { readonly number: number; readonly hash: Hash; readonly verified: true } | null;
   readonly sampleError: string | null;
+  /**
+   * kind era: where the source's range ends whatever the archive holds, and why (Era1 files hold the pre-merge
+   * chain only), and the blocks between earliestBlock and latestBlock the archive has no file for.
+   */
+  readonly rangeLimit?: { readonly lastBlock: number; readonly reason: string };
+  readonly missingBlocks?: ReadonlyArray<{ readonly fromBlock: number; readonly toBlock: number }>;
   readonly probedAt: string;
 }
 
 export interface HistorySource {
   readonly id: string;
-  readonly kind: 'rpc' | 'devnet' | 'p2p';
+  readonly kind: HistorySourceKind;
   /** Whether fetched blocks must be recorded in the chain tables before a processor reads them (devnet's already are). */
   readonly recordsNeeded: boolean;
   fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
@@ -64,23 +79,46 @@ export interface HistorySource {
   /** The block locator (kind rpc: the upstream's eth_getBlockByHash), or null. */
   readonly blockNumberOf: ((hash: string) => Promise<number | null>) | null;
   probe(nodeChainId: number): Promise<ProbeResult>;
+  /**
+   * A source that proves canonicality itself (kind era on a mainnet node: a block of a file whose accumulator root
+   * is one of mainnet's epoch roots the node ships) answers the canonical block's link at a height; the anchoring
+   * walk (anchor.ts) then needs no header chain down from the recorded chain. Absent: hash links prove it.
+   */
+  readonly canonicalLink?: (number: number) => Promise<HeaderLink>;
+  /** Why the source cannot serve blocks `from`..`to` at all (kind era: past the merge), or null; asked when a job is created. */
+  readonly outOfRange?: (from: number, to: number) => string | null;
+  /** Releases what the source holds open (kind era: its files); called when the lane stops. */
+  readonly close?: () => Promise<void>;
 }
 
 /** An ask of the live `source` lane (kind p2p) for history: what the history lane's context gives a p2p source. */
 export type AskPeers = <M extends HistoryBlocksAsk | HistoryHeadersAsk | HistoryRangeAsk>(message: M, timeoutMs: number) => Promise<SourceReplies[M['type']]>;
 
-/**
- * `convertBatch`: where an rpc source's batches are parsed, converted and verified (the node's CPU pool, task
- * `convertRpcBatch`); absent, on the calling thread. `askPeers`: the live lane's peers, for kind p2p.
- */
-export function createHistorySource(
-  args: HistorySourceArgs, store: Store, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>, askPeers?: AskPeers,
-): HistorySource {
-  if (args.kind === 'p2p') {
-    if (!askPeers) throw new Error(`history source '${args.id}': kind p2p needs the live lane's peers`);
-    return p2pSource(args, store, signal, askPeers);
+/** What a source may need from the lane besides its configuration. */
+export interface HistorySourceContext {
+  readonly signal: AbortSignal;
+  /** The node's chain id (kind era proves canonicality only on mainnet). */
+  readonly chainId: number;
+  /**
+   * Where an rpc source's batches are parsed, converted and verified (the node's CPU pool, task `convertRpcBatch`);
+   * absent, on the calling thread.
+   */
+  readonly convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>;
+  /** The live lane's peers (kind p2p). */
+  readonly askPeers?: AskPeers;
+  /** Progress of long work (kind era: files downloaded and verified). */
+  readonly log?: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void;
+}
+
+export function createHistorySource(args: HistorySourceArgs, store: Store, context: HistorySourceContext): HistorySource {
+  switch (args.kind) {
+    case 'rpc': return rpcSource(args, context.signal, context.convertBatch);
+    case 'devnet': return devnetSource(args, store);
+    case 'era': return eraSource(args, context);
+    case 'p2p':
+      if (!context.askPeers) throw new Error(`history source '${args.id}': kind p2p needs the live lane's peers`);
+      return p2pSource(args, store, context.signal, context.askPeers);
   }
-  return args.kind === 'rpc' ? rpcSource(args, signal, convertBatch) : devnetSource(args, store);
 }
 
 function rpcSource(args: HistorySourceArgs, signal: AbortSignal, convertBatch?: (input: RpcBatchInput) => Promise<RpcBatchOutcome>): HistorySource {

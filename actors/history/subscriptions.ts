@@ -28,7 +28,7 @@ import { chunkInFlight, TERMINAL_JOB_STATES, type HistoryWorkView } from '../../
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { fetchProvenChunk } from './anchor.js';
 import type { HistorySource } from './sources.js';
-import { chosenSource, type SourceChoice } from './source-choice.js';
+import { checkSourceRange, chosenSource, type SourceChoice } from './source-choice.js';
 import type { HistoryProcessorArgs } from './actor.js';
 import type { HistoryPublishMessage, ProcessorInbox, ProcessorReplies } from '../processor/messages.js';
 import type { CreateSubscriptionRequest } from './messages.js';
@@ -106,6 +106,7 @@ export async function createBackfillSubscription(
   const processor = lane.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(lane, request.source, 'a backfill subscription needs one');
+  checkSourceRange(lane.sources.get(source), request.fromBlock, request.toBlock);
   const digest = requestDigest(request, source);
   const existingId = subscriptionIdForKey(lane.store, request.idempotencyKey);
   if (existingId !== undefined) {

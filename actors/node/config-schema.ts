@@ -31,22 +31,31 @@ const actorBudget = (defaults: { mailbox_capacity: number; memory_mb: number; in
     backoff_jitter: z.number().min(0).max(1).default(0.2),
   }).prefault({});
 
-/** One `[[sources.history]]` entry (actors/history; net/history). */
+/** One `[[sources.history]]` entry (actors/history; net/history; net/era). */
 const historySourceConfig = z.strictObject({
   /** Name in URLs (`/admin/v1/sources/{id}/probe`) and in job records. */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a URL-safe name of 1-64 characters'),
   /**
    * rpc: an upstream archive JSON-RPC node (blocks and receipts by number); devnet: the embedded devnet's chain
    * (skipped, with a warning, unless sources.live.kind = "devnet"); p2p: the devp2p peers of sources.live.kind = "p2p"
-   * (their own request budget beside the live head's; headers, bodies and receipts by number, verified like live material).
+   * (their own request budget beside the live head's; headers, bodies and receipts by number, verified like live
+   * material); era: mainnet's pre-merge history from Era1 files (a directory, `path`, or an HTTP archive, `url`), each
+   * file checked against the epoch roots the node ships.
    */
-  kind: z.enum(['rpc', 'devnet', 'p2p']),
-  /** Requests (rpc) or block reads (devnet) in flight at once for this source. */
+  kind: z.enum(['rpc', 'devnet', 'p2p', 'era']),
+  /** Requests (rpc), block reads (devnet), ranges asked of the peers (p2p) or file reads, verifications and downloads (era) in flight at once for this source. */
   source_concurrency: positiveInt.max(256).default(4),
-  /** kind = rpc: the upstream endpoint (http or https). */
+  /** kind = rpc: the upstream endpoint (http or https); kind = era: the base URL of an Era1 archive (its index page and checksums.txt), or "" with path. */
   url: z.string().default(''),
+  /** kind = era: a directory of Era1 files (mainnet-NNNNN-xxxxxxxx.era1), relative to the config file's folder; or "" with url. */
+  path: z.string().default(''),
+  /** kind = era with url: where downloaded files are kept ("": <data_dir>/era1-cache/<id>), relative to the config file's folder. */
+  cache_dir: z.string().default(''),
+  /** kind = era with url: downloaded files kept in cache_dir (the least recently used are deleted past it). */
+  cache_files: positiveInt.max(10_000).default(2),
   /** kind = rpc: blocks per JSON-RPC batch (each block is two calls: the block with transactions and its receipts). */
   batch_blocks: positiveInt.max(1000).default(16),
+  /** kind = rpc: one request's budget; kind = era with url: a listing request, or a download with no byte arriving, fails after this long. */
   request_timeout_ms: positiveInt.max(600_000).default(10_000),
   max_retries: z.number().int().min(0).max(100).default(3),
   backoff_initial_ms: positiveInt.max(600_000).default(200),
@@ -61,7 +70,21 @@ const historySourceConfig = z.strictObject({
   encoding: z.enum(['auto', 'raw', 'json']).default('auto'),
 }).superRefine((source, ctx) => {
   if (source.kind === 'rpc' && !/^https?:\/\/\S+$/.test(source.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected the http(s) URL of the upstream archive node for kind = "rpc"' });
-  if (source.kind !== 'rpc' && source.url !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: `expected no url for kind = "${source.kind}"` });
+  if ((source.kind === 'devnet' || source.kind === 'p2p') && source.url !== '') ctx.addIssue({ code: 'custom', path: ['url'], message: `expected no url for kind = "${source.kind}"` });
+  if (source.kind !== 'era') {
+    for (const key of ['path', 'cache_dir'] as const) {
+      if (source[key] !== '') ctx.addIssue({ code: 'custom', path: [key], message: `expected no ${key} for kind = "${source.kind}" (it is a key of kind = "era")` });
+    }
+    return;
+  }
+  if (source.path === '' && source.url === '') {
+    ctx.addIssue({ code: 'custom', path: ['path'], message: 'expected a directory of Era1 files (path), or the http(s) base URL of an Era1 archive (url), for kind = "era"' });
+  } else if (source.path !== '' && source.url !== '') {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected either path (a directory) or url (an HTTP archive) for kind = "era", not both' });
+  } else if (source.url !== '' && !/^https?:\/\/\S+$/.test(source.url)) {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'expected the http(s) base URL of an Era1 archive (serving its file list and checksums.txt) for kind = "era"' });
+  }
+  if (source.path !== '' && source.cache_dir !== '') ctx.addIssue({ code: 'custom', path: ['cache_dir'], message: 'expected no cache_dir with path: a directory\'s Era1 files are read where they are' });
 });
 
 /** Sections a relay's configuration shares with the node's (actors/relay/config.ts). */

@@ -9,6 +9,7 @@ import { parseEnv } from 'node:util';
 import { ConfigError, readTomlConfig, validateWith } from './toml-config.js';
 import { configSchema, type NodeConfig } from './config-schema.js';
 import { describeNatsSecrets, readNatsSecrets, type NatsSecrets } from './jetstream-secrets.js';
+import { resolveEraSources } from './era-sources.js';
 
 export { ConfigError } from './toml-config.js';
 
@@ -27,11 +28,13 @@ export interface LoadedConfig {
 export const TOKEN_VARIABLE = 'CHAIN_NODE_API_TOKEN';
 
 export function loadConfig(file: string, overrides: readonly string[] = []): LoadedConfig {
-  const config = readTomlConfig(configSchema, file, overrides);
   const base = dirname(resolve(file));
+  const read = readTomlConfig(configSchema, file, overrides);
+  const dataDir = resolve(base, read.data_dir);
+  const config = resolveEraSources(read, base, dataDir);
   const natsSecrets = readNatsSecrets(config.delivery.jetstream, base);
   if (Array.isArray(natsSecrets)) throw new ConfigError(natsSecrets);
-  return { config, dataDir: resolve(base, config.data_dir), configDir: base, apiToken: readApiToken(config.auth.token_file, base), natsSecrets };
+  return { config, dataDir, configDir: base, apiToken: readApiToken(config.auth.token_file, base), natsSecrets };
 }
 
 export function validate(raw: unknown): NodeConfig {

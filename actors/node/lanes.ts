@@ -2,6 +2,7 @@
  * The lanes the node runs, built from the configuration. Adding a lane is one actor file in
  * actors/ plus its `[actors.<lane>]` section and an entry here.
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildSpec, LaneSpec, RestartPolicy } from '../../runtime/supervisor.js';
 import type { ActorBudget, NodeConfig } from './config-schema.js';
@@ -237,7 +238,7 @@ export function buildLanes(
     sources: historySources.map((source) => ({
       id: source.id, kind: source.kind, concurrency: source.source_concurrency, url: source.url, batchBlocks: source.batch_blocks,
       requestTimeoutMs: source.request_timeout_ms, maxRetries: source.max_retries, backoffInitialMs: source.backoff_initial_ms, backoffMaxMs: source.backoff_max_ms,
-      pooledBlobRoots: source.pooled_blob_roots, encoding: source.encoding,
+      pooledBlobRoots: source.pooled_blob_roots, encoding: source.encoding, path: source.path, cacheDir: source.cache_dir === '' ? join(dataDir, 'era1-cache', source.id) : source.cache_dir, cacheFiles: source.cache_files,
     })),
     skippedSources: skippedHistorySources(config),
     processors: config.processors.map((p) => {

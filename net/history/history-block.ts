@@ -22,7 +22,7 @@ export interface HeaderLink {
 
 /** A block a source could not serve verified: which block, and why (the verification field, or the upstream failure). */
 export class HistoryBlockError extends Error {
-  override readonly name = 'HistoryBlockError';
+  override readonly name: string = 'HistoryBlockError';
   constructor(readonly blockNumber: number, readonly reason: string) {
     super(`block ${blockNumber}: ${reason}`);
   }

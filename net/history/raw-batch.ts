@@ -13,10 +13,10 @@
  * (`JSON.parse` would scan every character of them: ~0.9 ms for a 440 KB string) and hands each span to Node's hex
  * decoder; only short strings (the `jsonrpc` field, an error's message) become JavaScript strings of their own.
  */
-import { BlockVerificationError, EthFormatError, RlpDecodeError } from '../eth/errors.js';
+import { BlockVerificationError, EthFormatError } from '../eth/errors.js';
 import type { Hash } from '../eth/hex.js';
 import { splitBlockRlp } from '../eth/block-parts.js';
-import { emptySpan, listPrefixLength, readRlpSpan, writeListPrefix } from '../eth/rlp-walk.js';
+import { receiptsToEth69 } from '../eth/consensus-receipts.js';
 import { verifyBlockMaterialBytes } from '../eth/verify-material.js';
 import type { BlockMaterial } from '../../store/chain-material.js';
 import { HistoryBlockError, type HistoryBlock } from './history-block.js';
@@ -170,8 +170,6 @@ export interface RawMaterial {
   readonly material: BlockMaterial;
 }
 
-const RECEIPT = 'consensus receipt';
-
 /**
  * Block `number`'s verified material from its raw block and raw receipts: header and body cut from the block's RLP,
  * each receipt re-framed as its eth/69 item, all verified against the header. Throws HistoryBlockError naming the
@@ -190,45 +188,6 @@ export function rawBlockMaterial(number: number, block: Uint8Array, receipts: re
     if (error instanceof EthFormatError) throw new HistoryBlockError(number, `malformed raw material: ${error.message}`);
     throw error;
   }
-}
-
-/** Consensus receipts → the eth/69 list `[[type, status, cumulativeGasUsed, logs], …]` (the bloom dropped). */
-function receiptsToEth69(receipts: readonly Uint8Array[]): Uint8Array {
-  const span = emptySpan();
-  // Per receipt: its type byte, where its list's status…cumulativeGasUsed and its logs lie, and its eth/69 payload size.
-  const parts: { receipt: Uint8Array; type: number; fields: number; fieldsEnd: number; logs: number; logsEnd: number; payload: number }[] = [];
-  let total = 0;
-  for (const receipt of receipts) {
-    const first = receipt[0];
-    if (first === undefined) throw new RlpDecodeError(RECEIPT, 'empty receipt');
-    const typed = first < 0x80;
-    if (typed && (first < 1 || first > 4)) throw new RlpDecodeError(RECEIPT, `unknown receipt type ${first}`);
-    const listAt = typed ? 1 : 0;
-    readRlpSpan(span, receipt, listAt, receipt.length, RECEIPT);
-    if (!span.list || span.end !== receipt.length) throw new RlpDecodeError(RECEIPT, 'expected one RLP list after the type byte');
-    const listEnd = span.end;
-    const fields = span.payload;
-    const cumulative = readRlpSpan(span, receipt, readRlpSpan(span, receipt, fields, listEnd, RECEIPT).end, listEnd, RECEIPT).end;
-    const bloom = readRlpSpan(span, receipt, cumulative, listEnd, RECEIPT);
-    if (bloom.list || bloom.end - bloom.payload !== 256) throw new RlpDecodeError(RECEIPT, 'the bloom is not 256 bytes');
-    const logs = bloom.end;
-    const logsSpan = readRlpSpan(span, receipt, logs, listEnd, RECEIPT);
-    if (!logsSpan.list || logsSpan.end !== listEnd) throw new RlpDecodeError(RECEIPT, 'expected 4 fields [status, cumulativeGasUsed, bloom, logs]');
-    const payload = 1 + (cumulative - fields) + (listEnd - logs);
-    parts.push({ receipt, type: typed ? first : 0, fields, fieldsEnd: cumulative, logs, logsEnd: listEnd, payload });
-    total += listPrefixLength(payload) + payload;
-  }
-  const out = new Uint8Array(listPrefixLength(total) + total);
-  let at = writeListPrefix(out, 0, total);
-  for (const p of parts) {
-    at = writeListPrefix(out, at, p.payload);
-    out[at++] = p.type === 0 ? 0x80 : p.type;
-    out.set(p.receipt.subarray(p.fields, p.fieldsEnd), at);
-    at += p.fieldsEnd - p.fields;
-    out.set(p.receipt.subarray(p.logs, p.logsEnd), at);
-    at += p.logsEnd - p.logs;
-  }
-  return out;
 }
 
 interface Response {

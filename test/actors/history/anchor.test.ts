@@ -154,3 +154,26 @@ test('on-demand requests answer at their deadline even when the source hangs, re
     await fixture.close();
   }
 });
+
+test('a self-proving source\'s link starts a run of its own, and a later walk starts from the lowest proven link above its target', async () => {
+  const fixture = storeWithChainFrom(1000);
+  await fixture.init();
+  const { store } = fixture;
+  try {
+    // A source that proves canonicality itself (kind era on mainnet) answers the link at the target: no walk.
+    const selfProving: HistorySource & { requests: Array<[number, number]> } = { ...source(1), canonicalLink: async (n: number) => ({ number: n, hash: h(n), parentHash: h(n - 1) }) };
+    assert.equal(await anchorDown(store, selfProving, 500), h(500));
+    assert.deepEqual(selfProving.requests, []);
+    assert.deepEqual(readHistoryLink(store, 500), { number: 500, hash: h(500), parentHash: h(499) });
+    assert.equal(readHistoryLink(store, 700), undefined, 'nothing between it and the recorded chain is claimed');
+    // A walking source proves 400 from the link at 500, not from the recorded chain at 1000.
+    const walking = source(1);
+    assert.equal(await anchorDown(store, walking, 400), h(400));
+    assert.deepEqual(walking.requests, [[400, 499]]);
+    // And 700 from the recorded chain down (the lowest link above 700 is none: the chain's lowest block).
+    assert.equal(await anchorDown(store, walking, 700), h(700));
+    assert.deepEqual(walking.requests.slice(1), [[744, 999], [700, 743]]);
+  } finally {
+    await fixture.close();
+  }
+});
