@@ -1,7 +1,8 @@
 /**
  * History from the peer pool (net/p2p/history-range.ts) over real RLPx sessions on loopback serving the hive `eth`
  * test chain: a range below the head fetched back byte for byte and verified; a peer serving a tampered body is
- * banned and the range completes from an honest one; a peer announcing a range it does not serve is left out (not
+ * banned and the range completes from an honest one; over a generated devnet chain with receipts, a peer serving a
+ * tampered receipt is banned and the range completes, receipts included, from an honest one; a peer announcing a range it does not serve is left out (not
  * banned); a block nobody serves fails naming it; and the history budget never takes the live head's last slot.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +12,17 @@ import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch
 import type { AcquiredBlock } from '../../../net/p2p/acquire.js';
 import { fetchHistoryHeaders, fetchHistoryRange, HistoryUnavailableError, type HistoryRangeOptions } from '../../../net/p2p/history-range.js';
 import { PeerPool } from '../../../net/p2p/peer-pool.js';
-import { loadHiveChain, readerOf, type HiveChain } from './hive-chain.js';
+import { decodeEth69Receipts, encodeEth69Receipts } from '../../../net/eth/receipt.js';
+import { encodeBlockBody } from '../../../net/eth/block.js';
+import { encodeHeader } from '../../../net/eth/header.js';
+import type { Hash } from '../../../net/eth/hex.js';
+import { generateChain } from '../../../net/devnet/generate-chain.js';
+import { resolveDevnetConfig } from '../../../net/devnet/config.js';
+import { devnetForkSchedule } from '../../../net/devnet/fork-schedule.js';
+import { devnetGenesis } from '../../../net/devnet/genesis.js';
+import type { ChainReader } from '../../../net/p2p/serve.js';
+import type { ChainIdentity } from '../../../net/p2p/status.js';
+import { loadHiveChain, readerOf, type HiveChain, type RawBlock } from './hive-chain.js';
 import { client, connect, destroyHosts, servingPeer } from './loopback-peers.js';
 
 let hive: HiveChain;
@@ -120,5 +131,42 @@ describe('history from the peer pool', () => {
     assert.ok(admitted && third);
     pool.release(b, 'headers', 'ok', 0, 'history');
     pool.release(admitted, 'headers', 'ok', 0, 'history');
+  });
+
+  it('bans a peer serving a tampered receipt (devnet blocks with receipts); the range completes, receipts included, from an honest peer', async () => {
+    const input = { transactionsPerBlock: 6, blobTransactionsPerBlock: 0, accounts: 16, reorgEvery: 0 };
+    const config = resolveDevnetConfig(input);
+    const genesis = devnetGenesis(config);
+    const chain: ChainIdentity = { chainId: config.chainId, schedule: devnetForkSchedule(config), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } };
+    const generated = await generateChain(input, 24);
+    const blocks: RawBlock[] = [
+      { number: 0, hash: genesis.hash, header: encodeHeader(genesis.header), body: encodeBlockBody({ transactions: [], uncles: [], withdrawals: [] }) },
+      ...generated.map((b) => ({ number: b.block.header.number, hash: b.hash, header: encodeHeader(b.block.header), body: encodeBlockBody(b.block) })),
+    ];
+    const receipts = new Map<Hash, Uint8Array>(generated.map((b) => [b.hash, encodeEth69Receipts(b.receipts)]));
+    const target = blocks[12]!.hash;
+    const tampered = (() => {
+      const list = decodeEth69Receipts(receipts.get(target)!);
+      list[0] = { ...list[0]!, cumulativeGasUsed: list[0]!.cumulativeGasUsed + 1n };
+      return encodeEth69Receipts(list);
+    })();
+    const reader = (lie: boolean): ChainReader => ({ ...readerOf(blocks), receiptsByHash: (hash) => (lie && hash === target ? tampered : receipts.get(hash)) });
+    const liar = await servingPeer(chain, reader(true), blocks);
+    const honest = await servingPeer(chain, reader(false), blocks);
+    const host = client(chain);
+    const pool = new PeerPool({ concurrency: 8, windowBlocks: 4, banMs: 60_000 });
+    const liarSession = await connect(host, liar);
+    pool.add(liarSession);
+    await assert.rejects(fetchHistoryRange(options(pool), 5, 20, true), (error: unknown) => {
+      assert.ok(error instanceof HistoryUnavailableError, String(error));
+      assert.match(error.message, /block 12|no connected peer/);
+      return true;
+    });
+    assert.equal(pool.counters.bans, 1, 'the liar is banned');
+    assert.ok(pool.isBanned(PeerPool.keyOf(liarSession)));
+    pool.add(await connect(host, honest));
+    const fetched = await fetchHistoryRange(options(pool), 5, 20, true);
+    assert.deepEqual(fetched.map((b) => b.hash), blocks.slice(5, 21).map((b) => b.hash));
+    for (const block of fetched) assert.deepEqual(block.receipts, receipts.get(block.hash), `block ${block.number}: the honest receipts`);
   });
 });
