@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { CREDENTIAL_VARIABLE, describeSinkConfig, loadSinkConfig } from '../../../actors/sink/config.js';
 import { ConfigError } from '../../../actors/node/toml-config.js';
 import { clientConfig, connectionTarget, describeTarget, passFilePassword } from '../../../actors/sink/pg-connection.js';
+import { PROJECT_ROOT } from '../../support/paths.js';
 
 const SECRET = 'a-consumer-secret-of-32-characters';
 
@@ -86,4 +87,13 @@ test('PostgreSQL settings: the URL or the PG* variables; the password from PGPAS
   const config = clientConfig({ url: 'postgresql://sink@127.0.0.1:5432/chain', application_name: 'x', connect_timeout_ms: 1000 }, { PGPASSWORD: 'from-env' });
   assert.equal(await (config.password as () => Promise<string>)(), 'from-env');
   assert.doesNotMatch(JSON.stringify(config), /from-env/);
+});
+
+test('examples/postgres-sink/sink.toml is a valid configuration of the devnet\'s erc20 and blobs instances', (t) => {
+  const saved = process.env[CREDENTIAL_VARIABLE];
+  t.after(() => { if (saved === undefined) delete process.env[CREDENTIAL_VARIABLE]; else process.env[CREDENTIAL_VARIABLE] = saved; });
+  process.env[CREDENTIAL_VARIABLE] = SECRET;
+  const loaded = loadSinkConfig(join(PROJECT_ROOT, 'examples/postgres-sink/sink.toml'), ['consumer.credentials_file=']);
+  assert.deepEqual(loaded.config.processors.map((p) => p.id), ['erc20', 'blobs']);
+  assert.equal(loaded.config.metrics.listen, '127.0.0.1:9464');
 });
