@@ -18,6 +18,7 @@ import { ponderWorkload } from './ponder.js';
 import { verifyWorkload } from './verify.js';
 import { backfillWorkload } from './backfill.js';
 import { fanoutWorkload } from './fanout.js';
+import { sinkWorkload } from './sink.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
@@ -35,6 +36,7 @@ export const WORKLOADS: readonly Workload[] = [
   ponderWorkload,
   backfillWorkload,
   fanoutWorkload,
+  sinkWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {
