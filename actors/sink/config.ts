@@ -140,8 +140,20 @@ export function readConsumerCredential(file: string, base: string, env: NodeJS.P
   return value;
 }
 
+/** A URL's password (and a `password` query parameter) replaced, for a problem that echoes the value. */
+function maskPassword(value: string): string {
+  return value.replace(/(\/\/[^/:@]*:)[^@/]*@/, '$1********@').replace(/([?&]password=)[^&"]*/, '$1********');
+}
+
 export function loadSinkConfig(file: string, overrides: readonly string[] = []): LoadedSinkConfig {
-  const config = readTomlConfig(sinkConfigSchema, file, overrides);
+  let config: SinkConfig;
+  try {
+    config = readTomlConfig(sinkConfigSchema, file, overrides);
+  } catch (error) {
+    // A refused postgres.url may carry the password it is refused for: the problem never echoes it.
+    if (error instanceof ConfigError) throw new ConfigError(error.problems.map((p) => (p.key === 'postgres.url' ? { ...p, value: maskPassword(p.value) } : p)));
+    throw error;
+  }
   const base = dirname(resolve(file));
   let apiToken: string | null;
   try {

@@ -8,11 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { removeDir, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { startPostgres } from '../support/postgres.js';
 import { startSinkProcess } from '../support/sink-process.js';
-import { assertTableEquals, changesThrough, FAST, foldErc20, headSequence, metric, metricsText, readAtCursor, storedCursor, waitFor } from './sink-support.js';
+import { assertTableEquals, changesThrough, FAST, foldErc20, headSequence, metric, metricsText, readAtCursor, storedCursor, startNodeOn, waitFor } from './sink-support.js';
 
 const TRIALS = 12;
 /** The trial in which the node is killed (and restarted) while the sink follows it. */
@@ -48,7 +48,7 @@ test('kill -9 of the sink at random points, and of the node meanwhile, leaves th
   t.after(() => pg.close());
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const startNode = (dir?: string) => startNodeProcess({ toml: NODE_TOML, sets: [...SETS, `listeners.api=127.0.0.1:${port}`], readyTimeoutMs: 120_000, ...(dir ? { dir } : {}) });
+  const startNode = (dir?: string) => startNodeOn(port, { toml: NODE_TOML, sets: SETS, ...(dir ? { dir } : {}) });
   let node: NodeProcess = await startNode();
   t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
   await waitUntil(node, async () => (await headSequence(baseUrl, 'erc20')) >= 50n, 120_000);

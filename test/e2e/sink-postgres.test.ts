@@ -12,7 +12,7 @@ import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.
 import { freePort } from '../support/ports.js';
 import { startPostgres } from '../support/postgres.js';
 import { SINK_CREDENTIAL, startSinkProcess } from '../support/sink-process.js';
-import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, NODE_TOML, storedCursor, tableRows, waitFor } from './sink-support.js';
+import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, NODE_TOML, storedCursor, tableRows, startNodeOn, waitFor } from './sink-support.js';
 
 const SINK_TOML = ['[[processors]]', 'id = "erc20"', '[[processors]]', 'id = "blobs"', ''].join('\n');
 
@@ -21,7 +21,7 @@ test('the sink bootstraps erc20 and blobs, follows across reorgs, and its tables
   t.after(() => pg.close());
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  let node = await startNodeProcess({ toml: NODE_TOML, sets: [...FAST, `listeners.api=127.0.0.1:${port}`], readyTimeoutMs: 120_000 });
+  let node = await startNodeOn(port, { toml: NODE_TOML, sets: FAST });
   t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
   await waitUntil(node, async () => (await headSequence(baseUrl, 'erc20')) >= 40n, 120_000);
 

@@ -6,11 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { removeDir, runCli, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { startPostgres } from '../support/postgres.js';
 import { startSinkProcess } from '../support/sink-process.js';
-import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, storedCursor, tableRows, waitFor } from './sink-support.js';
+import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, storedCursor, tableRows, startNodeOn, waitFor } from './sink-support.js';
 
 const NODE_TOML = ['[[processors]]', 'id = "erc20"', 'kind = "erc20"', 'tokens = "*"', ''].join('\n');
 const SINK_TOML = '[[processors]]\nid = "erc20"\n';
@@ -20,7 +20,7 @@ test('a pruned position: on_reset = "stop" exits and leaves the tables; "reboots
   t.after(() => pg.close());
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const startNode = (dir?: string) => startNodeProcess({ toml: NODE_TOML, sets: [...FAST, `listeners.api=127.0.0.1:${port}`], readyTimeoutMs: 120_000, ...(dir ? { dir } : {}) });
+  const startNode = (dir?: string) => startNodeOn(port, { toml: NODE_TOML, sets: FAST, ...(dir ? { dir } : {}) });
   let node: NodeProcess = await startNode();
   t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
   await waitUntil(node, async () => (await headSequence(baseUrl, 'erc20')) >= 30n, 120_000);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { runCli, startNodeProcess, type NodeProcess } from '../support/node-process.js';
+import { runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import type { PostgresServer } from '../support/postgres.js';
 
 /** Blocks every 150 ms, a reorg every 8 blocks, finality 4 blocks behind. */
@@ -26,6 +26,16 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, timeo
   }
 }
 
+/** Starts the node with its API on `port` (kept across restarts, so the sink's node.url stays right); ready once it answers there. */
+export async function startNodeOn(port: number, options: { toml: string; sets: readonly string[]; dir?: string }): Promise<NodeProcess> {
+  const node = await startNodeProcess({ toml: options.toml, sets: [...options.sets, `listeners.api=127.0.0.1:${port}`], waitReady: false, ...(options.dir ? { dir: options.dir } : {}) });
+  await waitUntil(node, async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200, 120_000).catch(async (error: unknown) => {
+    await node.stop('SIGKILL');
+    throw error;
+  });
+  return node;
+}
+
 /**
  * Restarts the node on its store (same API port) with no live source and no finality source: its chain, change logs
  * and entities stop moving, so a caught-up sink's tables can be compared with the node's entities at one cursor.
@@ -35,10 +45,7 @@ export async function freeze(node: NodeProcess, port: number, toml: string, sets
   const genesis = join(node.dir, 'genesis.json');
   const exported = await runCli(['devnet', 'genesis', '--config', node.configFile, ...sets.flatMap((s) => ['--set', s]), '--out', genesis]);
   assert.equal(exported.code, 0, exported.stderr);
-  return startNodeProcess({
-    dir: node.dir, toml, readyTimeoutMs: 120_000,
-    sets: [...sets, `listeners.api=127.0.0.1:${port}`, 'sources.live.kind=none', `sources.live.genesis_file=${genesis}`, 'finality.kind=none'],
-  });
+  return startNodeOn(port, { dir: node.dir, toml, sets: [...sets, 'sources.live.kind=none', `sources.live.genesis_file=${genesis}`, 'finality.kind=none'] });
 }
 
 /** One sample of a Prometheus text exposition (labels matched as given; absent: undefined). */
@@ -155,6 +162,7 @@ export function foldErc20(changes: readonly Envelope[]): Expected {
 
 /** Asserts the table holds exactly the expected keys with the same data (JSON equality), block and finality. */
 export function assertTableEquals(actual: Map<string, TableRow>, expected: Expected, what: string, options: { blockHash?: boolean; finality?: boolean } = {}): void {
+  assert.ok(expected.size > 0, `${what}: the node holds rows to compare`);
   const missing = [...expected.keys()].filter((key) => !actual.has(key));
   const extra = [...actual.keys()].filter((key) => !expected.has(key));
   assert.deepEqual({ missing: missing.slice(0, 5), extra: extra.slice(0, 5) }, { missing: [], extra: [] }, `${what}: the same keys (${missing.length} missing, ${extra.length} extra of ${expected.size})`);
