@@ -18,14 +18,16 @@ export const CREDENTIAL_VARIABLE = 'CHAIN_NODE_SINK_CONSUMER_CREDENTIAL';
 /** A PostgreSQL identifier the sink writes unquoted-safe: lower case, digits, `_`. */
 const identifier = (max: number) => z.string().regex(new RegExp(`^[a-z_][a-z0-9_]{0,${max - 1}}$`), `expected a lower-case PostgreSQL identifier of 1-${max} letters, digits or "_" (not starting with a digit)`);
 
-const httpUrl = z.string().refine((value) => {
+function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
   } catch {
     return false;
   }
-}, 'expected an http(s) URL without credentials, e.g. http://127.0.0.1:8080');
+}
+
+const httpUrl = z.string().refine(isHttpUrl, 'expected an http(s) URL without credentials, e.g. http://127.0.0.1:8080');
 
 /** A libpq connection URL without a password (the password comes from PGPASSWORD or the password file). */
 const postgresUrl = z.string().superRefine((value, ctx) => {
@@ -58,7 +60,7 @@ export const sinkConfigSchema = z.strictObject({
     /** The node's aggregate API: processors, schemas and query-and-follow snapshots. */
     url: httpUrl.default('http://127.0.0.1:8080'),
     /** Where the durable consumer is followed: a relay (`chain-node relay`) or, when empty, `url`. */
-    follow_url: z.union([z.literal(''), httpUrl]).default(''),
+    follow_url: z.string().refine((value) => value === '' || isHttpUrl(value), 'expected "" (follow at node.url) or an http(s) URL without credentials, e.g. http://127.0.0.1:8090').default(''),
     /** Environment file with CHAIN_NODE_API_TOKEN=<bearer> when the node (and relay) require one; empty: none. */
     token_file: z.string().default(''),
     request_timeout_ms: positiveInt.max(600_000).default(30_000),
@@ -96,7 +98,7 @@ export const sinkConfigSchema = z.strictObject({
   }).prefault({}),
   metrics: z.strictObject({
     /** host:port of the sink's /metrics (Prometheus text) and /health; "" turns it off. Loopback unless you say otherwise. */
-    listen: z.union([z.literal(''), listenAddress]).default('127.0.0.1:9464'),
+    listen: z.string().refine((value) => value === '' || listenAddress.safeParse(value).success, 'expected "" (off) or host:port with a port between 0 and 65535, e.g. 127.0.0.1:9464').default('127.0.0.1:9464'),
   }).prefault({}),
   processors: z.array(processorEntry).min(1, 'expected at least one [[processors]] entry naming a processor to land').superRefine((list, ctx) => {
     const seen = new Set<string>();

@@ -56,7 +56,7 @@ test('kill -9 of the sink at random points, and of the node meanwhile, leaves th
   const sink = await startSinkProcess({ nodeUrl: baseUrl, postgresUrl: pg.url, toml: '[[processors]]\nid = "erc20"\n', sets: ['consumer.batch_changes=40'] });
   t.after(() => sink.stop('SIGKILL'));
   const bootstrapped = await (async () => {
-    await waitFor('the first bootstrap', async () => (await storedCursor(pg, 'erc20')) !== null);
+    await waitFor('the first bootstrap', async () => { sink.assertRunning(); return (await storedCursor(pg, 'erc20')) !== null; });
     return (await storedCursor(pg, 'erc20'))!.sequence;
   })();
   await pg.query(AUDIT);
@@ -78,7 +78,7 @@ test('kill -9 of the sink at random points, and of the node meanwhile, leaves th
     const { sequence, rows } = await readAtCursor(pg, 'erc20', 'erc20_balances');
     assertTableEquals(rows, foldErc20(await changesThrough(baseUrl, 'erc20', sequence)), `trial ${trial}: erc20_balances at sequence ${sequence}`);
     sink.restart();
-    await waitFor(`trial ${trial}: the restarted sink to move past ${sequence}`, async () => (await storedCursor(pg, 'erc20'))!.sequence > sequence);
+    await waitFor(`trial ${trial}: the restarted sink to move past ${sequence}`, async () => { sink.assertRunning(); return (await storedCursor(pg, 'erc20'))!.sequence > sequence; });
   }
   await sink.stop('SIGKILL');
   const { sequence, rows } = await readAtCursor(pg, 'erc20', 'erc20_balances');

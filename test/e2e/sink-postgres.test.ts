@@ -29,6 +29,7 @@ test('the sink bootstraps erc20 and blobs, follows across reorgs, and its tables
   t.after(() => sink.stop('SIGKILL'));
   // Following across reorgs and finality, in both processors.
   await waitFor('the sink to apply undo and finalized changes of both processors', async () => {
+    sink.assertRunning();
     const text = await metricsText(sink.metricsUrl);
     return ['erc20', 'blobs'].every((processor) => (metric(text, 'chain_node_sink_changes_applied_total', { processor, operation: 'undo' }) ?? 0) > 0
       && (metric(text, 'chain_node_sink_changes_applied_total', { processor, operation: 'finalized' }) ?? 0) > 0

@@ -29,6 +29,7 @@ test('a pruned position: on_reset = "stop" exits and leaves the tables; "reboots
   const first = await startSinkProcess({ nodeUrl: baseUrl, postgresUrl: pg.url, toml: SINK_TOML, sets });
   t.after(() => first.stop('SIGKILL'));
   await waitFor('the sink to bootstrap and follow', async () => {
+    first.assertRunning();
     const cursor = await storedCursor(pg, 'erc20');
     return cursor !== null && cursor.sequence > 0n && metric(await metricsText(first.metricsUrl), 'chain_node_sink_state', { processor: 'erc20', state: 'following' }) === 1;
   });
@@ -64,7 +65,7 @@ test('a pruned position: on_reset = "stop" exits and leaves the tables; "reboots
 
   const again = await startSinkProcess({ nodeUrl: baseUrl, postgresUrl: pg.url, toml: SINK_TOML, sets });
   t.after(() => again.stop('SIGKILL'));
-  await waitFor('the re-bootstrap', async () => (await storedCursor(pg, 'erc20'))?.bootstraps === 2);
+  await waitFor('the re-bootstrap', async () => { again.assertRunning(); return (await storedCursor(pg, 'erc20'))?.bootstraps === 2; });
   assert.notEqual(await oid(), tableBefore, 'fresh tables were swapped in');
   await waitFor('the reset to be counted', async () => {
     const text = await metricsText(again.metricsUrl);

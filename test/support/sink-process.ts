@@ -24,6 +24,8 @@ export interface SinkProcess {
   restart(): void;
   /** Resolves with the exit code of the current process when it exits on its own. */
   exited(): Promise<number | string | null>;
+  /** Throws, with its last output lines, when the current process has exited (for probes that wait on it). */
+  assertRunning(): void;
 }
 
 export interface StartSinkOptions {
@@ -72,5 +74,8 @@ export async function startSinkProcess(options: StartSinkOptions): Promise<SinkP
     },
     restart: spawnSink,
     exited: () => exit,
+    assertRunning() {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the sink exited with ${child.exitCode ?? child.signalCode}:\n${output.slice(-30).join('\n')}`);
+    },
   };
 }

@@ -97,3 +97,11 @@ test('examples/postgres-sink/sink.toml is a valid configuration of the devnet\'s
   assert.deepEqual(loaded.config.processors.map((p) => p.id), ['erc20', 'blobs']);
   assert.equal(loaded.config.metrics.listen, '127.0.0.1:9464');
 });
+
+test('--set overrides reach every sink key, the optional URL and listen address included', (t) => {
+  const loaded = loadSinkConfig(fixture(t, BASE), ['node.follow_url=http://127.0.0.1:8090', 'metrics.listen=', 'sink.on_reset=stop', 'postgres.schema=sink']);
+  assert.equal(loaded.config.node.follow_url, 'http://127.0.0.1:8090');
+  assert.equal(loaded.config.metrics.listen, '');
+  assert.equal(loaded.config.sink.on_reset, 'stop');
+  refused(fixture(t, BASE), 'node.follow_url', /http\(s\) URL/, ['node.follow_url=ftp://x']);
+});
