@@ -11,7 +11,7 @@ import { startNatsServer } from '../support/nats-server.js';
 import { startPostgres } from '../support/postgres.js';
 import { relayJetstreamToml, startRelayProcess } from '../support/relay-process.js';
 import { startSinkProcess } from '../support/sink-process.js';
-import { assertTableEquals, changesThrough, FAST, foldErc20, headSequence, metric, metricsText, readAtCursor, storedCursor, waitFor } from './sink-support.js';
+import { assertTableEquals, changesThrough, FAST, foldErc20, headSequence, metric, metricsText, readAtCursor, waitFor } from './sink-support.js';
 
 const STREAM = 'SINKCHANGES';
 const PREFIX = 'sink';
@@ -45,6 +45,5 @@ test('a sink whose consumer lives at a relay bootstraps from the node, follows t
 
   assert.equal(await sink.stop('SIGTERM'), 0);
   const { sequence, rows } = await readAtCursor(pg, 'erc20', 'erc20_balances');
-  assert.ok(sequence > (await storedCursor(pg, 'erc20'))!.sequence - 1n);
   assertTableEquals(rows, foldErc20(await changesThrough(node.baseUrl, 'erc20', sequence)), `erc20_balances at sequence ${sequence}`);
 });
