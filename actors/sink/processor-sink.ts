@@ -37,8 +37,6 @@ export interface ProcessorSinkOptions {
 
 interface ProcessorInfo { readonly id: string; readonly instance: string; readonly kind: string; readonly changeSchema: string }
 
-const LOCK_WAIT_MS = 30_000;
-
 /** Failures a new session may cure: the node or network (spec §4.8 policy), PostgreSQL's connection. */
 function transient(error: unknown): boolean {
   if (error instanceof SinkStopError || error instanceof FeedGapError || error instanceof CursorMovedError || error instanceof UnknownChangeError) return false;
@@ -101,7 +99,7 @@ export class ProcessorSink {
   /** Takes the advisory lock on the processor's tables, waiting a little for a killed sink's session to end. */
   private async lock(client: pg.Client): Promise<void> {
     const { schema } = this.options.config.postgres;
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + this.options.config.sink.lock_wait_seconds * 1000;
     while (!(await tryLockProcessor(client, schema, this.id))) {
       if (Date.now() > deadline || this.options.signal.aborted) {
         const holder = await lockHolder(client, schema, this.id);

@@ -42,6 +42,12 @@ test('the sink bootstraps erc20 and blobs, follows across reorgs, and its tables
   const ready = await fetch(sink.metricsUrl.replace('/metrics', '/health/ready'));
   assert.equal(ready.status, 200, await ready.text());
 
+  // One sink per processor and schema: a second one is refused while the first holds the lock.
+  const second = await startSinkProcess({ nodeUrl: baseUrl, postgresUrl: pg.url, toml: SINK_TOML, sets: ['sink.lock_wait_seconds=1', 'metrics.listen='] });
+  t.after(() => second.stop('SIGKILL'));
+  assert.equal(await second.exited(), 1);
+  assert.match(second.output.join('\n'), /another sink holds processor '(erc20|blobs)' in schema 'chain_node' \(PostgreSQL backend pid \d+, application 'chain-node-sink'/);
+
   node = await freeze(node, port, NODE_TOML);
   for (const processor of ['erc20', 'blobs']) {
     const head = await headSequence(baseUrl, processor);
