@@ -6,7 +6,7 @@
  * also killed when the test process exits, so a failing test never leaves one behind.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
@@ -51,6 +51,19 @@ function installCleanup(): void {
   });
 }
 
+/**
+ * Where the cluster's directory goes: the temporary directory, unless the server runs as another user (nobody, under
+ * root) who cannot reach it (a parent without search permission for others, e.g. a test's private TMPDIR): then /tmp.
+ */
+function clusterParent(asOtherUser: boolean): string {
+  const base = tmpdir();
+  if (!asOtherUser) return base;
+  for (let dir = realpathSync(base); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return '/tmp';
+    if (dirname(dir) === dir) return base;
+  }
+}
+
 /** As root: run the server as nobody (initdb refuses root). */
 function identity(): { uid?: number; gid?: number } {
   return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
@@ -64,9 +77,9 @@ export interface StartPostgresOptions {
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
   installCleanup();
   const bin = postgresBinDir();
-  const dir = mkdtempSync(join(tmpdir(), 'cdn-pg-'));
-  const data = join(dir, 'data');
   const id = identity();
+  const dir = mkdtempSync(join(clusterParent(id.uid !== undefined), 'cdn-pg-'));
+  const data = join(dir, 'data');
   if (id.uid !== undefined) chownSync(dir, id.uid, id.gid!);
   chmodSync(dir, 0o700);
   await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], id);
