@@ -28,6 +28,13 @@ Usage:
       (changes, change head, SSE streams, durable consumers) from the NATS JetStream stream the
       node publishes to ([delivery.jetstream]); many relays behind a load balancer share one feed.
       See README "Scaling out" and examples/scale-out/relay.toml.
+  chain-node sink postgres --config FILE [--set dotted.key=value ...]
+      Run the PostgreSQL sink: a separate process, a client of the node's aggregate API (or of a relay
+      for the change feed), that lands each configured processor's collections in PostgreSQL exactly
+      once — bootstrapped from query-and-follow snapshots, then followed through a durable consumer,
+      each batch of changes applied in one transaction with the cursor. Connection settings from
+      postgres.url or the PG* environment variables; the password from PGPASSWORD or ~/.pgpass.
+      See README "A PostgreSQL sink" and examples/postgres-sink/.
   chain-node config check --config FILE [--set dotted.key=value ...]
       Validate the configuration and print the effective config as JSON (secrets masked).
   chain-node import FILE --config FILE [--genesis FILE] [--receipts FILE] [--no-finalize] [--set ...]
@@ -115,6 +122,16 @@ async function main(argv: string[]): Promise<number> {
     case 'relay': {
       const values = parse(rest, CONFIG_OPTIONS);
       await runRelay(loadRelayConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
+      return -1;
+    }
+    case 'sink': {
+      const [sub, ...flags] = rest;
+      if (sub !== 'postgres') throw new UsageError(`unknown sink '${sub ?? ''}' (the sink is: postgres)`);
+      const values = parse(flags, CONFIG_OPTIONS);
+      // Loaded on demand: the PostgreSQL driver is not needed by the node's own commands.
+      const { loadSinkConfig } = await import('./actors/sink/config.js');
+      const { runSink } = await import('./actors/sink/main.js');
+      await runSink(loadSinkConfig(requireString(values, 'config'), (values.set as string[] | undefined) ?? []));
       return -1;
     }
     case 'config': {

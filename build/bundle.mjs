@@ -20,8 +20,9 @@ const dist = join(root, 'dist');
 const outdir = join(dist, 'bundle');
 
 /** Kept as imports of the installed package: native addons (loaded by path at run time), piscina (starts its own
- * workers from its own files), typescript (9 MB, loaded only for a user's .ts processor kind). */
-const EXTERNAL = ['lmdb', 'msgpackr', 'msgpackr-extract', 'uWebSockets.js', 'secp256k1', 'snappy', 'c-kzg', 'piscina', 'typescript', 'classic-level', 'bufferutil', 'utf-8-validate'];
+ * workers from its own files), typescript (9 MB, loaded only for a user's .ts processor kind), pg and pg-copy-streams
+ * (loaded only by `chain-node sink postgres`; pg requires its optional native binding by name). */
+const EXTERNAL = ['lmdb', 'msgpackr', 'msgpackr-extract', 'uWebSockets.js', 'secp256k1', 'snappy', 'c-kzg', 'piscina', 'typescript', 'classic-level', 'bufferutil', 'utf-8-validate', 'pg', 'pg-copy-streams', 'pg-native'];
 
 function sourceFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

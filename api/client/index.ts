@@ -2,3 +2,4 @@
 export * from './request.js';
 export * from './follow.js';
 export * from './sse-parser.js';
+export * from './consumer.js';

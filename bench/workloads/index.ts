@@ -19,6 +19,7 @@ import { verifyWorkload } from './verify.js';
 import { backfillWorkload } from './backfill.js';
 import { fanoutWorkload } from './fanout.js';
 import { era1Workload } from './era1.js';
+import { sinkWorkload } from './sink.js';
 
 export const WORKLOADS: readonly Workload[] = [
   runtimeWorkload,
@@ -37,6 +38,7 @@ export const WORKLOADS: readonly Workload[] = [
   backfillWorkload,
   fanoutWorkload,
   era1Workload,
+  sinkWorkload,
 ];
 
 export function findWorkload(name: string): Workload | undefined {
