@@ -37,7 +37,8 @@ export interface BootstrapContext {
   readonly signal: AbortSignal;
 }
 
-async function copySnapshot(ctx: BootstrapContext, table: SinkTable, reader: SnapshotReader): Promise<number> {
+/** Copies the snapshot's rows into the table's `__n` twin; returns how many and the highest block of a finalized row (-1: none). */
+async function copySnapshot(ctx: BootstrapContext, table: SinkTable, reader: SnapshotReader): Promise<{ rows: number; finalizedBlock: number }> {
   const next = `${table.name}${NEXT_SUFFIX}`;
   const labels = { processor: ctx.processor.id, collection: table.collection };
   ctx.metrics.bootstrapRowsExpected.set(labels, reader.rowCount);
@@ -47,12 +48,14 @@ async function copySnapshot(ctx: BootstrapContext, table: SinkTable, reader: Sna
   let failure: Error | null = null;
   stream.on('error', (error: Error) => { failure ??= error; });
   let rows = 0;
+  let finalizedBlock = -1;
   try {
     for await (const page of reader.pages()) {
       if (failure) throw failure;
       ctx.signal.throwIfAborted();
       let text = '';
       for (const entity of page.data) {
+        if (entity.finality === 'finalized' && entity.block && entity.block.number > finalizedBlock) finalizedBlock = entity.block.number;
         text += copyLine({ key: entity.key, data: JSON.stringify(entity.data), blockNumber: entity.block?.number ?? null, blockHash: entity.block?.hash ?? null, finality: entity.finality, sequence });
       }
       if (!stream.write(text)) await Promise.race([once(stream, 'drain'), once(stream, 'error')]);
@@ -72,7 +75,7 @@ async function copySnapshot(ctx: BootstrapContext, table: SinkTable, reader: Sna
   }
   progress.finish();
   if (rows !== reader.rowCount) throw new Error(`the snapshot of ${ctx.processor.id}/${table.collection} announced ${reader.rowCount} rows but its pages held ${rows}`);
-  return rows;
+  return { rows, finalizedBlock };
 }
 
 /** Takes the snapshots, recreates the consumer at the lowest boundary, copies and swaps; returns the new cursor row. */
@@ -95,9 +98,10 @@ export async function bootstrap(ctx: BootstrapContext, reason: string): Promise<
         const next = `${table.name}${NEXT_SUFFIX}`;
         await ctx.pg.query(`DROP TABLE IF EXISTS ${qualified(ctx.schema, next)}`);
         await ctx.pg.query(createTableStatement(ctx.schema, next, table.mapping));
-        total += await copySnapshot(ctx, table, reader);
+        const copied = await copySnapshot(ctx, table, reader);
+        total += copied.rows;
         for (const statement of indexStatements(ctx.schema, next, table.mapping)) await ctx.pg.query(statement);
-        collections[table.collection] = { table: table.name, boundary: reader.boundary.toString() };
+        collections[table.collection] = { table: table.name, boundary: reader.boundary.toString(), finalizedBlock: copied.finalizedBlock < 0 ? null : copied.finalizedBlock };
       }
       for (const table of ctx.tables) for (const statement of swapStatements(ctx.schema, table.name, table.mapping)) await ctx.pg.query(statement);
       const row: CursorRow = {

@@ -91,6 +91,11 @@ export const sinkConfigSchema = z.strictObject({
     on_reset: z.enum(['rebootstrap', 'stop']).default('rebootstrap'),
     /** Rows asked for per snapshot page while bootstrapping (at most the node's limits.max_page_limit). */
     bootstrap_page_rows: positiveInt.max(100_000).default(1000),
+    /**
+     * Most changes in one transaction: a sink that is behind applies the batches it already fetched together (one
+     * commit, each row written once); caught up, every batch is its own transaction.
+     */
+    max_transaction_changes: positiveInt.max(1_000_000).default(10_000),
     /** How long a start waits for another session's lock on a processor's tables (a killed sink's) before it refuses. */
     lock_wait_seconds: positiveInt.max(3600).default(30),
     /** How long a stop waits for the open transactions. */

@@ -1,11 +1,14 @@
 /**
- * Runs a PagePlan in one PostgreSQL transaction that also moves the processor's cursor (issue 32 point 3): per table
- * one UPDATE for finality, one DELETE of keys and one multi-row upsert (`unnest` of arrays), then the cursor —
- * guarded on the sequence it moves from, so a second writer or a replay can never move it twice. Nothing is
- * acknowledged to the node before COMMIT returns (the caller acknowledges).
+ * Runs a PagePlan in one PostgreSQL transaction that also moves the processor's cursor (issue 32 point 3). The
+ * cursor moves first — guarded on the sequence it moves from, so a second writer or a replay can never move it
+ * twice — then per table one UPDATE for finality, one DELETE of keys and one multi-row upsert, then COMMIT. Nothing
+ * is acknowledged to the node before COMMIT returns (the caller acknowledges).
+ *
+ * The statements are built ahead (`prepareTransaction`, while the previous transaction runs, their values inlined as
+ * dollar-quoted literals) and, once the guard held, sent with the COMMIT as one query: PostgreSQL runs them back to back.
  */
 import type pg from 'pg';
-import { advanceCursor } from './cursor-store.js';
+import { advanceCursor, type CollectionState } from './cursor-store.js';
 import type { PagePlan, TableOps } from './page-plan.js';
 import { qualified, type SinkTable } from './tables.js';
 
@@ -16,55 +19,73 @@ export class CursorMovedError extends Error {
   }
 }
 
-async function finalizeRows(client: pg.Client, table: SinkTable, through: number): Promise<void> {
-  const data = table.mapping.dataFinality ? `, data = jsonb_set(data, '{finality}', '"finalized"')` : '';
-  await client.query(`UPDATE ${qualified(table.schema, table.name)} SET finality = 'finalized'${data} WHERE finality <> 'finalized' AND block_number <= $1`, [through]);
-}
-
-async function deleteRows(client: pg.Client, table: SinkTable, keys: Set<string>): Promise<void> {
-  await client.query(`DELETE FROM ${qualified(table.schema, table.name)} WHERE key = ANY($1::text[])`, [[...keys]]);
-}
-
-async function upsertRows(client: pg.Client, table: SinkTable, ops: TableOps): Promise<void> {
-  const keys: string[] = [];
-  const data: string[] = [];
-  const numbers: Array<number | null> = [];
-  const hashes: Array<string | null> = [];
-  const finalities: Array<string | null> = [];
-  const sequences: string[] = [];
-  for (const row of ops.upserts.values()) {
-    keys.push(row.key);
-    data.push(JSON.stringify(row.data));
-    numbers.push(row.blockNumber);
-    hashes.push(row.blockHash);
-    finalities.push(row.finality);
-    sequences.push(row.sequence);
-  }
-  await client.query(`INSERT INTO ${qualified(table.schema, table.name)} (key, data, block_number, block_hash, finality, change_sequence)
-SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[], $4::text[], $5::text[], $6::bigint[])
-ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
-  finality = EXCLUDED.finality, change_sequence = EXCLUDED.change_sequence`, [keys, data, numbers, hashes, finalities, sequences]);
+/** One plan's statements, as one text with their values inlined as literals (built ahead), and the cursor they move to. */
+export interface PreparedTransaction {
+  readonly text: string;
+  readonly to: { readonly sequence: bigint; readonly cursor: string };
 }
 
 /**
- * Applies `plan` (whose changes follow sequence `from`) to `tables` and moves the cursor, in one transaction.
- * Throws CursorMovedError (rolled back) when the stored cursor was not at `from`.
+ * `text` as a dollar-quoted literal: nothing inside is escaped (a 4 MB batch is copied once, never scanned character
+ * by character), under any `standard_conforming_strings`; the tag is one the text does not hold.
  */
-export async function applyPlan(client: pg.Client, schema: string, processor: string, tables: ReadonlyMap<string, SinkTable>, plan: PagePlan, from: bigint): Promise<void> {
-  if (plan.last === null) return;
+export function literal(text: string): string {
+  for (let n = 0; ; n += 1) {
+    const tag = `$j${n === 0 ? '' : n.toString(36)}$`;
+    if (!text.includes(tag)) return `${tag}${text}${tag}`;
+  }
+}
+
+/** Rows of blocks in (from, through] become finalized: a range of the block index, never the rows final already. */
+function finalizeRows(table: SinkTable, from: number, through: number): string {
+  const data = table.mapping.dataFinality ? `, data = jsonb_set(data, '{finality}', '"finalized"')` : '';
+  return `UPDATE ${qualified(table.schema, table.name)} SET finality = 'finalized'${data} WHERE block_number > ${from} AND block_number <= ${through} AND finality IS DISTINCT FROM 'finalized'`;
+}
+
+function deleteRows(table: SinkTable, keys: Set<string>): string {
+  return `DELETE FROM ${qualified(table.schema, table.name)} WHERE key IN (SELECT jsonb_array_elements_text(${literal(JSON.stringify([...keys]))}::jsonb))`;
+}
+
+/** One multi-row upsert: the rows as one JSON array, expanded by jsonb_to_recordset (parsed once by PostgreSQL). */
+function upsertRows(table: SinkTable, ops: TableOps): string {
+  const rows: string[] = [];
+  for (const row of ops.upserts.values()) {
+    rows.push(`{"k":${JSON.stringify(row.key)},"d":${JSON.stringify(row.data)},"n":${row.blockNumber ?? 'null'},"h":${row.blockHash === null ? 'null' : JSON.stringify(row.blockHash)},"f":${row.finality === null ? 'null' : JSON.stringify(row.finality)},"s":${row.sequence}}`);
+  }
+  return `INSERT INTO ${qualified(table.schema, table.name)} (key, data, block_number, block_hash, finality, change_sequence)
+SELECT k, d, n, h, f, s FROM jsonb_to_recordset(${literal(`[${rows.join(',')}]`)}::jsonb) AS r(k text, d jsonb, n bigint, h text, f text, s bigint)
+ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
+  finality = EXCLUDED.finality, change_sequence = EXCLUDED.change_sequence`;
+}
+
+/** The statements of `plan` for `tables`; null when every change of the plan was a replay. */
+export function prepareTransaction(tables: ReadonlyMap<string, SinkTable>, plan: PagePlan): PreparedTransaction | null {
+  if (plan.last === null) return null;
+  const statements: string[] = [];
+  for (const [collection, ops] of plan.tables) {
+    const table = tables.get(collection);
+    if (!table) throw new Error(`no table for collection '${collection}'`);
+    if (ops.finalizedThrough !== null) statements.push(finalizeRows(table, ops.finalizedFrom, ops.finalizedThrough));
+    if (ops.deletes.size > 0) statements.push(deleteRows(table, ops.deletes));
+    if (ops.upserts.size > 0) statements.push(upsertRows(table, ops));
+  }
+  return { text: [...statements, 'COMMIT'].join(';\n'), to: plan.last };
+}
+
+/**
+ * Runs `prepared` (whose changes follow sequence `from`) in one transaction that moves the cursor and stores the
+ * collections' state: BEGIN and the guarded cursor move, then the statements and COMMIT in one round trip (a
+ * statement that fails ends it: PostgreSQL skips the rest, COMMIT included). Throws CursorMovedError (rolled back)
+ * when the stored cursor was not at `from`, or the error of the statement that failed (rolled back).
+ */
+export async function runTransaction(client: pg.Client, schema: string, processor: string, prepared: PreparedTransaction, from: bigint, collections: Readonly<Record<string, CollectionState>>): Promise<void> {
   await client.query('BEGIN');
+  let committed = false;
   try {
-    for (const [collection, ops] of plan.tables) {
-      const table = tables.get(collection);
-      if (!table) throw new Error(`no table for collection '${collection}'`);
-      if (ops.finalizedThrough !== null) await finalizeRows(client, table, ops.finalizedThrough);
-      if (ops.deletes.size > 0) await deleteRows(client, table, ops.deletes);
-      if (ops.upserts.size > 0) await upsertRows(client, table, ops);
-    }
-    if (!(await advanceCursor(client, schema, processor, from, plan.last.sequence, plan.last.cursor))) throw new CursorMovedError(processor, from);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    if (!(await advanceCursor(client, schema, processor, from, prepared.to.sequence, prepared.to.cursor, collections))) throw new CursorMovedError(processor, from);
+    await client.query(prepared.text);
+    committed = true;
+  } finally {
+    if (!committed) await client.query('ROLLBACK').catch(() => undefined);
   }
 }

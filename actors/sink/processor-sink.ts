@@ -15,8 +15,9 @@ import { lockHolder, readCursor, tryLockProcessor, type CursorRow } from './curs
 import { isTransientPostgresError, SinkStopError } from './errors.js';
 import { KIND_MAPPINGS, UnknownChangeError, type KindMapping } from './mappings/index.js';
 import { setState, type SinkMetrics, type SinkState } from './metrics.js';
-import { applyPlan, CursorMovedError } from './page-apply.js';
+import { CursorMovedError, prepareTransaction, runTransaction } from './page-apply.js';
 import { FeedGapError, planPage } from './page-plan.js';
+import { Prefetch } from './prefetch.js';
 import { retryTransient, type RetryOptions } from './retry.js';
 import { defaultTablePrefix, expectedColumns, MAX_TABLE_NAME, type SinkTable } from './tables.js';
 
@@ -198,6 +199,7 @@ export class ProcessorSink {
     const byCollection = new Map(tables.map((t) => [t.collection, t]));
     const selected = new Set(byCollection.keys());
     const boundaries = new Map(Object.entries(row.collections).map(([collection, state]) => [collection, BigInt(state.boundary)]));
+    let collections = row.collections;
     let sequence = row.sequence;
     let cursor = row.cursor;
     metrics.appliedSequence.set(labels, Number(sequence));
@@ -220,38 +222,80 @@ export class ProcessorSink {
         metrics.lagChanges.set(labels, Math.max(0, Number(BigInt(head.sequence) - sequence)));
       }, () => undefined);
     }, 1000);
-    let pending = changes.next();
+    // Acknowledgements run beside the next batch's transaction (each after its COMMIT); only the newest cursor waiting is sent.
+    let acking: Promise<void> | null = null;
+    let unacknowledged: string | null = null;
+    const acknowledgeLatest = (ackCursor: string) => {
+      unacknowledged = ackCursor;
+      if (acking !== null) return;
+      acking = (async () => {
+        while (unacknowledged !== null) {
+          const sending: string = unacknowledged;
+          unacknowledged = null;
+          await this.acknowledge(sending);
+        }
+        acking = null;
+      })();
+    };
+    // The next batches are fetched while one transaction runs; behind, the batches held go in one transaction.
+    const maxChanges = config.sink.max_transaction_changes;
+    const prefetch = new Prefetch(changes, (batch: { data: readonly unknown[] }) => batch.data.length, maxChanges);
+    // One transaction runs while the next is planned and its statements built: `planned` is where the tables will
+    // be once the transactions sent so far commit; `sequence`/`cursor`/`collections` what PostgreSQL holds.
+    let planned = { sequence, collections };
+    let running: Promise<void> = Promise.resolve();
     try {
       for (;;) {
-        const next = await pending;
-        if (next.done) return next.value;
-        // The next batch is fetched while this one is applied.
-        pending = changes.next();
-        pending.catch(() => undefined);
-        const batch = next.value;
-        const plan = planPage(batch.data, mapping, selected, { sequence, boundaries });
-        if (plan.skipped > 0) metrics.changesSkipped.inc(labels, plan.skipped);
-        if (plan.last !== null) {
-          const started = performance.now();
-          await applyPlan(client, config.postgres.schema, this.id, byCollection, plan, sequence);
-          const visible = Date.now();
-          metrics.transactionSeconds.observe(labels, (performance.now() - started) / 1000);
-          metrics.transactions.inc(labels);
-          for (const [operation, count] of Object.entries(plan.operations)) if (count > 0) metrics.changesApplied.inc({ ...labels, operation }, count);
-          for (const emittedAt of plan.emittedAt) {
-            const at = Date.parse(emittedAt);
-            if (Number.isFinite(at)) metrics.commitToVisibleSeconds.observe(labels, Math.max(0, visible - at) / 1000);
-          }
-          sequence = plan.last.sequence;
-          cursor = plan.last.cursor;
-          metrics.appliedSequence.set(labels, Number(sequence));
+        // A failed transaction ends the wait for the next batch (caught up, that wait may be long).
+        const failed = running.then(() => new Promise<never>(() => undefined));
+        const taken = await Promise.race([prefetch.take(maxChanges), failed]);
+        if (taken.kind === 'end') {
+          await running;
+          return taken.value;
         }
-        await this.acknowledge(batch.data[batch.data.length - 1]!.cursor);
+        const data = taken.batches.length === 1 ? taken.batches[0]!.data : taken.batches.flatMap((batch) => batch.data);
+        const finalized = new Map(Object.entries(planned.collections).map(([collection, state]) => [collection, state.finalizedBlock ?? -1]));
+        const plan = planPage(data, mapping, selected, { sequence: planned.sequence, boundaries, finalized });
+        if (plan.skipped > 0) metrics.changesSkipped.inc(labels, plan.skipped);
+        const prepared = prepareTransaction(byCollection, plan);
+        const from = planned.sequence;
+        const nextCollections = Object.fromEntries(Object.entries(planned.collections).map(([collection, state]) => {
+          const block = plan.finalized.get(collection) ?? -1;
+          return [collection, { ...state, finalizedBlock: block < 0 ? null : block }];
+        }));
+        if (plan.last !== null) planned = { sequence: plan.last.sequence, collections: nextCollections };
+        const ackCursor = data[data.length - 1]!.cursor;
+        const previous = running;
+        running = (async () => {
+          await previous;
+          if (prepared !== null) {
+            const started = performance.now();
+            await runTransaction(client, config.postgres.schema, this.id, prepared, from, nextCollections);
+            const visible = Date.now();
+            collections = nextCollections;
+            sequence = prepared.to.sequence;
+            cursor = prepared.to.cursor;
+            metrics.transactionSeconds.observe(labels, (performance.now() - started) / 1000);
+            metrics.transactions.inc(labels);
+            for (const [operation, count] of Object.entries(plan.operations)) if (count > 0) metrics.changesApplied.inc({ ...labels, operation }, count);
+            for (const emittedAt of plan.emittedAt) {
+              const at = Date.parse(emittedAt);
+              if (Number.isFinite(at)) metrics.commitToVisibleSeconds.observe(labels, Math.max(0, visible - at) / 1000);
+            }
+            metrics.appliedSequence.set(labels, Number(sequence));
+          }
+          acknowledgeLatest(ackCursor);
+        })();
+        running.catch(() => undefined);
+        // At most one transaction waits behind the one running.
+        await previous;
       }
     } finally {
+      await running.catch(() => undefined);
       clearInterval(lag);
+      await acking;
       local.abort();
-      await pending.catch(() => undefined);
+      await prefetch.close();
       await changes.return({ kind: 'aborted', lastCursor: cursor }).catch(() => undefined);
     }
   }

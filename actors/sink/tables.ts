@@ -1,11 +1,18 @@
 /**
  * The sink's tables in PostgreSQL (issue 32 point 1): one per processor collection — the entity key as primary key,
  * the node's JSON as `jsonb`, block number and hash, finality, the change sequence that wrote the row, and the
- * kind's typed columns (STORED generated columns over `data`) — with an index on the block, a partial index on the
- * rows not yet final (what a `finalized` change updates) and the kind's own indexes. A bootstrap fills fresh tables
+ * kind's typed columns (STORED generated columns over `data`) — with an index on the block (a `finalized` change
+ * updates the range of blocks above the table's last finalized one) and the kind's own indexes; finality is left out
+ * of every index so its UPDATE can be heap-only. A bootstrap fills fresh tables
  * (`<table>__n`) and swaps them in with `swapStatements`, in the transaction that records the cursor.
  */
 import type { CollectionMapping } from './mappings/index.js';
+
+/**
+ * Room left in each page so a `finalized` change's UPDATE (finality and the data's finality field; no indexed value
+ * changes) can stay on the page as a heap-only tuple, without new index entries.
+ */
+const FILLFACTOR = 85;
 
 export const COMMON_COLUMNS = ['key', 'data', 'block_number', 'block_hash', 'finality', 'change_sequence'] as const;
 /** The suffix of a table being filled by a bootstrap, before the swap. */
@@ -39,7 +46,6 @@ export function defaultTablePrefix(processorId: string): string {
 function indexesOf(mapping: CollectionMapping): Array<{ suffix: string; on: string; where?: string }> {
   return [
     { suffix: 'block', on: 'block_number' },
-    { suffix: 'unfinalized', on: 'block_number', where: `finality <> 'finalized'` },
     ...mapping.indexes,
   ];
 }
@@ -54,7 +60,7 @@ export function createTableStatement(schema: string, name: string, mapping: Coll
   block_hash text,
   finality text,
   change_sequence bigint NOT NULL${typed}
-)`;
+) WITH (fillfactor = ${FILLFACTOR})`;
 }
 
 /**

@@ -41,8 +41,13 @@ export interface Erc20Feed {
   readonly rows: number;
   /** The last change's sequence. */
   head(): number;
-  /** Appends `count` blocks of changes, readable at once; returns the new head. */
-  appendBlocks(count: number): number;
+  /**
+   * Appends `count` blocks of changes, readable at once; returns the new head. `live` (the default): the changes
+   * are `included` and each block adds a `finalized` change 64 blocks behind, as a node following the head emits;
+   * `backfill`: the changes are `finalized` and no `finalized` change follows, as a node's history backfill emits
+   * (actors/processor/history-apply.ts).
+   */
+  appendBlocks(count: number, shape?: 'live' | 'backfill'): number;
   /** Consumer changes served (for the bench's own check). */
   served(): number;
   close(): Promise<void>;
@@ -56,14 +61,15 @@ function rowJson(t: number, h: number, balance: string, block: number, finality:
 const keyOf = (t: number, h: number) => `01${token(t).slice(2)}${holder(h).slice(2)}`;
 
 export async function startErc20Feed(options: { rows: number; snapshotBlock?: number }): Promise<Erc20Feed> {
-  const snapshotBlock = options.snapshotBlock ?? 1000;
+  const snapshotBlock = options.snapshotBlock ?? 20_000_000;
   const random = generator(0x5eed);
   const balanceOf = (i: number) => `${1 + (i * 7919) % 1_000_000}${hex(i, 12).replace(/[a-f]/g, '7')}${'0'.repeat(i % 13)}`;
   // Snapshot row i: token i % 64, holder ⌊i / 64⌋ — distinct keys, every token populated.
   const entity = (i: number) => {
     const t = i % TOKENS;
     const h = Math.floor(i / TOKENS);
-    const block = snapshotBlock - (i % 500);
+    // Each balance's last change: 250 a block going back from the snapshot's block (as many as a block writes).
+    const block = snapshotBlock - Math.floor(i / CHANGES_PER_BLOCK);
     const finality = block <= snapshotBlock - FINALITY_LAG ? 'finalized' : 'included';
     return `{"key":"${keyOf(t, h)}","collection":"balances","schema":"erc20.v1/Erc20Balance","block":{"number":${block},"hash":"${blockHash(block, 0)}"},"timestamp":${1_700_000_000 + block * 12},"finality":"${finality}","data":${rowJson(t, h, balanceOf(i), block, finality)}}`;
   };
@@ -76,10 +82,11 @@ export async function startErc20Feed(options: { rows: number; snapshotBlock?: nu
   const consumers = new Map<string, Consumer>();
 
   const envelope = (sequence: number, operation: string, kind: string, key: string | null, data: string, number: number, emittedAt: string, finality: string) =>
-    `{"apiVersion":"1","sequence":"${sequence}","cursor":"c${sequence}","operation":"${operation}","originKind":"live","originId":"bench","publicationRevision":"1","chainId":1,`
+    `{"apiVersion":"1","sequence":"${sequence}","cursor":"c${sequence}","operation":"${operation}","originKind":"${finality === 'included' ? 'live' : 'history'}","originId":"bench","publicationRevision":"1","chainId":1,`
     + `"block":{"number":${number},"hash":"${blockHash(number, 0)}","parentHash":"${blockHash(number - 1, 0)}","timestamp":${1_700_000_000 + number * 12}},"finality":"${finality}","kind":"${kind}","schema":"erc20.v1","key":${key === null ? 'null' : `"${key}"`},"data":${data},"emittedAt":"${emittedAt}"}`;
 
-  const appendBlock = () => {
+  const appendBlock = (shape: 'live' | 'backfill') => {
+    const finality = shape === 'live' ? 'included' : 'finalized';
     block += 1;
     const emittedAt = new Date().toISOString();
     const touched = new Set<string>();
@@ -92,13 +99,13 @@ export async function startErc20Feed(options: { rows: number; snapshotBlock?: nu
       touched.add(key);
       const sequence = log.length;
       if (random() < 0.04) {
-        log.push(envelope(sequence, 'apply', 'erc20.balance.delete', key, `{"token":"${token(t)}","address":"${holder(h)}","lastChange":{"blockNumber":${block},"blockHash":"${blockHash(block, 0)}","timestamp":${1_700_000_000 + block * 12}}}`, block, emittedAt, 'included'));
+        log.push(envelope(sequence, 'apply', 'erc20.balance.delete', key, `{"token":"${token(t)}","address":"${holder(h)}","lastChange":{"blockNumber":${block},"blockHash":"${blockHash(block, 0)}","timestamp":${1_700_000_000 + block * 12}}}`, block, emittedAt, finality));
       } else {
         const balance = `${Math.floor(random() * 1e15)}${Math.floor(random() * 1e15)}`;
-        log.push(envelope(sequence, 'apply', 'erc20.balance.put', key, rowJson(t, h, balance, block, 'included'), block, emittedAt, 'included'));
+        log.push(envelope(sequence, 'apply', 'erc20.balance.put', key, rowJson(t, h, balance, block, finality), block, emittedAt, finality));
       }
     }
-    log.push(envelope(log.length, 'finalized', 'erc20.block.finalized', null, 'null', block - FINALITY_LAG, emittedAt, 'finalized'));
+    if (shape === 'live') log.push(envelope(log.length, 'finalized', 'erc20.block.finalized', null, 'null', block - FINALITY_LAG, emittedAt, 'finalized'));
   };
 
   const view = (id: string, c: Consumer) => JSON.stringify({
@@ -170,8 +177,8 @@ export async function startErc20Feed(options: { rows: number; snapshotBlock?: nu
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     rows: options.rows,
     head: () => log.length - 1,
-    appendBlocks(count) {
-      for (let i = 0; i < count; i += 1) appendBlock();
+    appendBlocks(count, shape = 'live') {
+      for (let i = 0; i < count; i += 1) appendBlock(shape);
       return log.length - 1;
     },
     served: () => served,

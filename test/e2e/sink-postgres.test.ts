@@ -72,7 +72,7 @@ test('the sink bootstraps erc20 and blobs, follows across reorgs, and its tables
   const columns = await pg.query<{ column_name: string; data_type: string; numeric_precision: number | null }>(`SELECT column_name, data_type, numeric_precision FROM information_schema.columns WHERE table_schema = 'chain_node' AND table_name = 'erc20_balances' AND column_name IN ('balance', 'token', 'holder', 'data', 'change_sequence') ORDER BY column_name`);
   assert.deepEqual(columns.map((c) => [c.column_name, c.data_type, c.numeric_precision]), [['balance', 'numeric', 78], ['change_sequence', 'bigint', 64], ['data', 'jsonb', null], ['holder', 'text', null], ['token', 'text', null]]);
   const indexes = await pg.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = 'chain_node' AND tablename = 'erc20_balances' ORDER BY indexname`);
-  assert.deepEqual(indexes.map((i) => i.indexname), ['erc20_balances_block', 'erc20_balances_holder', 'erc20_balances_pkey', 'erc20_balances_token_balance', 'erc20_balances_unfinalized']);
+  assert.deepEqual(indexes.map((i) => i.indexname), ['erc20_balances_block', 'erc20_balances_holder', 'erc20_balances_pkey', 'erc20_balances_token_balance']);
 
   assert.equal(await sink.stop('SIGTERM'), 0, 'SIGTERM stops the sink cleanly');
   const output = sink.output.join('\n');

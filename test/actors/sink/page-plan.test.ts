@@ -76,6 +76,23 @@ test('finalized marks the batch\'s pending rows at or below its block (column an
   assert.equal(plan.operations.finalized, 1);
 });
 
+test('a table\'s finalized block: a finalized change updates only the blocks above it, one at or below it changes nothing, and a row written at or below it is written finalized', () => {
+  const state: PlanState = { ...fresh(10), finalized: new Map([['balances', 100]]) };
+  const plan = planPage([put(11, 1, '5', 99, 'undo'), finalized(12, 100), put(13, 2, '7', 103), finalized(14, 102)], ERC20_MAPPING, new Set(['balances']), state);
+  const ops = plan.tables.get('balances')!;
+  assert.equal(ops.finalizedFrom, 100, 'the UPDATE reads the rows above block 100 only');
+  assert.equal(ops.finalizedThrough, 102);
+  assert.equal(plan.finalized.get('balances'), 102, 'the table\'s finalized block moves with the batch');
+  const restored = ops.upserts.get(balanceKey(1))!;
+  assert.equal(restored.finality, 'finalized', 'an undo restoring a value of block 99 writes it as the node serves it');
+  assert.equal(restored.data.finality, 'finalized');
+  assert.equal(ops.upserts.get(balanceKey(2))!.finality, 'included');
+  const none = planPage([finalized(11, 90)], ERC20_MAPPING, new Set(['balances']), state);
+  assert.equal(none.tables.get('balances'), undefined, 'a finalized change at or below the table\'s finalized block updates nothing');
+  assert.equal(none.finalized.get('balances'), 100);
+  assert.equal(none.operations.finalized, 1);
+});
+
 function blobsBlock(number: number, txs: number[], finality = 'included') {
   return {
     block: { network: 'devnet', blockNumber: number, blockHash: hash(number), blobCount: txs.length, blobBaseFee: '1', finality },
