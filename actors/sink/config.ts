@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { listenAddress, logSection, positiveInt } from '../node/config-schema.js';
 import { readApiToken } from '../node/config.js';
 import { ConfigError, readTomlConfig } from '../node/toml-config.js';
+import { DECLARED_TYPES, FIELD_PATH } from './mappings/declared.js';
+import { COMMON_COLUMNS } from './tables.js';
 
 export const CREDENTIAL_VARIABLE = 'CHAIN_NODE_SINK_CONSUMER_CREDENTIAL';
 
@@ -45,9 +47,57 @@ const postgresUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
+const changeKind = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/, 'expected a change kind (e.g. "gas_stats.block.put")');
+const fieldPath = z.string().regex(FIELD_PATH, 'expected a JSON field of the row, or a dotted path of fields (e.g. "lastChange.blockNumber")');
+
+/** `[[processors.mapping]]`: how a collection of a kind without a built-in mapping lands (mappings/declared.ts). */
+const declaredCollection = z.strictObject({
+  collection: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'expected a collection name'),
+  /** The change kind whose data is the row (an apply, or an undo restoring it). */
+  put: changeKind,
+  /** The change kind that removes the row. */
+  delete: changeKind.optional(),
+  /** Fields of the row JSON holding its block number, block hash and finality (finality kept equal when it becomes final). */
+  block_number: fieldPath.optional(),
+  block_hash: fieldPath.optional(),
+  finality: fieldPath.optional(),
+  /** Typed columns PostgreSQL computes from the row (STORED generated columns). */
+  columns: z.array(z.strictObject({
+    name: identifier(40).refine((name) => !(COMMON_COLUMNS as readonly string[]).includes(name), `expected a name other than the common columns (${COMMON_COLUMNS.join(', ')})`),
+    type: z.enum(DECLARED_TYPES),
+    field: fieldPath,
+  })).default([]),
+  /** Typed columns to index. */
+  indexes: z.array(identifier(40)).default([]),
+}).superRefine((entry, ctx) => {
+  const names = new Set<string>();
+  entry.columns.forEach((column, index) => {
+    if (names.has(column.name)) ctx.addIssue({ code: 'custom', path: ['columns', index, 'name'], message: `expected unique column names; '${column.name}' is declared twice` });
+    names.add(column.name);
+  });
+  entry.indexes.forEach((name, index) => {
+    if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['indexes', index], message: `expected one of the declared columns (${[...names].join(', ') || 'none declared'})` });
+  });
+  if (entry.delete === entry.put) ctx.addIssue({ code: 'custom', path: ['delete'], message: 'expected a change kind other than put' });
+});
+
 const processorEntry = z.strictObject({
   /** The processor id at the node (its name in URLs). */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, 'expected a processor id (URL-safe, 1-64 characters)'),
+  /** For a kind the sink has no mapping for (a user's kind): its collections and how its changes land. */
+  mapping: z.array(declaredCollection).default([]).superRefine((list, ctx) => {
+    const collections = new Set<string>();
+    const kinds = new Set<string>();
+    list.forEach((entry, index) => {
+      if (collections.has(entry.collection)) ctx.addIssue({ code: 'custom', path: [index, 'collection'], message: `expected each collection once; '${entry.collection}' is mapped twice` });
+      collections.add(entry.collection);
+      for (const [key, kind] of [['put', entry.put], ['delete', entry.delete]] as const) {
+        if (kind === undefined) continue;
+        if (kinds.has(kind)) ctx.addIssue({ code: 'custom', path: [index, key], message: `expected each change kind in one place; '${kind}' is mapped twice` });
+        kinds.add(kind);
+      }
+    });
+  }),
   /** Collections to land (empty: every collection the kind's mapping knows). */
   collections: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'expected a collection name')).default([]),
   /** Table name prefix (default: the id in lower case with other characters as "_", then "_"). */

@@ -13,6 +13,7 @@ import { bootstrap } from './bootstrap.js';
 import type { SinkConfig, SinkProcessorEntry } from './config.js';
 import { lockHolder, readCursor, tryLockProcessor, type CursorRow } from './cursor-store.js';
 import { isTransientPostgresError, SinkStopError } from './errors.js';
+import { declaredMapping } from './mappings/declared.js';
 import { KIND_MAPPINGS, UnknownChangeError, type KindMapping } from './mappings/index.js';
 import { setState, type SinkMetrics, type SinkState } from './metrics.js';
 import { CursorMovedError, prepareTransaction, runTransaction } from './page-apply.js';
@@ -122,8 +123,10 @@ export class ProcessorSink {
   }
 
   private mappingOf(info: ProcessorInfo): KindMapping {
+    // A mapping declared in sink.toml (a user's kind) is the one used.
+    if (this.options.entry.mapping.length > 0) return declaredMapping(info.kind, info.changeSchema, this.options.entry.mapping);
     const mapping = KIND_MAPPINGS.get(info.kind);
-    if (!mapping) throw new SinkStopError('unsupported_capability', `processor '${this.id}' is of kind '${info.kind}', which the PostgreSQL sink has no mapping for (it lands: ${[...KIND_MAPPINGS.keys()].join(', ')})`);
+    if (!mapping) throw new SinkStopError('unsupported_capability', `processor '${this.id}' is of kind '${info.kind}', which the PostgreSQL sink has no built-in mapping for (it lands: ${[...KIND_MAPPINGS.keys()].join(', ')}): declare how its collections land with [[processors.mapping]] (examples/postgres-sink/sink.toml)`);
     if (mapping.changeSchema !== info.changeSchema) throw new SinkStopError('unsupported_capability', `processor '${this.id}' publishes change schema '${info.changeSchema}'; this sink reads '${mapping.changeSchema}' for kind '${info.kind}'`);
     return mapping;
   }

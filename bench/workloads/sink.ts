@@ -10,8 +10,9 @@
  *     changes) and as a node following the head emits them (included changes, each block adding a `finalized` change
  *     64 blocks behind, which makes the rows of that block final: a second write of each row); changes applied per
  *     second from the append to the cursor reaching the head — against a **naive sink** in the same round: the same
- *     feed, tables and batches, one transaction per batch but one statement per change (INSERT … ON CONFLICT, DELETE,
- *     or the UPDATE of the rows a `finalized` change makes final);
+ *     feed, tables and batches, one statement per change (INSERT … ON CONFLICT, DELETE, or the UPDATE of the rows a
+ *     `finalized` change makes final), in one transaction per batch, and — the naive sink that is still exactly once —
+ *     in one transaction per change with its cursor (over the first 5,000 changes of the burst);
  *   - **latency**: one block a second; from a change's `emittedAt` (the moment the feed made it readable) to its
  *     row visible to another PostgreSQL session (the cursor row, committed with the rows, polled every 2 ms).
  *
@@ -76,16 +77,25 @@ async function cursorOf(client: pg.Client, schema: string): Promise<number | nul
   return result.rows[0] ? Number(result.rows[0].sequence) : null;
 }
 
-async function waitCursor(client: pg.Client, schema: string, target: (sequence: number | null) => boolean, sink: SinkRun, timeoutMs = 1_800_000): Promise<void> {
+/**
+ * Polls the sink's cursor row until `target` holds: every `everyMs` (2 ms for the latency; throughput phases poll
+ * every 20 ms, so the bench's own queries take little of the two cores from the sink and PostgreSQL).
+ */
+async function waitCursor(client: pg.Client, schema: string, target: (sequence: number | null) => boolean, sink: SinkRun, everyMs: number, timeoutMs = 1_800_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!target(await cursorOf(client, schema))) {
     if (Date.now() > deadline) throw new Error(`sink bench: the cursor of ${schema} did not move in time:\n${sink.output.slice(-20).join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
-/** The naive sink: the same batches, one transaction per batch, one statement per change. */
-async function naiveFollow(client: pg.Client, feed: Erc20Feed, schema: string, from: number, to: number, finalizedBlock: number): Promise<number> {
+/**
+ * The naive sink: the same batches, one statement per change; `batch`: one transaction per batch (with the cursor),
+ * `change`: one transaction per change (the statement and the cursor: exactly once, change by change), over the first
+ * `most` changes only (its rate is steady, and a whole burst would take minutes).
+ */
+async function naiveFollow(client: pg.Client, feed: Erc20Feed, schema: string, from: number, to: number, finalizedBlock: number, transaction: 'batch' | 'change', most = Infinity): Promise<number> {
+  to = Math.min(to, from + most);
   const base = `${feed.baseUrl}/v1/processors/erc20/consumers`;
   const headers = { 'content-type': 'application/json', 'x-node-consumer-credential': CREDENTIAL };
   await fetch(base, { method: 'POST', headers, body: JSON.stringify({ id: `naive-${schema}`, role: 'required', start: { position: 'cursor', cursor: `c${from}` }, leaseTtlSeconds: 300, credential: CREDENTIAL }) });
@@ -94,8 +104,10 @@ async function naiveFollow(client: pg.Client, feed: Erc20Feed, schema: string, f
   let applied = from;
   while (applied < to) {
     const page = await (await fetch(`${base}/naive-${schema}/changes?limit=${BATCH}`, { headers })).json() as { data: Array<{ sequence: string; cursor: string; operation: string; kind: string; key: string; block: { number: number; hash: string }; data: { lastChange: { blockNumber: number; blockHash: string }; finality: string } | null }> };
-    await client.query('BEGIN');
+    if (transaction === 'batch') await client.query('BEGIN');
     for (const change of page.data) {
+      if (Number(change.sequence) > to) break;
+      if (transaction === 'change') await client.query('BEGIN');
       if (change.operation === 'finalized') {
         // The rows above the last finalized block, as the sink does (the same index range).
         await client.query(`UPDATE ${table} SET finality = 'finalized', data = jsonb_set(data, '{finality}', '"finalized"') WHERE block_number > $1 AND block_number <= $2 AND finality IS DISTINCT FROM 'finalized'`, [finalizedBlock, change.block.number]);
@@ -107,10 +119,16 @@ async function naiveFollow(client: pg.Client, feed: Erc20Feed, schema: string, f
           ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, finality = EXCLUDED.finality, change_sequence = EXCLUDED.change_sequence`,
         [change.key, JSON.stringify(change.data), change.data!.lastChange.blockNumber, change.data!.lastChange.blockHash, change.data!.finality, change.sequence]);
       }
+      if (transaction === 'change') {
+        await client.query(`UPDATE "${schema}".naive_cursor SET sequence = $1`, [change.sequence]);
+        await client.query('COMMIT');
+      }
+      applied = Number(change.sequence);
     }
-    await client.query(`UPDATE "${schema}".naive_cursor SET sequence = $1`, [page.data[page.data.length - 1]!.sequence]);
-    await client.query('COMMIT');
-    applied = Number(page.data[page.data.length - 1]!.sequence);
+    if (transaction === 'batch') {
+      await client.query(`UPDATE "${schema}".naive_cursor SET sequence = $1`, [applied]);
+      await client.query('COMMIT');
+    }
     await fetch(`${base}/naive-${schema}/ack`, { method: 'POST', headers, body: JSON.stringify({ cursor: page.data[page.data.length - 1]!.cursor }) });
   }
   return (to - from) / ((performance.now() - started) / 1000);
@@ -126,7 +144,10 @@ async function copyTables(client: pg.Client, from: string, to: string): Promise<
   await client.query(`VACUUM ANALYZE "${to}".erc20_balances`);
 }
 
-interface Burst { readonly changesPerSecond: number; readonly naiveChangesPerSecond: number }
+interface Burst { readonly changesPerSecond: number; readonly naiveChangesPerSecond: number; readonly naivePerChangePerSecond: number }
+
+/** Changes the transaction-per-change naive sink applies of each burst. */
+const NAIVE_PER_CHANGE_MOST = 5000;
 
 interface RoundFigures {
   readonly bootstrapRowsPerSecond: number;
@@ -142,13 +163,21 @@ async function burst(client: pg.Client, feed: Erc20Feed, schema: string, sink: S
   const naiveSchema = `${schema}_naive_${shape}`;
   const state = await client.query<{ block: number | null }>(`SELECT (collections->'balances'->>'finalizedBlock')::bigint AS block FROM "${schema}".sink_cursors WHERE processor = 'erc20'`);
   await copyTables(client, schema, naiveSchema);
+  // Each side starts with no dirty pages of the copy to write back.
+  await client.query('CHECKPOINT');
   const to = feed.appendBlocks(blocks, shape);
   const started = performance.now();
-  await waitCursor(client, schema, (sequence) => sequence === to, sink);
+  await waitCursor(client, schema, (sequence) => sequence === to, sink, 20);
   const changesPerSecond = (to - from) / ((performance.now() - started) / 1000);
-  const naiveChangesPerSecond = await naiveFollow(client, feed, naiveSchema, from, to, Number(state.rows[0]?.block ?? -1));
+  const finalizedBlock = Number(state.rows[0]?.block ?? -1);
+  await client.query('CHECKPOINT');
+  const naiveChangesPerSecond = await naiveFollow(client, feed, naiveSchema, from, to, finalizedBlock, 'batch');
   await client.query(`DROP SCHEMA "${naiveSchema}" CASCADE`);
-  return { changesPerSecond, naiveChangesPerSecond };
+  await copyTables(client, schema, naiveSchema);
+  await client.query('CHECKPOINT');
+  const naivePerChangePerSecond = await naiveFollow(client, feed, naiveSchema, from, to, finalizedBlock, 'change', NAIVE_PER_CHANGE_MOST);
+  await client.query(`DROP SCHEMA "${naiveSchema}" CASCADE`);
+  return { changesPerSecond, naiveChangesPerSecond, naivePerChangePerSecond };
 }
 
 async function round(index: number, shape: typeof FULL, postgres: PostgresServer, dir: string): Promise<RoundFigures> {
@@ -159,7 +188,7 @@ async function round(index: number, shape: typeof FULL, postgres: PostgresServer
   const sink = startSink(dir, feed, postgres, schema, `sink-${index}`);
   try {
     const started = performance.now();
-    await waitCursor(client, schema, (sequence) => sequence !== null, sink);
+    await waitCursor(client, schema, (sequence) => sequence !== null, sink, 20);
     const bootstrapRowsPerSecond = shape.rows / ((performance.now() - started) / 1000);
     const copied = sink.output.map((line) => JSON.parse(line) as { message?: string; rowsPerSecond?: number }).find((line) => line.message === 'bootstrap copied');
     const copyRowsPerSecond = copied?.rowsPerSecond ?? NaN;
@@ -176,7 +205,7 @@ async function round(index: number, shape: typeof FULL, postgres: PostgresServer
       const blockStart = Date.now();
       const emitted = Date.now();
       const head = feed.appendBlocks(1);
-      await waitCursor(client, schema, (sequence) => sequence === head, sink, 60_000);
+      await waitCursor(client, schema, (sequence) => sequence === head, sink, 2, 60_000);
       latencyMs.push(Date.now() - emitted);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - blockStart))));
     }
@@ -203,8 +232,10 @@ export const sinkWorkload: Workload = {
       return [
         figure(`bootstrap rows/s (${shape.rows.toLocaleString('en-US')} balances: start to cursor, COPY + indexes + swap)`, 'rows/s', rounds.map((r) => r.bootstrapRowsPerSecond), 'higher'),
         figure('bootstrap COPY rows/s (the copy phase alone)', 'rows/s', rounds.map((r) => r.copyRowsPerSecond), 'higher'),
-        compared(`changes applied/s, erc20 backfill (${shape.blocks} blocks of ~250 finalized changes at once, batches of ${BATCH})`, 'changes/s', rounds.map((r) => r.backfill.changesPerSecond), { name: 'naive: one statement per change', values: rounds.map((r) => r.backfill.naiveChangesPerSecond) }, 'higher'),
-        compared(`changes applied/s, live-shaped (${shape.blocks} blocks of ~250 included changes and a finalized change 64 blocks behind, at once)`, 'changes/s', rounds.map((r) => r.live.changesPerSecond), { name: 'naive: one statement per change', values: rounds.map((r) => r.live.naiveChangesPerSecond) }, 'higher'),
+        compared(`changes applied/s, erc20 backfill (${shape.blocks} blocks of ~250 finalized changes at once, batches of ${BATCH})`, 'changes/s', rounds.map((r) => r.backfill.changesPerSecond), { name: 'naive: one statement per change, a transaction per batch', values: rounds.map((r) => r.backfill.naiveChangesPerSecond) }, 'higher'),
+        compared('changes applied/s, erc20 backfill, against a transaction per change', 'changes/s', rounds.map((r) => r.backfill.changesPerSecond), { name: `naive: one statement and the cursor per change, each its own transaction (first ${NAIVE_PER_CHANGE_MOST} changes)`, values: rounds.map((r) => r.backfill.naivePerChangePerSecond) }, 'higher'),
+        compared(`changes applied/s, live-shaped (${shape.blocks} blocks of ~250 included changes and a finalized change 64 blocks behind, at once)`, 'changes/s', rounds.map((r) => r.live.changesPerSecond), { name: 'naive: one statement per change, a transaction per batch', values: rounds.map((r) => r.live.naiveChangesPerSecond) }, 'higher'),
+        compared('changes applied/s, live-shaped, against a transaction per change', 'changes/s', rounds.map((r) => r.live.changesPerSecond), { name: `naive: one statement and the cursor per change, each its own transaction (first ${NAIVE_PER_CHANGE_MOST} changes)`, values: rounds.map((r) => r.live.naivePerChangePerSecond) }, 'higher'),
         figure('commit → row visible p50 (1 block/s)', 'ms', [percentile(latency, 50)], 'lower'),
         figure('commit → row visible p99 (1 block/s)', 'ms', [percentile(latency, 99)], 'lower'),
       ];

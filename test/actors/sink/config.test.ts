@@ -105,3 +105,15 @@ test('--set overrides reach every sink key, the optional URL and listen address 
   assert.equal(loaded.config.sink.on_reset, 'stop');
   refused(fixture(t, BASE), 'node.follow_url', /http\(s\) URL/, ['node.follow_url=ftp://x']);
 });
+
+test('a declared mapping (a user\'s kind) loads; a bad one is refused naming the key', (t) => {
+  const GAS = '[consumer]\ncredentials_file = "sink.env"\n[[processors]]\nid = "gas"\n[[processors.mapping]]\ncollection = "blocks"\nput = "gas_stats.block.put"\n';
+  const loaded = loadSinkConfig(fixture(t, `${GAS}delete = "gas_stats.block.delete"\nblock_number = "lastChange.blockNumber"\ncolumns = [{ name = "gas_used", type = "numeric", field = "gasUsed" }]\nindexes = ["gas_used"]\n`));
+  assert.deepEqual(loaded.config.processors[0]!.mapping[0]!.columns, [{ name: 'gas_used', type: 'numeric', field: 'gasUsed' }]);
+  refused(fixture(t, `${GAS}columns = [{ name = "gas_used", type = "money", field = "gasUsed" }]\n`), 'processors.0.mapping.0.columns.0.type', /numeric/);
+  refused(fixture(t, `${GAS}columns = [{ name = "gas_used", type = "numeric", field = "gas'); DROP TABLE x; --" }]\n`), 'processors.0.mapping.0.columns.0.field', /JSON field/);
+  refused(fixture(t, `${GAS}columns = [{ name = "data", type = "text", field = "x" }]\n`), 'processors.0.mapping.0.columns.0.name', /common columns/);
+  refused(fixture(t, `${GAS}indexes = ["nope"]\n`), 'processors.0.mapping.0.indexes.0', /declared columns/);
+  refused(fixture(t, `${GAS}block_number = "a..b"\n`), 'processors.0.mapping.0.block_number', /JSON field/);
+  refused(fixture(t, `${GAS}[[processors.mapping]]\ncollection = "blocks"\nput = "other.put"\n`), 'processors.0.mapping.1.collection', /once/);
+});

@@ -4,6 +4,7 @@ import type { ChangeEnvelope } from '../../../api/client/index.js';
 import { BLOBS_MAPPING, transactionKey } from '../../../actors/sink/mappings/blobs.js';
 import { ERC20_MAPPING } from '../../../actors/sink/mappings/erc20.js';
 import { UnknownChangeError } from '../../../actors/sink/mappings/index.js';
+import { declaredMapping } from '../../../actors/sink/mappings/declared.js';
 import { FeedGapError, planPage, type PlanState } from '../../../actors/sink/page-plan.js';
 
 const TOKEN = '0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506';
@@ -135,4 +136,24 @@ test('collections the sink does not land are ignored; a change kind the mapping 
   const plan = planPage([envelope(11, 'apply', 'blobs.block.put', blockKey(7), blobsBlock(7, [1]), 7)], BLOBS_MAPPING, new Set(['blocks']), fresh(10));
   assert.deepEqual([...plan.tables.keys()], ['blocks']);
   assert.throws(() => planPage([envelope(11, 'apply', 'erc20.allowance.put', 'aa', {}, 7)], ERC20_MAPPING, new Set(['balances']), fresh(10)), UnknownChangeError);
+});
+
+test('a declared mapping: put rows with their block and finality read from the row JSON, delete removes, another change kind is refused', () => {
+  const mapping = declaredMapping('custom', 'gas-stats.v1', [{ collection: 'blocks', put: 'gas_stats.block.put', delete: 'gas_stats.block.delete', block_number: 'blockNumber', block_hash: 'meta.hash', finality: 'finality', columns: [{ name: 'gas_used', type: 'numeric', field: 'gasUsed' }], indexes: ['gas_used'] }]);
+  assert.deepEqual(mapping.collections[0]!.columns, [{ name: 'gas_used', type: 'numeric', expression: "(data #>> '{gasUsed}')::numeric" }]);
+  const row = { blockNumber: 7, meta: { hash: hash(7) }, gasUsed: '21000', finality: 'included' };
+  const plan = planPage([
+    envelope(11, 'apply', 'gas_stats.block.put', '0a07', row, 7),
+    envelope(12, 'apply', 'gas_stats.block.put', '0a08', { ...row, blockNumber: 8 }, 8),
+    envelope(13, 'undo', 'gas_stats.block.delete', '0a08', { ...row, blockNumber: 8 }, 8),
+    finalized(14, 7, 'gas_stats.block.finalized'),
+  ], mapping, new Set(['blocks']), fresh(10));
+  const ops = plan.tables.get('blocks')!;
+  const written = ops.upserts.get('0a07')!;
+  assert.equal(written.blockNumber, 7);
+  assert.equal(written.blockHash, hash(7));
+  assert.equal(written.finality, 'finalized', 'finalized in the batch: column and JSON');
+  assert.equal(written.data.finality, 'finalized');
+  assert.deepEqual([...ops.deletes], ['0a08']);
+  assert.throws(() => planPage([envelope(11, 'apply', 'gas_stats.other', '0a09', row, 9)], mapping, new Set(['blocks']), fresh(10)), UnknownChangeError);
 });
