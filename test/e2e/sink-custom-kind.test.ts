@@ -8,11 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { removeDir, waitUntil } from '../support/node-process.js';
-import { freePort } from '../support/ports.js';
-import { startPostgres } from '../support/postgres.js';
 import { startSinkProcess } from '../support/sink-process.js';
-import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, startNodeOn, storedCursor, tableRows, waitFor } from './sink-support.js';
+import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, startSinkEnvironment, storedCursor, tableRows, waitFor } from './sink-support.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/gas-stats/index.ts', import.meta.url));
 const NODE_TOML = ['[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(EXAMPLE)}`, ''].join('\n');
@@ -25,13 +22,8 @@ const SINK_TOML = [
 ].join('\n');
 
 test('a user\'s kind lands through the mapping sink.toml declares, equal to the node\'s entities across reorgs and finality; without one it is refused', async (t) => {
-  const pg = await startPostgres();
-  t.after(() => pg.close());
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  let node = await startNodeOn(port, { toml: NODE_TOML, sets: FAST });
-  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
-  await waitUntil(node, async () => (await headSequence(baseUrl, 'gas')) >= 20n, 120_000);
+  const env = await startSinkEnvironment(t, { toml: NODE_TOML, sets: FAST, processor: 'gas', minSequence: 20n });
+  const { pg, port, baseUrl } = env;
 
   const refused = await startSinkProcess({ nodeUrl: baseUrl, postgresUrl: pg.url, toml: '[[processors]]\nid = "gas"\n', sets: ['metrics.listen='] });
   t.after(() => refused.stop('SIGKILL'));
@@ -47,7 +39,7 @@ test('a user\'s kind lands through the mapping sink.toml declares, equal to the 
       && (metric(text, 'chain_node_sink_changes_applied_total', { processor: 'gas', operation: 'finalized' }) ?? 0) > 0;
   });
 
-  node = await freeze(node, port, NODE_TOML);
+  env.node = await freeze(env.node, port, NODE_TOML);
   const head = await headSequence(baseUrl, 'gas');
   await waitFor(`the sink to reach the frozen head ${head}`, async () => (await storedCursor(pg, 'gas'))?.sequence === head);
   const rows = await tableRows(pg, 'gas_blocks');

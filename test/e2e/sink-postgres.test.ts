@@ -8,22 +8,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { removeDir, startNodeProcess, waitUntil } from '../support/node-process.js';
-import { freePort } from '../support/ports.js';
+import { removeDir, startNodeProcess } from '../support/node-process.js';
 import { startPostgres } from '../support/postgres.js';
 import { SINK_CREDENTIAL, startSinkProcess } from '../support/sink-process.js';
-import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, NODE_TOML, storedCursor, tableRows, startNodeOn, waitFor } from './sink-support.js';
+import { assertTableEquals, entities, expectedFromEntities, FAST, freeze, headSequence, metric, metricsText, NODE_TOML, startSinkEnvironment, storedCursor, tableRows, waitFor } from './sink-support.js';
 
 const SINK_TOML = ['[[processors]]', 'id = "erc20"', '[[processors]]', 'id = "blobs"', ''].join('\n');
 
 test('the sink bootstraps erc20 and blobs, follows across reorgs, and its tables equal the node\'s entities at its cursor', async (t) => {
-  const pg = await startPostgres();
-  t.after(() => pg.close());
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  let node = await startNodeOn(port, { toml: NODE_TOML, sets: FAST });
-  t.after(async () => { await node.stop('SIGKILL'); removeDir(node.dir); });
-  await waitUntil(node, async () => (await headSequence(baseUrl, 'erc20')) >= 40n, 120_000);
+  const env = await startSinkEnvironment(t, { toml: NODE_TOML, sets: FAST, processor: 'erc20', minSequence: 40n });
+  const { pg, port, baseUrl } = env;
 
   const sink = await startSinkProcess({ nodeUrl: baseUrl, postgresUrl: pg.url, toml: SINK_TOML });
   t.after(() => sink.stop('SIGKILL'));
@@ -48,7 +42,7 @@ test('the sink bootstraps erc20 and blobs, follows across reorgs, and its tables
   assert.equal(await second.exited(), 1);
   assert.match(second.output.join('\n'), /another sink holds processor '(erc20|blobs)' in schema 'chain_node' \(PostgreSQL backend pid \d+, application 'chain-node-sink'/);
 
-  node = await freeze(node, port, NODE_TOML);
+  env.node = await freeze(env.node, port, NODE_TOML);
   for (const processor of ['erc20', 'blobs']) {
     const head = await headSequence(baseUrl, processor);
     await waitFor(`the ${processor} sink to reach the frozen head ${head}`, async () => (await storedCursor(pg, processor))?.sequence === head);
@@ -79,7 +73,7 @@ test('the sink bootstraps erc20 and blobs, follows across reorgs, and its tables
   assert.ok(!output.includes(SINK_CREDENTIAL), 'the consumer credential is never logged');
   assert.match(output, /"message":"following the change feed"/);
   for (const line of sink.output) assert.doesNotThrow(() => JSON.parse(line), `a structured log line: ${line}`);
-  assert.ok(!node.output.join('\n').includes(SINK_CREDENTIAL), 'nor by the node');
+  assert.ok(!env.node.output.join('\n').includes(SINK_CREDENTIAL), 'nor by the node');
 });
 
 test('bad sink configurations are refused at start naming the key; a missing processor or collection, or PostgreSQL out of reach, stops with the reason', async (t) => {

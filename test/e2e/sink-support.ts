@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
-import type { PostgresServer } from '../support/postgres.js';
+import { removeDir, runCli, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
+import { freePort } from '../support/ports.js';
+import { startPostgres, type PostgresServer } from '../support/postgres.js';
 
 /** Blocks every 150 ms, a reorg every 8 blocks, finality 4 blocks behind. */
 export const FAST = ['devnet.block_time_ms=150', 'devnet.reorg_every=8', 'devnet.reorg_depth=2', 'devnet.finality_lag=4', 'finality.poll_interval_ms=100', 'runtime.shutdown_timeout_seconds=5'];
@@ -173,4 +174,25 @@ export function assertTableEquals(actual: Map<string, TableRow>, expected: Expec
     if (options.blockHash !== false) assert.equal(row.block_hash, want.blockHash, `${what}: row ${key} block hash`);
     if (options.finality !== false) assert.equal(row.finality, want.finality, `${what}: row ${key} finality`);
   }
+}
+
+/** A throwaway PostgreSQL cluster and a node on a fixed API port, both stopped after the test (the node as it is then). */
+export interface SinkEnvironment {
+  readonly pg: PostgresServer;
+  readonly port: number;
+  readonly baseUrl: string;
+  /** The running node (replace it after freeze or a restart; the one here at the end is stopped). */
+  node: NodeProcess;
+}
+
+/** Starts PostgreSQL and the node (`toml`, `sets`), ready once `processor`'s change head reached `minSequence`. */
+export async function startSinkEnvironment(t: { after(fn: () => unknown): void }, options: { toml: string; sets: readonly string[]; processor: string; minSequence: bigint }): Promise<SinkEnvironment> {
+  const pg = await startPostgres();
+  t.after(() => pg.close());
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env: SinkEnvironment = { pg, port, baseUrl, node: await startNodeOn(port, { toml: options.toml, sets: options.sets }) };
+  t.after(async () => { await env.node.stop('SIGKILL'); removeDir(env.node.dir); });
+  await waitUntil(env.node, async () => (await headSequence(baseUrl, options.processor)) >= options.minSequence, 120_000);
+  return env;
 }
