@@ -10,7 +10,8 @@
  *          block `finalityLag` below the verified head; kind `none`: the last `finalize` move of the journal);
  *          ask `network-status` → P2pSnapshot (no peer identities);
  *          ask `history.blocks` / `history.headers` / `history.range` → the `p2p` history source's blocks, headers and
- *          the peers' announced ranges (net/p2p/history-range.ts; its own request budget, never the live head's last slot).
+ *          the peers' announced ranges (net/p2p/history-range.ts, by hash down from `topHash` when asked: history-by-hash.ts;
+ *          its own request budget, never the live head's last slot).
  * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once the head's branch is verified and recorded.
  * Health: ready once caught up with at least `minimumPeers` qualified sessions; degraded at once while it has fewer
  *         (the supervisor keeps retrying), or while the peers' chain cannot be followed (a reorganisation deeper than
@@ -36,7 +37,7 @@ import type { BlockRef } from '../../store/chain-types.js';
 import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
 import type { ChainInbox } from '../chain/messages.js';
 import type { HistoryBlocksAsk, HistoryHeadersAsk, HistoryRangeAsk, P2pSourceInbox, SourceReplies } from '../sources/messages.js';
-import { fetchHistoryHeaders, fetchHistoryRange, HistoryUnavailableError, servesRange } from '../../net/p2p/history-range.js';
+import { answerHistoryAsk } from './history-answers.js';
 import type { BlockMaterialOutcome } from '../node/tasks.js';
 import { batchOutcomes, materialInput } from './verify-batch.js';
 import { createP2pMetrics, type P2pMetrics } from './metrics.js';
@@ -186,37 +187,12 @@ export default defineActor<State, PeersSourceArgs, P2pSourceInbox>({
   },
 });
 
-/**
- * The `p2p` history source's asks (net/p2p/history-range.ts over this lane's pool, on its `history` budget). A block
- * no peer serves answers `source_unavailable` with the block and the reason in its details.
- */
-async function answerHistory(ctx: Ctx, state: State, message: HistoryBlocksAsk | HistoryHeadersAsk | HistoryRangeAsk): Promise<SourceReplies['history.blocks'] | SourceReplies['history.headers'] | SourceReplies['history.range']> {
-  const pool = state.network.pool;
-  if (message.type === 'history.range') {
-    const sessions = pool.sessions();
-    const ranges = sessions.flatMap((session) => (session.range ? [session.range] : []));
-    const latest = ranges.length === 0 ? null : Math.max(...ranges.map((r) => r.latest));
-    return {
-      peers: pool.size, announcing: ranges.length,
-      earliest: ranges.length === 0 ? null : Math.min(...ranges.map((r) => r.earliest)), latest,
-      holding: sessions.filter((session) => latest === null || servesRange(session, latest, latest)).length,
-    };
-  }
-  const options = {
-    pool, timeoutMs: ctx.args.requestTimeoutMs,
+/** The `p2p` history source's asks over this lane's pool, verified on the CPU pool (history-answers.ts). */
+function answerHistory(ctx: Ctx, state: State, message: HistoryBlocksAsk | HistoryHeadersAsk | HistoryRangeAsk): Promise<SourceReplies['history.blocks'] | SourceReplies['history.headers'] | SourceReplies['history.range']> {
+  return answerHistoryAsk(state.network.pool, {
+    pool: state.network.pool, timeoutMs: ctx.args.requestTimeoutMs,
     verifyBatch: async (blocks: readonly AcquiredBlock[]) => batchOutcomes(await ctx.runTask<BlockMaterialOutcome[]>('verifyBlockMaterials', blocks.map(materialInput))),
-  };
-  try {
-    if (message.type === 'history.headers') {
-      const headers = await fetchHistoryHeaders(options, message.from, message.to);
-      return headers.map((h) => ({ number: h.header.number, hash: h.hash, parentHash: h.header.parentHash }));
-    }
-    const blocks = await fetchHistoryRange(options, message.from, message.to, message.receipts);
-    return blocks.map((b) => ({ number: b.number, hash: b.hash, header: b.header, body: b.body, receipts: b.receipts }));
-  } catch (error) {
-    if (error instanceof HistoryUnavailableError) throw new CodedError('source_unavailable', error.message, { blockNumber: error.blockNumber, reason: error.reason });
-    throw error;
-  }
+  }, message);
 }
 
 function finalized(state: State, finality: PeersSourceArgs['finality']): SourceReplies['finalized'] {
