@@ -217,7 +217,8 @@ async function createMaterializationJob(ctx: Ctx, state: State, request: CreateJ
   const processor = state.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(state, request.source, 'a materialization job needs one');
-  checkOrderRange(sourceOrder(state.sources, source), request.fromBlock, request.toBlock);
+  const sourceOnly = request.source !== undefined;
+  checkOrderRange(sourceOrder(state.sources, source, sourceOnly), request.fromBlock, request.toBlock);
   const digest = requestDigest(request, source);
   const existingId = jobIdForKey(state.store, request.idempotencyKey);
   if (existingId !== undefined) {
@@ -244,7 +245,7 @@ async function createMaterializationJob(ctx: Ctx, state: State, request: CreateJ
   const now = new Date();
   const job: MaterializationJob = {
     id: `mj-${now.getTime().toString(16).padStart(12, '0')}-${randomBytes(4).toString('hex')}`,
-    processor: processor.id, instance: processor.instance, source, fromBlock: request.fromBlock, toBlock: request.toBlock, mode: 'fill_missing',
+    processor: processor.id, instance: processor.instance, source, ...(sourceOnly ? { sourceOnly } : {}), fromBlock: request.fromBlock, toBlock: request.toBlock, mode: 'fill_missing',
     idempotencyKey: request.idempotencyKey, requestDigest: digest, state: 'queued', createdAt: now.toISOString(), startedAt: null, finishedAt: null,
     blocksTotal: missingCount(readRanges(tables.coverage), request.fromBlock, request.toBlock), blocksDone: 0, currentChunk: null, lastError: null, cancelRequested: false,
   };
@@ -354,8 +355,8 @@ async function finish(state: State, id: string, change: Partial<MaterializationJ
 async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Promise<void> {
   const id = initial.id;
   const processor = state.processors.get(initial.processor);
-  // Each range from the job's source first, then the others in configured order (source-order.ts).
-  const order = sourceOrder(state.sources, initial.source);
+  // Each range from the job's source first, then the others in configured order, unless the request named it (source-order.ts).
+  const order = sourceOrder(state.sources, initial.source, initial.sourceOnly === true);
   if (initial.cancelRequested) {
     // Cancelled with its processor (a rebuild's replacement, rebuilds.ts), which is no longer in `processors`.
     await finish(state, id, { state: 'cancelled' });

@@ -1,7 +1,8 @@
 /**
  * History sources tried in configured order, per range (issue 31): every piece of work (materialization job, backfill
- * subscription, cold backfill, rebuild, on-demand JSON-RPC history) starts each range with its own source (the one
- * its request named, default the first `[[sources.history]]`) and goes on with the others in configured order. A
+ * subscription, cold backfill, rebuild, on-demand JSON-RPC history) starts each range with its source (default the
+ * first `[[sources.history]]`) and goes on with the others in configured order — except a job or subscription whose
+ * request named its source, which asks that one only. A
  * source is skipped for a range when its range says it cannot serve it (`outOfRange`: kind era past the merge), or
  * when it fails to serve it proven (peers that do not hold it, an upstream that errs, material that does not verify
  * or link); the next one is asked. A range no source serves fails naming the block and each source's reason, so it
@@ -17,9 +18,13 @@ import type { HistorySource } from './sources.js';
 /** What order needs of a source: its id and, when it has one, its range limit. */
 export type RangedSource = Pick<HistorySource, 'id' | 'outOfRange'>;
 
-/** `first` (when configured), then every other source in configured order (a Map keeps insertion order). */
-export function sourceOrder<S extends RangedSource>(sources: ReadonlyMap<string, S>, first: string | null): S[] {
+/**
+ * `first` (when configured), then every other source in configured order (a Map keeps insertion order); with
+ * `only`, `first` alone (a request that named its source).
+ */
+export function sourceOrder<S extends RangedSource>(sources: ReadonlyMap<string, S>, first: string | null, only = false): S[] {
   const head = first === null ? undefined : sources.get(first);
+  if (only) return head ? [head] : [];
   return head ? [head, ...[...sources.values()].filter((source) => source !== head)] : [...sources.values()];
 }
 

@@ -107,7 +107,8 @@ export async function createBackfillSubscription(
   const processor = lane.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(lane, request.source, 'a backfill subscription needs one');
-  checkOrderRange(sourceOrder(lane.sources, source), request.fromBlock, request.toBlock);
+  const sourceOnly = request.source !== undefined;
+  checkOrderRange(sourceOrder(lane.sources, source, sourceOnly), request.fromBlock, request.toBlock);
   const digest = requestDigest(request, source);
   const existingId = subscriptionIdForKey(lane.store, request.idempotencyKey);
   if (existingId !== undefined) {
@@ -139,7 +140,7 @@ export async function createBackfillSubscription(
   const stream = streamInstance(id);
   const runs = request.mode === 'recompute' ? [{ from: request.fromBlock, to: request.toBlock }] : gaps(readRanges(tables.coverage), request.fromBlock, request.toBlock);
   const record: BackfillSubscription = {
-    id, processor: processor.id, instance: processor.instance, stream, consumer: request.consumer.id, source,
+    id, processor: processor.id, instance: processor.instance, stream, consumer: request.consumer.id, source, ...(sourceOnly ? { sourceOnly } : {}),
     fromBlock: request.fromBlock, toBlock: request.toBlock, mode: request.mode, idempotencyKey: request.idempotencyKey, requestDigest: digest,
     state: 'queued', createdAt: now.toISOString(), startedAt: null, finishedAt: null,
     blocksTotal: runs.reduce((sum, run) => sum + run.to - run.from + 1, 0), currentChunk: null, lastError: null, cancelRequested: false,
@@ -193,8 +194,8 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
   const { store } = lane;
   const id = initial.id;
   const processor = lane.processors.get(initial.processor);
-  // Each range from the subscription's source first, then the others in configured order (source-order.ts).
-  const order = sourceOrder(lane.sources, initial.source);
+  // Each range from the subscription's source first, then the others in configured order, unless the request named it (source-order.ts).
+  const order = sourceOrder(lane.sources, initial.source, initial.sourceOnly === true);
   if (!processor || order.length === 0) {
     await finish(store, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or every history source is no longer configured`, at: new Date().toISOString() } });
     return;

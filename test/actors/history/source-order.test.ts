@@ -80,12 +80,14 @@ async function storeWithChainFrom(lowest: number) {
 
 const options = (skipped?: (failure: { source: string; reason: string }) => void) => ({ belowFallback: () => null, signal: new AbortController().signal, stopping: () => false, ...(skipped ? { skipped } : {}) });
 
-test('the work\'s source comes first, then the others in configured order', () => {
+test('the work\'s source comes first, then the others in configured order; a named source alone', () => {
   const sources = new Map(['a', 'b', 'c'].map((id) => [id, scripted(id)]));
   assert.deepEqual(sourceOrder(sources, 'b').map((s) => s.id), ['b', 'a', 'c']);
   assert.deepEqual(sourceOrder(sources, 'a').map((s) => s.id), ['a', 'b', 'c']);
   assert.deepEqual(sourceOrder(sources, 'gone').map((s) => s.id), ['a', 'b', 'c'], 'a source no longer configured: the configured order');
   assert.deepEqual(sourceOrder(new Map(), null), []);
+  assert.deepEqual(sourceOrder(sources, 'b', true).map((s) => s.id), ['b'], 'a request that named its source: that one only');
+  assert.deepEqual(sourceOrder(sources, 'gone', true), []);
 });
 
 test('a range is cut where a source\'s range ends; past it the next source alone serves it', () => {
