@@ -4,8 +4,8 @@
  * genesis kept), then an `era` directory (the Era1 fixture, mainnet's blocks 0-8191). The live lane follows the same
  * upstream (test/e2e/mainnet-upstream.ts), so the recorded chain starts at its head. A materialization job over
  * [0, start] and on-demand JSON-RPC history below block 4096 both go to the upstream first and, for the ranges it
- * has expired, to the Era1 files: the job completes with every block mainnet's, the upstream having served only
- * blocks from 4096 up.
+ * cannot serve (expired, or holding a block with uncles, which its JSON answers cannot carry), to the Era1 files:
+ * the job completes with every block mainnet's, the upstream having served none below 4096 and many above.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,7 +36,7 @@ test('each range comes from the first source that serves it: an upstream with ex
   const toml = [
     '[[sources.history]]', 'id = "upstream"', 'kind = "rpc"', `url = ${JSON.stringify(upstream.url)}`, 'max_retries = 0',
     '[[sources.history]]', 'id = "era1"', 'kind = "era"', `path = ${JSON.stringify(ERA1_DIR)}`,
-    '[history]', 'chunk_blocks = 1000',
+    '[history]', 'chunk_blocks = 64',
     '[[processors]]', 'id = "gas"', 'kind = "custom"', `module = ${JSON.stringify(EXAMPLE)}`, 'history_mode = "on_demand"', '',
   ].join('\n');
   const node = await startNodeProcess({
@@ -64,10 +64,14 @@ test('each range comes from the first source that serves it: an upstream with ex
   };
   // Below the expiry (from the files) and above it (from the upstream), mainnet's blocks.
   for (const from of [1, EXPIRED_BELOW - 2, 6000]) assert.deepEqual(await entities(from, from + 3), [0, 1, 2, 3].map((i) => [from + i, blocks[from + i]!.hash]));
-  // The upstream served none below its expiry, and every block of the chunks wholly above it (the chunk across
-  // the expiry, at most chunk_blocks long, came from the files).
+  // The upstream served none below its expiry and some above it: every range it could not serve — expired, or
+  // holding a block with uncles, which its JSON answers cannot carry — was skipped, saying why, for the files.
   assert.deepEqual([...upstream.served].filter((n) => n > 0 && n < EXPIRED_BELOW), []);
-  const notServed = [];
-  for (let n = EXPIRED_BELOW + 1000; n < start; n += 1) if (!upstream.served.has(n)) notServed.push(n);
-  assert.deepEqual(notServed, []);
+  const servedAbove = [...upstream.served].filter((n) => n >= EXPIRED_BELOW && n < start);
+  assert.ok(servedAbove.length > 0, 'the upstream served blocks above its expiry');
+  const skips = node.output.filter((line) => line.includes('history source could not serve a range; asking the next one')).map((line) => JSON.parse(line) as { source: string; reason: string });
+  assert.ok(skips.every((skip) => skip.source === 'upstream'), 'only the upstream was skipped');
+  assert.ok(skips.some((skip) => /pruned history unavailable/.test(skip.reason)), 'skipped where it expired the blocks');
+  assert.ok(skips.some((skip) => /uncles/.test(skip.reason)), 'skipped for blocks with uncles');
+  t.diagnostic(`the upstream answered ${servedAbove.length} of blocks ${EXPIRED_BELOW}-${start - 1}; ${skips.length} ranges went to the Era1 files`);
 });
