@@ -79,13 +79,21 @@ export function p2pSource(args: HistorySourceArgs, store: Store, signal: AbortSi
   const headersByNumber = (from: number, to: number) => inPieces<HeaderLink>(from, to, (a, b) => askPeers({ type: 'history.headers', from: a, to: b }, pieceTimeoutMs(args)));
   /**
    * By number first (pieces in flight at once); when the answer is not the chain `topHash` names (a peer on a fork
-   * answered some piece), again by hash, down from `topHash` piece by piece: peers on another branch hold none of it.
+   * answered some piece), or by number fails, again by hash, down from `topHash` piece by piece: peers on another
+   * branch hold none of it.
    */
   const provenRange = async <T extends HeaderLink>(from: number, to: number, topHash: Hash | null | undefined, byNumber: (a: number, b: number) => Promise<T[]>, byHash: (a: number, b: number, top: Hash) => Promise<readonly T[]>): Promise<T[]> => {
-    const fast = await byNumber(from, to);
-    if (!topHash || isChainTo(fast, from, to, topHash)) return fast;
+    if (!topHash) return byNumber(from, to);
+    let fast: T[] | null = null;
+    try {
+      fast = await byNumber(from, to);
+    } catch (error) {
+      // Peers on different branches can leave a range by number unservable (windows that do not link): by hash then.
+      if (!(error instanceof HistoryBlockError) || signal.aborted) throw error;
+    }
+    if (fast !== null && isChainTo(fast, from, to, topHash)) return fast;
     const parts: T[][] = [];
-    let top = topHash;
+    let top: Hash = topHash;
     for (let b = to; b >= from; b -= args.batchBlocks) {
       const a = Math.max(from, b - args.batchBlocks + 1);
       const part = [...await withRetries(() => byHash(a, b, top))];
