@@ -4,7 +4,8 @@
  * its own chain; when the history lane names the proven hash of the range's top, the source sees the answer is not
  * that chain and asks again by hash: with only the forked peer it fails naming the block and why, with a canonical
  * peer beside it the range (and the anchoring walk's headers) come back canonical, the forked peer neither trusted
- * nor banned.
+ * nor banned. The same through the history lane's chunk path (anchor.ts fetchProvenChunk) below a recorded block:
+ * the header walk and the blocks are the canonical chain, where asked by number alone they were the fork's.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerHistoryAsk } from '../../../actors/peers/history-answers.js';
 import { batchOutcomes, materialInput } from '../../../actors/peers/verify-batch.js';
+import { fetchProvenChunk } from '../../../actors/history/anchor.js';
 import { p2pSource } from '../../../actors/history/p2p-source.js';
 import type { AskPeers, HistorySourceArgs } from '../../../actors/history/sources.js';
 import { verifyBlockMaterials } from '../../../actors/node/tasks.js';
@@ -20,6 +22,10 @@ import type { AcquiredBlock } from '../../../net/p2p/acquire.js';
 import { HistoryBlockError } from '../../../net/history/history-block.js';
 import { PeerPool } from '../../../net/p2p/peer-pool.js';
 import { openStore, type Store } from '../../../store/store.js';
+import { putBlockMaterial } from '../../../store/chain-material.js';
+import { readHistoryLink } from '../../../store/history-canonical.js';
+import { u64Key } from '../../../store/keys.js';
+import { hexToBytes } from '../../../net/eth/hex.js';
 import { client, connect, destroyHosts, servingPeer } from '../../net/p2p/loopback-peers.js';
 import { forkedDevnetChains, type PeerChain } from '../../net/p2p/devnet-chains.js';
 
@@ -73,4 +79,35 @@ test('a peer on a fork is left out of a range whose proven top hash the lane nam
   const links = await source.fetchHeaders(1, 14, canonical.blocks[14]!.hash);
   assert.deepEqual(links.map((l) => l.hash), canonical.blocks.slice(1, 15).map((b) => b.hash));
   assert.equal(pool.counters.bans, 0, 'a peer on another branch is not banned');
+});
+
+test('the history lane backfills below its recorded chain through the p2p source with a forked peer connected: the walk and the blocks are the canonical chain', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'p2p-source-fork-lane-'));
+  const laneStore = openStore({ dataDir: dir, chainId: canonical.identity.chainId });
+  try {
+    // The recorded chain begins at canonical block 30 (as a node that started following there).
+    const top = canonical.blocks[30]!;
+    await laneStore.write(() => {
+      putBlockMaterial(laneStore, { number: 30, hash: hexToBytes(top.hash, 32), header: top.header, body: top.body, receipts: canonical.receipts.get(top.hash)! });
+      laneStore.chain.canonical.put(u64Key(30), Buffer.from(hexToBytes(top.hash, 32)));
+    });
+    const pool = new PeerPool({ concurrency: 8, windowBlocks: 4, banMs: 60_000 });
+    const options = { pool, timeoutMs: 5000, headersPerRequest: 8, verifyBatch: async (batch: readonly AcquiredBlock[]) => batchOutcomes(await verifyBlockMaterials(batch.map(materialInput))) };
+    const source = p2pSource(ARGS, laneStore, new AbortController().signal, (message) => answerHistoryAsk(pool, options, message));
+    const host = client(canonical.identity);
+    pool.add(await connect(host, await servingPeer(fork.identity, fork.reader, fork.blocks)));
+    const chunk = { from: 10, to: 29 };
+    const run = () => fetchProvenChunk(laneStore, [source], chunk, { belowFallback: () => null, signal: new AbortController().signal, stopping: () => false });
+    // Only the forked peer: the walk down from block 30 asks by the proven hash and nobody holds it (not "not canonical").
+    await assert.rejects(run(), (error: unknown) => error instanceof HistoryBlockError && /no connected peer serves the canonical header/.test(error.reason));
+    assert.equal(readHistoryLink(laneStore, 29), undefined, 'nothing of the fork recorded');
+    pool.add(await connect(host, await servingPeer(canonical.identity, canonical.reader, canonical.blocks)));
+    const refs = await run();
+    assert.deepEqual(refs.map((r) => r.hash), canonical.blocks.slice(10, 30).map((b) => b.hash));
+    for (let n = 10; n <= 29; n += 1) assert.equal(readHistoryLink(laneStore, n)?.hash, canonical.blocks[n]!.hash);
+    assert.equal(pool.counters.bans, 0);
+  } finally {
+    await laneStore.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
