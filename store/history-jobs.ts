@@ -21,7 +21,10 @@ export interface HistoryWork {
   readonly id: string;
   readonly processor: string;
   readonly instance: string;
+  /** The history source each range is asked of first; the others follow in configured order unless `sourceOnly`. */
   readonly source: string;
+  /** The request named its source: only that one is asked (absent: false). */
+  readonly sourceOnly?: boolean;
   readonly fromBlock: number;
   readonly toBlock: number;
   readonly idempotencyKey: string;

@@ -120,7 +120,7 @@ export default defineActor<State, ChainArgs, ChainInbox>({
       case 'finalized':
         return onFinalized(ctx, state, { number: message.number, hash: message.hash });
       case 'status':
-        return { head: state.chain.head, finalized: state.chain.finalized, journalSequence: state.chain.sequence, failed: state.failed } satisfies ChainReplies['status'];
+        return { head: state.chain.head, finalized: state.chain.finalized, pendingFinalized: state.pendingFinalized, journalSequence: state.chain.sequence, failed: state.failed } satisfies ChainReplies['status'];
       default:
         throw new Error(`chain does not accept '${unknownTag(message)}'`);
     }

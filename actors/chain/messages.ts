@@ -32,6 +32,8 @@ export interface ChainReplies {
   readonly status: {
     readonly head: BlockRef | null;
     readonly finalized: BlockRef | null;
+    /** The finality backend's finalized block, when the chain has not recorded it yet (a p2p source starting there). */
+    readonly pendingFinalized: BlockRef | null;
     readonly journalSequence: number;
     readonly failed: string | null;
   };

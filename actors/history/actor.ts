@@ -41,7 +41,8 @@ import type { Hash } from '../../net/eth/hex.js';
 import type { RpcBatchInput, RpcBatchOutcome } from '../../net/history/rpc-batch.js';
 import { createHistorySource, type AskPeers, type HistorySource, type HistorySourceArgs } from './sources.js';
 import type { P2pSourceInbox, SourceReplies } from '../sources/messages.js';
-import { checkSourceRange, chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
+import { chosenSource, missingSourceError, type SkippedHistorySource } from './source-choice.js';
+import { checkOrderRange, sourceOrder, type SourceFailure } from './source-order.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
@@ -169,7 +170,7 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
       case 'rpc.fill':
       case 'rpc.locate': {
         const onDemand = ctx.args.onDemand ?? { source: null, maxBlocks: 0, timeoutMs: 60_000 };
-        startOnDemand(ctx, { store: state.store, sources: state.sources, shutdown: state.shutdown.signal, chunkBlocks: ctx.args.chunkBlocks, args: onDemand }, message, from);
+        startOnDemand(ctx, { store: state.store, sources: state.sources, shutdown: state.shutdown.signal, chunkBlocks: ctx.args.chunkBlocks, args: onDemand, skipped: sourceSkipped(ctx, `rpc.${message.type}`) }, message, from);
         return undefined;
       }
       case 'backfill.wake': return scanColdBackfills(ctx, state);
@@ -216,7 +217,8 @@ async function createMaterializationJob(ctx: Ctx, state: State, request: CreateJ
   const processor = state.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(state, request.source, 'a materialization job needs one');
-  checkSourceRange(state.sources.get(source), request.fromBlock, request.toBlock);
+  const sourceOnly = request.source !== undefined;
+  checkOrderRange(sourceOrder(state.sources, source, sourceOnly), request.fromBlock, request.toBlock);
   const digest = requestDigest(request, source);
   const existingId = jobIdForKey(state.store, request.idempotencyKey);
   if (existingId !== undefined) {
@@ -243,7 +245,7 @@ async function createMaterializationJob(ctx: Ctx, state: State, request: CreateJ
   const now = new Date();
   const job: MaterializationJob = {
     id: `mj-${now.getTime().toString(16).padStart(12, '0')}-${randomBytes(4).toString('hex')}`,
-    processor: processor.id, instance: processor.instance, source, fromBlock: request.fromBlock, toBlock: request.toBlock, mode: 'fill_missing',
+    processor: processor.id, instance: processor.instance, source, ...(sourceOnly ? { sourceOnly } : {}), fromBlock: request.fromBlock, toBlock: request.toBlock, mode: 'fill_missing',
     idempotencyKey: request.idempotencyKey, requestDigest: digest, state: 'queued', createdAt: now.toISOString(), startedAt: null, finishedAt: null,
     blocksTotal: missingCount(readRanges(tables.coverage), request.fromBlock, request.toBlock), blocksDone: 0, currentChunk: null, lastError: null, cancelRequested: false,
   };
@@ -312,7 +314,7 @@ function tellBackfillFailed(ctx: Ctx, processor: string, job: string, blockNumbe
 async function scanColdBackfills(ctx: Ctx, state: State): Promise<void> {
   if (state.stopping) return;
   try {
-    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], new Set(state.sources.keys()), (level, message, fields) => ctx.log[level](message, fields),
+    const created = await ensureColdBackfillJobs(state.store, [...state.processors.values()], [...state.sources.keys()], (level, message, fields) => ctx.log[level](message, fields),
       (job) => tellBackfillFailed(ctx, job.processor, job.id, job.lastError?.blockNumber ?? null, job.lastError?.message ?? 'failed'));
     if (created > 0) pump(ctx, state);
     await advanceRebuilds(ctx, state);
@@ -353,14 +355,15 @@ async function finish(state: State, id: string, change: Partial<MaterializationJ
 async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Promise<void> {
   const id = initial.id;
   const processor = state.processors.get(initial.processor);
-  const source = state.sources.get(initial.source);
+  // Each range from the job's source first, then the others in configured order, unless the request named it (source-order.ts).
+  const order = sourceOrder(state.sources, initial.source, initial.sourceOnly === true);
   if (initial.cancelRequested) {
     // Cancelled with its processor (a rebuild's replacement, rebuilds.ts), which is no longer in `processors`.
     await finish(state, id, { state: 'cancelled' });
     return;
   }
-  if (!processor || !source) {
-    await finish(state, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or history source '${initial.source}' is no longer configured`, at: new Date().toISOString() } });
+  if (!processor || order.length === 0) {
+    await finish(state, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or every history source is no longer configured`, at: new Date().toISOString() } });
     return;
   }
   const tables = state.store.processor(initial.instance);
@@ -380,8 +383,8 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   // only when the runner reaches it, after the chunk below (or above) it was committed, as without the pipeline.
   let ahead: Prefetch | null = null;
   const fetchChunk = (chunk: BlockRange, below: () => Hash | null): Prefetch => {
-    const blocks = (async () => (source.recordsNeeded ? historyRecorded(state.store, chunk.from, chunk.to) : null) ?? fetchProvenChunk(state.store, source, chunk, {
-      belowFallback: below, signal: state.shutdown.signal, stopping: () => state.stopping,
+    const blocks = (async () => (order.some((source) => source.recordsNeeded) ? historyRecorded(state.store, chunk.from, chunk.to) : null) ?? fetchProvenChunk(state.store, order, chunk, {
+      belowFallback: below, signal: state.shutdown.signal, stopping: () => state.stopping, skipped: sourceSkipped(ctx, id),
     }))();
     blocks.catch(() => undefined);
     return { chunk, blocks };
@@ -445,6 +448,11 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
     // A chunk fetched ahead finishes (its record is verified material, harmless) before the lane may close the store.
     if (ahead !== null) await (ahead as Prefetch).blocks.catch(() => undefined);
   }
+}
+
+/** Logs a source that could not serve a range of `work` (the next one in order was asked). */
+export function sourceSkipped(ctx: Pick<Ctx, 'log'>, work: string): (failure: SourceFailure) => void {
+  return (failure) => ctx.log.info('history source could not serve a range; asking the next one', { work, source: failure.source, blockNumber: failure.blockNumber, reason: failure.reason.slice(0, 300) });
 }
 
 /** A chunk fetched (verified, proven and recorded) ahead of its apply. */

@@ -26,6 +26,7 @@ import { lowestLinkAbove, putHistoryLinks, readHistoryLink } from '../../store/h
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
 import { indexTransactions } from '../../store/tx-index.js';
 import type { HistorySource } from './sources.js';
+import { fromFirstThatServes, rangePieces, type SourceFailure } from './source-order.js';
 import type { BlockRef } from '../../store/chain-types.js';
 
 /** Headers fetched per request of the walk. */
@@ -118,7 +119,7 @@ export async function anchorDown(store: Store, source: HistorySource, target: nu
       expected = header.parentHash;
     }
     if (n >= low) {
-      const fetched = await source.fetchHeaders(low, n);
+      const fetched = await source.fetchHeaders(low, n, expected);
       for (let i = fetched.length - 1; i >= 0; i -= 1) {
         const link = fetched[i]!;
         if (link.hash !== expected) throw notCanonical(link.number, link.hash, expected);
@@ -151,21 +152,53 @@ export function checkProven(store: Store, blocks: readonly HistoryBlock[]): void
 }
 
 /**
- * Fetches a chunk from its source and records it: verified by the source, linked as a hash chain to the block below
- * (its trusted hash, else `belowFallback`'s) and proven canonical at its top, then recorded with its links (unless
- * the lane is stopping). Answers the blocks' numbers and hashes, ascending; throws HistoryBlockError naming a bad one.
+ * Fetches a chunk from its sources and records it. The chunk is cut where a source's range ends (source-order.ts);
+ * from the top piece down, each piece is asked of its sources in order until one serves it proven: anchored (the
+ * top piece's top is walked down to from the trusted chain with that source), fetched by the source (which
+ * verifies every block), one hash chain whose top is the proven hash at its height (the top piece) or the parent
+ * the piece above names. A source that fails any of it is skipped for the piece (`skipped` hears why). The chunk
+ * then links to the block below (its trusted hash, else `belowFallback`'s), every block with a proven hash has it,
+ * and it is recorded with its links (unless the lane is stopping). Answers the blocks' numbers and hashes,
+ * ascending; throws HistoryBlockError naming a bad block, or the block no source served and each one's reason.
  */
 export async function fetchProvenChunk(
-  store: Store, source: HistorySource, chunk: { readonly from: number; readonly to: number },
-  options: { readonly belowFallback: () => Hash | null; readonly signal: AbortSignal; readonly stopping: () => boolean },
+  store: Store, order: readonly HistorySource[], chunk: { readonly from: number; readonly to: number },
+  options: { readonly belowFallback: () => Hash | null; readonly signal: AbortSignal; readonly stopping: () => boolean; readonly skipped?: (failure: SourceFailure) => void },
 ): Promise<Array<BlockRef>> {
-  // The chunk's top links to a proven canonical hash: below the recorded chain, headers are walked down to it first.
-  await anchorDown(store, source, chunk.to, options.signal);
-  const blocks = await source.fetchRange(chunk.from, chunk.to);
+  const blocks = await fetchOrdered(store, order, chunk.from, chunk.to, options.signal, options.skipped);
   checkHashChain(blocks, chunk.from, trustedHash(store, chunk.from - 1) ?? options.belowFallback(), null);
   checkProven(store, blocks);
-  if (!options.stopping()) await recordProven(store, blocks, source.recordsNeeded);
+  if (!options.stopping()) await recordProven(store, blocks, order.some((source) => source.recordsNeeded));
   return blocks.map((block) => ({ number: block.number, hash: block.hash }));
+}
+
+/**
+ * Blocks from..to (below or within the recorded chain), each piece from the first of its sources that serves it
+ * anchored, verified and linked to the proven hash above it; ascending.
+ */
+export async function fetchOrdered(
+  store: Store, order: readonly HistorySource[], from: number, to: number, signal: AbortSignal, skipped?: (failure: SourceFailure) => void,
+): Promise<HistoryBlock[]> {
+  const pieces = rangePieces(order, from, to);
+  const parts: HistoryBlock[][] = [];
+  let above: HistoryBlock | null = null;
+  for (let i = pieces.length - 1; i >= 0; i -= 1) {
+    const piece = pieces[i]!;
+    const topLink: HistoryBlock | null = above;
+    const part = await fromFirstThatServes(piece, async (source) => {
+      // The chunk's top links to a proven canonical hash: below the recorded chain, headers are walked down to it first.
+      const topHash = topLink === null ? await anchorDown(store, source, piece.to, signal) : topLink.parentHash;
+      const fetched = await source.fetchRange(piece.from, piece.to, topHash);
+      if (fetched.length !== piece.to - piece.from + 1) throw new HistoryBlockError(piece.from, `the source answered ${fetched.length} blocks for ${piece.from}-${piece.to}`);
+      checkHashChain(fetched, piece.from, null, null);
+      const top = fetched.at(-1)!;
+      if (top.hash !== topHash) throw notCanonical(top.number, top.hash, topHash);
+      return fetched;
+    }, signal, skipped);
+    parts.unshift(part);
+    above = part[0]!;
+  }
+  return parts.flat();
 }
 
 /**

@@ -32,7 +32,7 @@ const warned = new Set<string>();
  * hands `failed` each pending backfill whose job has failed (its processor reports `degraded` until it is retried).
  */
 export function ensureColdBackfillJobs(
-  store: Store, processors: readonly ColdBackfillProcessor[], sources: ReadonlySet<string>,
+  store: Store, processors: readonly ColdBackfillProcessor[], sources: readonly string[],
   log: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void, failed: (job: MaterializationJob) => void,
 ): Promise<number> {
   const run = serial.then(async () => {
@@ -47,16 +47,18 @@ export function ensureColdBackfillJobs(
         if (job?.state === 'failed') failed(job);
         continue;
       }
-      if (!sources.has(backfill.source)) {
+      if (sources.length === 0) {
         if (warned.has(processor.instance)) continue;
         warned.add(processor.instance);
-        log('warn', 'cold backfill waits: its history source is no longer configured', { processor: processor.id, source: backfill.source });
+        log('warn', 'cold backfill waits: no history source is configured any more', { processor: processor.id, source: backfill.source });
         continue;
       }
+      // The planned source first (the others follow per range, source-order.ts); the first configured one when it is gone.
+      const source = sources.includes(backfill.source) ? backfill.source : sources[0]!;
       const now = new Date().toISOString();
-      const request = { processor: processor.id, fromBlock: backfill.fromBlock, toBlock: backfill.targetBlock, mode: 'fill_missing', source: backfill.source, purpose: 'cold_backfill' };
+      const request = { processor: processor.id, fromBlock: backfill.fromBlock, toBlock: backfill.targetBlock, mode: 'fill_missing', source, purpose: 'cold_backfill' };
       const job: MaterializationJob = {
-        id: coldJobId(processor.instance), processor: processor.id, instance: processor.instance, source: backfill.source,
+        id: coldJobId(processor.instance), processor: processor.id, instance: processor.instance, source,
         fromBlock: backfill.fromBlock, toBlock: backfill.targetBlock, mode: 'fill_missing', idempotencyKey: coldJobKey(processor.instance), requestDigest: JSON.stringify(request),
         state: 'queued', createdAt: now, startedAt: null, finishedAt: null,
         blocksTotal: missingCount(readRanges(tables.coverage), backfill.fromBlock, backfill.targetBlock), blocksDone: 0, currentChunk: null, lastError: null, cancelRequested: false,

@@ -24,7 +24,8 @@ import { UpstreamError } from '../../net/rpc/errors.js';
 import { getBodyBytes } from '../../store/chain-material.js';
 import type { Store } from '../../store/store.js';
 import { hexToBytes } from '../../net/eth/hex.js';
-import { anchorDown, checkProven, lowestCanonical, recordProven, trustedHash } from './anchor.js';
+import { checkProven, fetchOrdered, lowestCanonical, recordProven, trustedHash } from './anchor.js';
+import { sourceOrder, type SourceFailure } from './source-order.js';
 import type { HistorySource } from './sources.js';
 import type { FillError, FilledMessage, RpcInbox } from '../rpc/messages.js';
 
@@ -59,6 +60,8 @@ export interface OnDemandDeps {
   readonly shutdown: AbortSignal;
   readonly chunkBlocks: number;
   readonly args: OnDemandArgs;
+  /** Hears each source that could not serve a range (the next one was asked). */
+  readonly skipped?: (failure: SourceFailure) => void;
 }
 
 /** Starts the request in the background and answers `from` when it is done (never throws into the mailbox). */
@@ -87,10 +90,11 @@ function failureOf(error: unknown, timeoutMs: number, signal: AbortSignal): Fill
   return { code: 'source_unavailable', message: `on-demand history failed: ${(error as Error).message}` };
 }
 
-function sourceOf(deps: OnDemandDeps): HistorySource {
-  const source = deps.args.source === null ? undefined : deps.sources.get(deps.args.source);
-  if (!source) throw new CodedError('unsupported_capability', 'on-demand history is off: no history source is configured for it ([[sources.history]], [history] on_demand)');
-  return source;
+/** The sources a request tries per range: on_demand_source first, then the others in configured order (source-order.ts). */
+function orderOf(deps: OnDemandDeps): HistorySource[] {
+  const order = deps.args.source === null ? [] : sourceOrder(deps.sources, deps.args.source);
+  if (order.length === 0) throw new CodedError('unsupported_capability', 'on-demand history is off: no history source is configured for it ([[sources.history]], [history] on_demand)');
+  return order;
 }
 
 /** Whether block `number` is proven and its material recorded (nothing to fetch). */
@@ -102,7 +106,7 @@ function recorded(store: Store, number: number): boolean {
 /** Records blocks from..to below the recorded chain that are not recorded yet, verified and proven. */
 export async function fill(deps: OnDemandDeps, from: number, to: number, signal: AbortSignal): Promise<void> {
   const { store } = deps;
-  const source = sourceOf(deps);
+  const order = orderOf(deps);
   const lowest = lowestCanonical(store);
   if (!lowest) throw new CodedError('range_incomplete', 'the node has recorded no block yet; history is anchored to the recorded chain');
   const top = Math.min(to, lowest.number - 1);
@@ -117,18 +121,18 @@ export async function fill(deps: OnDemandDeps, from: number, to: number, signal:
     let low = high;
     while (low > from && high - low + 1 < deps.chunkBlocks && !recorded(store, low - 1)) low -= 1;
     signal.throwIfAborted();
-    await anchorDown(store, source, high, signal);
-    const blocks = await source.fetchRange(low, high);
+    const blocks = await fetchOrdered(store, order, low, high, signal, deps.skipped);
     signal.throwIfAborted();
     checkHashChain(blocks, low, trustedHash(store, low - 1), null);
     checkProven(store, blocks);
-    await recordProven(store, blocks, source.recordsNeeded);
+    await recordProven(store, blocks, order.some((source) => source.recordsNeeded));
     high = low - 1;
   }
 }
 
 async function locate(deps: OnDemandDeps, message: LocateMessage, signal: AbortSignal): Promise<void> {
-  const source = sourceOf(deps);
+  // Only on_demand_source has to know hashes: it is asked for the block, and the block is filled from any source.
+  const source = orderOf(deps)[0]!;
   if (!source.transactionBlock || !source.blockNumberOf) throw new CodedError('unsupported_capability', `history source '${source.id}' has no locator (kind ${source.kind})`);
   const number = message.kind === 'transaction' ? await source.transactionBlock(message.hash) : await source.blockNumberOf(message.hash);
   if (number === null) return;

@@ -5,10 +5,12 @@
  * `batch_blocks` pieces, `source_concurrency` of them in flight; a piece no connected peer serves is asked again
  * after a backoff (`max_retries`, `backoff_initial_ms` doubling up to `backoff_max_ms`) and then fails naming the
  * block and the reason. Whether a block is *the canonical* one is proven by the history lane (anchor.ts), as for
- * every source.
+ * every source; when the lane names the proven hash of a range's top and the peers' answer by number is not that
+ * chain (a peer on a fork), the range is asked again by hash, down from it (net/p2p/history-by-hash.ts), so the
+ * forked peers are left out for it instead of failing the job.
  */
 import { decodeHeader } from '../../net/eth/header.js';
-import { hexToBytes } from '../../net/eth/hex.js';
+import { hexToBytes, type Hash } from '../../net/eth/hex.js';
 import { HistoryBlockError, type HeaderLink, type HistoryBlock } from '../../net/history/history-block.js';
 import { CodedError } from '../../runtime/errors.js';
 import { canonicalHead } from '../../store/chain-heads.js';
@@ -24,6 +26,12 @@ function toHistoryBlock(block: PeerHistoryBlock): HistoryBlock {
     number: block.number, hash: block.hash, parentHash: decodeHeader(block.header).parentHash,
     material: { number: block.number, hash: hexToBytes(block.hash, 32), header: block.header, body: block.body, receipts: block.receipts },
   };
+}
+
+/** Whether `items` are blocks from..to, each linked to the one before, the last with hash `topHash`. */
+export function isChainTo(items: readonly HeaderLink[], from: number, to: number, topHash: Hash): boolean {
+  if (items.length !== to - from + 1 || items.at(-1)!.hash !== topHash) return false;
+  return items.every((item, i) => item.number === from + i && (i === 0 || item.parentHash === items[i - 1]!.hash));
 }
 
 /** A `source_unavailable` answer of the peers lane as the history lane's error naming the block. */
@@ -64,14 +72,44 @@ export function p2pSource(args: HistorySourceArgs, store: Store, signal: AbortSi
     await Promise.all(Array.from({ length: Math.min(args.concurrency, pieces.length) }, worker));
     return results.flat();
   };
-  const fetchRange = (from: number, to: number) => inPieces(from, to, async (a, b) => {
+  const blocksByNumber = (from: number, to: number) => inPieces(from, to, async (a, b) => {
     const blocks = await askPeers({ type: 'history.blocks', from: a, to: b, receipts: true }, pieceTimeoutMs(args));
+    return blocks.map(toHistoryBlock);
+  });
+  const headersByNumber = (from: number, to: number) => inPieces<HeaderLink>(from, to, (a, b) => askPeers({ type: 'history.headers', from: a, to: b }, pieceTimeoutMs(args)));
+  /**
+   * By number first (pieces in flight at once); when the answer is not the chain `topHash` names (a peer on a fork
+   * answered some piece), or by number fails, again by hash, down from `topHash` piece by piece: peers on another
+   * branch hold none of it.
+   */
+  const provenRange = async <T extends HeaderLink>(from: number, to: number, topHash: Hash | null | undefined, byNumber: (a: number, b: number) => Promise<T[]>, byHash: (a: number, b: number, top: Hash) => Promise<readonly T[]>): Promise<T[]> => {
+    if (!topHash) return byNumber(from, to);
+    let fast: T[] | null = null;
+    try {
+      fast = await byNumber(from, to);
+    } catch (error) {
+      // Peers on different branches can leave a range by number unservable (windows that do not link): by hash then.
+      if (!(error instanceof HistoryBlockError) || signal.aborted) throw error;
+    }
+    if (fast !== null && isChainTo(fast, from, to, topHash)) return fast;
+    const parts: T[][] = [];
+    let top: Hash = topHash;
+    for (let b = to; b >= from; b -= args.batchBlocks) {
+      const a = Math.max(from, b - args.batchBlocks + 1);
+      const part = [...await withRetries(() => byHash(a, b, top))];
+      parts.unshift(part);
+      top = part[0]!.parentHash;
+    }
+    return parts.flat();
+  };
+  const fetchRange = (from: number, to: number, topHash?: Hash | null) => provenRange(from, to, topHash, blocksByNumber, async (a, b, top) => {
+    const blocks = await askPeers({ type: 'history.blocks', from: a, to: b, receipts: true, topHash: top }, pieceTimeoutMs(args));
     return blocks.map(toHistoryBlock);
   });
   return {
     id: args.id, kind: 'p2p', recordsNeeded: true,
     fetchRange,
-    fetchHeaders: (from, to) => inPieces<HeaderLink>(from, to, (a, b) => askPeers({ type: 'history.headers', from: a, to: b }, pieceTimeoutMs(args))),
+    fetchHeaders: (from, to, topHash) => provenRange(from, to, topHash, headersByNumber, (a, b, top) => askPeers({ type: 'history.headers', from: a, to: b, topHash: top }, pieceTimeoutMs(args))),
     // Peers answer by block, not by transaction: on-demand lookups by hash go to a source with a locator.
     transactionBlock: null,
     blockNumberOf: null,

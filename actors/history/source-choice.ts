@@ -1,5 +1,5 @@
 /**
- * Which history source a materialization job, backfill subscription, rebuild or probe uses: the one the request
+ * Which history source a materialization job, backfill subscription, rebuild or probe starts with: the one the request
  * names, else the lane's default (the first source the node uses). A `[[sources.history]]` entry the node skipped
  * (actors/node/history-sources.ts) is answered with the reason it was skipped, never as if it did not exist.
  */
@@ -41,11 +41,3 @@ function noSourceText(skipped: readonly SkippedHistorySource[]): string {
   return `no history source is usable (${skipped.map((s) => `'${s.id}' is skipped: ${s.reason}`).join('; ')})`;
 }
 
-/**
- * Refuses a request for blocks the source can never serve (kind era: past the merge) when it is made, rather than
- * at its first chunk: 422 naming the source, the blocks and why.
- */
-export function checkSourceRange(source: { readonly outOfRange?: (from: number, to: number) => string | null } | undefined, from: number, to: number): void {
-  const refusal = source?.outOfRange?.(from, to) ?? null;
-  if (refusal !== null) throw new CodedError('unsupported_capability', refusal, { fromBlock: from, toBlock: to, rule: 'history_source_range' });
-}

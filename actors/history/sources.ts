@@ -71,9 +71,13 @@ export interface HistorySource {
   readonly kind: HistorySourceKind;
   /** Whether fetched blocks must be recorded in the chain tables before a processor reads them (devnet's already are). */
   readonly recordsNeeded: boolean;
-  fetchRange(from: number, to: number): Promise<HistoryBlock[]>;
-  /** Headers only (number, computed hash, parent hash), ascending: the anchoring walk below the recorded chain. */
-  fetchHeaders(from: number, to: number): Promise<HeaderLink[]>;
+  /**
+   * Blocks from..to, verified, ascending. `topHash` is the proven hash of block `to` when the lane knows it: a source
+   * that can ask by hash (kind p2p) uses it to leave out peers on another branch; the lane checks the link either way.
+   */
+  fetchRange(from: number, to: number, topHash?: Hash | null): Promise<HistoryBlock[]>;
+  /** Headers only (number, computed hash, parent hash), ascending: the anchoring walk below the recorded chain (`topHash` as above). */
+  fetchHeaders(from: number, to: number, topHash?: Hash | null): Promise<HeaderLink[]>;
   /** The transaction locator (kind rpc: the upstream's eth_getTransactionByHash), or null when the source has none. */
   readonly transactionBlock: ((hash: string) => Promise<number | null>) | null;
   /** The block locator (kind rpc: the upstream's eth_getBlockByHash), or null. */

@@ -28,7 +28,8 @@ import { chunkInFlight, TERMINAL_JOB_STATES, type HistoryWorkView } from '../../
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { fetchProvenChunk } from './anchor.js';
 import type { HistorySource } from './sources.js';
-import { checkSourceRange, chosenSource, type SourceChoice } from './source-choice.js';
+import { chosenSource, type SourceChoice } from './source-choice.js';
+import { checkOrderRange, sourceOrder } from './source-order.js';
 import type { HistoryProcessorArgs } from './actor.js';
 import type { HistoryPublishMessage, ProcessorInbox, ProcessorReplies } from '../processor/messages.js';
 import type { CreateSubscriptionRequest } from './messages.js';
@@ -106,7 +107,8 @@ export async function createBackfillSubscription(
   const processor = lane.processors.get(request.processor);
   if (!processor) throw new CodedError('not_found', `no processor '${request.processor.slice(0, 80)}'`, { processor: request.processor.slice(0, 80) });
   const source = chosenSource(lane, request.source, 'a backfill subscription needs one');
-  checkSourceRange(lane.sources.get(source), request.fromBlock, request.toBlock);
+  const sourceOnly = request.source !== undefined;
+  checkOrderRange(sourceOrder(lane.sources, source, sourceOnly), request.fromBlock, request.toBlock);
   const digest = requestDigest(request, source);
   const existingId = subscriptionIdForKey(lane.store, request.idempotencyKey);
   if (existingId !== undefined) {
@@ -138,7 +140,7 @@ export async function createBackfillSubscription(
   const stream = streamInstance(id);
   const runs = request.mode === 'recompute' ? [{ from: request.fromBlock, to: request.toBlock }] : gaps(readRanges(tables.coverage), request.fromBlock, request.toBlock);
   const record: BackfillSubscription = {
-    id, processor: processor.id, instance: processor.instance, stream, consumer: request.consumer.id, source,
+    id, processor: processor.id, instance: processor.instance, stream, consumer: request.consumer.id, source, ...(sourceOnly ? { sourceOnly } : {}),
     fromBlock: request.fromBlock, toBlock: request.toBlock, mode: request.mode, idempotencyKey: request.idempotencyKey, requestDigest: digest,
     state: 'queued', createdAt: now.toISOString(), startedAt: null, finishedAt: null,
     blocksTotal: runs.reduce((sum, run) => sum + run.to - run.from + 1, 0), currentChunk: null, lastError: null, cancelRequested: false,
@@ -192,9 +194,10 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
   const { store } = lane;
   const id = initial.id;
   const processor = lane.processors.get(initial.processor);
-  const source = lane.sources.get(initial.source);
-  if (!processor || !source) {
-    await finish(store, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or history source '${initial.source}' is no longer configured`, at: new Date().toISOString() } });
+  // Each range from the subscription's source first, then the others in configured order, unless the request named it (source-order.ts).
+  const order = sourceOrder(lane.sources, initial.source, initial.sourceOnly === true);
+  if (!processor || order.length === 0) {
+    await finish(store, id, { state: 'failed', lastError: { blockNumber: null, message: `the processor '${initial.processor}' or every history source is no longer configured`, at: new Date().toISOString() } });
     return;
   }
   const started = await updateSubscription(store, id, (r) => (TERMINAL_JOB_STATES.has(r.state) ? r : { ...r, state: 'running', startedAt: r.startedAt ?? new Date().toISOString() }));
@@ -222,7 +225,10 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
     const chunk = { from: run.from, to: Math.min(run.to, run.from + lane.chunkBlocks - 1) };
     await updateSubscription(store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
     try {
-      const blocks = await fetchProvenChunk(store, source, chunk, { belowFallback: () => null, signal: lane.shutdown.signal, stopping: () => lane.stopping });
+      const blocks = await fetchProvenChunk(store, order, chunk, {
+        belowFallback: () => null, signal: lane.shutdown.signal, stopping: () => lane.stopping,
+        skipped: (failure) => ctx.log.info('history source could not serve a range; asking the next one', { work: id, source: failure.source, blockNumber: failure.blockNumber, reason: failure.reason.slice(0, 300) }),
+      });
       if (lane.stopping) return;
       const message: HistoryPublishMessage = { type: 'history.publish', subscription: id, stream: initial.stream, originKind, blocks };
       const result = await ctx.ask<ProcessorInbox, ProcessorReplies['history.publish']>(`processor.${initial.processor}`, message, PUBLISH_TIMEOUT_MS);

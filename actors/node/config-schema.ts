@@ -213,6 +213,11 @@ export const configSchema = z.strictObject({
       peer_recovery_timeout_seconds: positiveInt.max(86_400).default(300),
       /** kind = p2p: cap of the peer store (<data_dir>/p2p-peers.json, kept across restarts) and of the discovered candidates. */
       peer_store_max_entries: positiveInt.max(10_000_000).default(10_000),
+      /**
+       * kind = p2p: where a fresh store's chain begins: "genesis" (synced from block 0) or "finalized" (the finality
+       * backend's first finalized block, fetched by its hash and verified; history below it comes from [[sources.history]]).
+       */
+      start: z.enum(['genesis', 'finalized']).default('genesis'),
       /** kind = p2p: RLPx sessions held at once. */
       max_peers: positiveInt.max(1000).default(25),
       /** kind = p2p: how long a peer that served cryptographically invalid material is banned. */
@@ -366,6 +371,9 @@ export const configSchema = z.strictObject({
       ctx.addIssue({ code: 'custom', path: ['sources', 'history', index, 'kind'], message: `expected sources.live.kind = "p2p" for a history source of kind "p2p" (it asks the live lane's peers); sources.live.kind is "${config.sources.live.kind}"` });
     }
   });
+  if (config.sources.live.start === 'finalized' && (config.sources.live.kind !== 'p2p' || (config.finality.kind !== 'beacon_api' && config.finality.kind !== 'consensus_p2p'))) {
+    ctx.addIssue({ code: 'custom', path: ['sources', 'live', 'start'], message: `expected "genesis", or "finalized" with sources.live.kind = "p2p" and finality.kind = "beacon_api" or "consensus_p2p" (a finality backend that proves a block the node has not recorded); sources.live.kind is "${config.sources.live.kind}" and finality.kind "${config.finality.kind}"` });
+  }
   if (config.actors.publisher.instances !== 1) ctx.addIssue({ code: 'custom', path: ['actors', 'publisher', 'instances'], message: 'expected 1 (one publisher per store: each instance\'s subject has one writer)' });
   if (config.history.on_demand_source !== '' && !config.sources.history.some((source) => source.id === config.history.on_demand_source)) {
     ctx.addIssue({ code: 'custom', path: ['history', 'on_demand_source'], message: `expected the id of a [[sources.history]] entry (${config.sources.history.map((source) => JSON.stringify(source.id)).join(', ') || 'none is configured'})` });

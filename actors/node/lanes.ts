@@ -87,6 +87,7 @@ function peersArgs(config: NodeConfig, dataDir: string, spec: ChainSpec, custom:
     requestTimeoutMs: live.request_timeout_ms, backoffInitialMs: live.backoff_initial_ms, backoffMaxMs: live.backoff_max_ms, pollIntervalMs: live.poll_interval_ms,
     maxReorgDepth: config.chain.max_reorg_depth,
     finality: config.finality.kind === 'devnet' ? { kind: 'devnet', lag: config.devnet.finality_lag } : { kind: 'none' },
+    start: live.start,
     receiptInterest: receiptInterestOf(config, custom),
   };
 }

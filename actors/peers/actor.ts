@@ -10,8 +10,11 @@
  *          block `finalityLag` below the verified head; kind `none`: the last `finalize` move of the journal);
  *          ask `network-status` → P2pSnapshot (no peer identities);
  *          ask `history.blocks` / `history.headers` / `history.range` → the `p2p` history source's blocks, headers and
- *          the peers' announced ranges (net/p2p/history-range.ts; its own request budget, never the live head's last slot).
+ *          the peers' announced ranges (net/p2p/history-range.ts, by hash down from `topHash` when asked: history-by-hash.ts;
+ *          its own request budget, never the live head's last slot).
  * Sends to `chain`: `head { number, hash }` (HeadNotice, actors/chain/messages.ts) once the head's branch is verified and recorded.
+ * Asks `chain`: `status` (with `sources.live.start = "finalized"` on a fresh store: the finality backend's first finalized block,
+ *          which the chain then begins at, fetched by its hash and verified).
  * Health: ready once caught up with at least `minimumPeers` qualified sessions; degraded at once while it has fewer
  *         (the supervisor keeps retrying), or while the peers' chain cannot be followed (a reorganisation deeper than
  *         `maxReorgDepth`). Bugs and store failures crash the actor for its supervisor.
@@ -34,9 +37,9 @@ import { receiptsWanted, type LogInterest } from '../../net/p2p/log-interest.js'
 import { acquireStep, fetchHeaderByHash, InvalidBlockError, NoPeersError, ReorgTooDeepError, type AcquiredBlock, type HeadersAhead } from '../../net/p2p/acquire.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import type { ChainIdentity, LocalHead } from '../../net/p2p/status.js';
-import type { ChainInbox } from '../chain/messages.js';
+import type { ChainInbox, ChainReplies } from '../chain/messages.js';
 import type { HistoryBlocksAsk, HistoryHeadersAsk, HistoryRangeAsk, P2pSourceInbox, SourceReplies } from '../sources/messages.js';
-import { fetchHistoryHeaders, fetchHistoryRange, HistoryUnavailableError, servesRange } from '../../net/p2p/history-range.js';
+import { answerHistoryAsk } from './history-answers.js';
 import type { BlockMaterialOutcome } from '../node/tasks.js';
 import { batchOutcomes, materialInput } from './verify-batch.js';
 import { createP2pMetrics, type P2pMetrics } from './metrics.js';
@@ -76,6 +79,8 @@ export interface PeersSourceArgs {
   readonly pollIntervalMs: number;
   readonly maxReorgDepth: number;
   readonly finality: { readonly kind: 'devnet'; readonly lag: number } | { readonly kind: 'none' };
+  /** `sources.live.start`: where a fresh store's chain begins (genesis, or the finality backend's first finalized block). */
+  readonly start?: 'genesis' | 'finalized';
   /**
    * The bloom check before receipts (net/p2p/log-interest.ts): receipts only of blocks whose verified header bloom
    * may hold a log this wants (the union of the configured processors' interests, actors/node/receipt-interest.ts); absent or null: every block's receipts.
@@ -186,37 +191,12 @@ export default defineActor<State, PeersSourceArgs, P2pSourceInbox>({
   },
 });
 
-/**
- * The `p2p` history source's asks (net/p2p/history-range.ts over this lane's pool, on its `history` budget). A block
- * no peer serves answers `source_unavailable` with the block and the reason in its details.
- */
-async function answerHistory(ctx: Ctx, state: State, message: HistoryBlocksAsk | HistoryHeadersAsk | HistoryRangeAsk): Promise<SourceReplies['history.blocks'] | SourceReplies['history.headers'] | SourceReplies['history.range']> {
-  const pool = state.network.pool;
-  if (message.type === 'history.range') {
-    const sessions = pool.sessions();
-    const ranges = sessions.flatMap((session) => (session.range ? [session.range] : []));
-    const latest = ranges.length === 0 ? null : Math.max(...ranges.map((r) => r.latest));
-    return {
-      peers: pool.size, announcing: ranges.length,
-      earliest: ranges.length === 0 ? null : Math.min(...ranges.map((r) => r.earliest)), latest,
-      holding: sessions.filter((session) => latest === null || servesRange(session, latest, latest)).length,
-    };
-  }
-  const options = {
-    pool, timeoutMs: ctx.args.requestTimeoutMs,
+/** The `p2p` history source's asks over this lane's pool, verified on the CPU pool (history-answers.ts). */
+function answerHistory(ctx: Ctx, state: State, message: HistoryBlocksAsk | HistoryHeadersAsk | HistoryRangeAsk): Promise<SourceReplies['history.blocks'] | SourceReplies['history.headers'] | SourceReplies['history.range']> {
+  return answerHistoryAsk(state.network.pool, {
+    pool: state.network.pool, timeoutMs: ctx.args.requestTimeoutMs,
     verifyBatch: async (blocks: readonly AcquiredBlock[]) => batchOutcomes(await ctx.runTask<BlockMaterialOutcome[]>('verifyBlockMaterials', blocks.map(materialInput))),
-  };
-  try {
-    if (message.type === 'history.headers') {
-      const headers = await fetchHistoryHeaders(options, message.from, message.to);
-      return headers.map((h) => ({ number: h.header.number, hash: h.hash, parentHash: h.header.parentHash }));
-    }
-    const blocks = await fetchHistoryRange(options, message.from, message.to, message.receipts);
-    return blocks.map((b) => ({ number: b.number, hash: b.hash, header: b.header, body: b.body, receipts: b.receipts }));
-  } catch (error) {
-    if (error instanceof HistoryUnavailableError) throw new CodedError('source_unavailable', error.message, { blockNumber: error.blockNumber, reason: error.reason });
-    throw error;
-  }
+  }, message);
 }
 
 function finalized(state: State, finality: PeersSourceArgs['finality']): SourceReplies['finalized'] {
@@ -258,7 +238,18 @@ async function runFollower(
     let behind = false;
     try {
       if (!head.current) {
-        head.current = await bootstrapGenesis(ctx, store, network, verify);
+        if (ctx.args.start === 'finalized') {
+          const pending = (await ctx.ask<ChainInbox, ChainReplies['status']>('chain', { type: 'status' }, 10_000)).pendingFinalized;
+          if (pending === null) {
+            degrade('waiting for the finality backend\'s first finalized block: the chain begins there (sources.live.start = "finalized")');
+            await wait(ctx.args.pollIntervalMs);
+            continue;
+          }
+          head.current = await bootstrapAt(ctx, store, network, verify, pending);
+          ctx.log.info('the chain begins at the finality backend\'s finalized block', { number: pending.number, hash: pending.hash });
+        } else {
+          head.current = await bootstrapGenesis(ctx, store, network, verify);
+        }
         await announce(ctx, head.current);
       }
       const local = head.current;
@@ -309,22 +300,30 @@ async function runFollower(
 }
 
 /** Fetches the genesis header, body and receipts from a qualified peer, verifies them against the configured genesis and records them. */
-async function bootstrapGenesis(ctx: Ctx, store: Store, network: NetworkManager, verify: (block: AcquiredBlock) => Promise<void>): Promise<BlockRef & { timestamp: number }> {
-  const hash = ctx.args.chain.genesis.hash;
+function bootstrapGenesis(ctx: Ctx, store: Store, network: NetworkManager, verify: (block: AcquiredBlock) => Promise<void>): Promise<BlockRef & { timestamp: number }> {
+  return bootstrapAt(ctx, store, network, verify, { number: 0, hash: ctx.args.chain.genesis.hash });
+}
+
+/**
+ * Fetches block `at` by its hash (header, body, receipts) from a qualified peer, verifies it against that hash and
+ * records it: the chain's first block (genesis, or the finality backend's finalized block).
+ */
+async function bootstrapAt(ctx: Ctx, store: Store, network: NetworkManager, verify: (block: AcquiredBlock) => Promise<void>, at: BlockRef): Promise<BlockRef & { timestamp: number }> {
+  const { hash, number } = at;
   const recorded = getHeaderBytes(store, hexToBytes(hash, 32));
-  if (recorded) return { number: 0, hash, timestamp: decodeHeader(recorded).timestamp };
+  if (recorded) return { number, hash, timestamp: decodeHeader(recorded).timestamp };
   const session = await network.pool.acquire();
   if (!session) throw new NoPeersError();
   try {
     const header = await fetchHeaderByHash(session, hash, ctx.args.requestTimeoutMs);
     const bodies = await session.getBlockBodies([hash], ctx.args.requestTimeoutMs);
     const receipts = await session.getReceipts([hash], ctx.args.requestTimeoutMs);
-    if (!header || !bodies.items[0]) throw new NoPeersError();
-    const block: AcquiredBlock = { number: 0, hash, header, body: bodies.items[0], receipts: receipts.items[0] ?? Uint8Array.of(0xc0) };
+    if (!header || !bodies.items[0] || decodeHeader(header).number !== number) throw new NoPeersError();
+    const block: AcquiredBlock = { number, hash, header, body: bodies.items[0], receipts: receipts.items[0] ?? Uint8Array.of(0xc0) };
     await verify(block);
     await recordBlocks(store, [toMaterial(block)]);
     network.pool.release(session, 'headers', 'ok', header.length);
-    return { number: 0, hash, timestamp: decodeHeader(header).timestamp };
+    return { number, hash, timestamp: decodeHeader(header).timestamp };
   } catch (error) {
     if (!(error instanceof NoPeersError)) network.pool.release(session, 'headers', 'timeout');
     throw error instanceof NoPeersError ? error : new NoPeersError();

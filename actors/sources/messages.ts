@@ -13,9 +13,13 @@ import type { Hash } from '../../net/eth/hex.js';
 export type FinalizedAsk = { readonly type: 'finalized' };
 export type NetworkStatusAsk = { readonly type: 'network-status' };
 /** History from the peers (the `p2p` history source): blocks `from..to`, verified, with receipts when asked. */
-export type HistoryBlocksAsk = { readonly type: 'history.blocks'; readonly from: number; readonly to: number; readonly receipts: boolean };
+export type HistoryBlocksAsk = {
+  readonly type: 'history.blocks'; readonly from: number; readonly to: number; readonly receipts: boolean;
+  /** The proven hash of block `to`: headers are then asked down from it by hash, so a peer on another branch is left out. */
+  readonly topHash?: Hash;
+};
 /** Headers `from..to` (the anchoring walk below the recorded chain). */
-export type HistoryHeadersAsk = { readonly type: 'history.headers'; readonly from: number; readonly to: number };
+export type HistoryHeadersAsk = { readonly type: 'history.headers'; readonly from: number; readonly to: number; readonly topHash?: Hash };
 /** What the connected peers announce they serve (the source probe). */
 export type HistoryRangeAsk = { readonly type: 'history.range' };
 

@@ -61,7 +61,7 @@ async function oneRound(chunkBlocks: number): Promise<Round> {
     const cpu = process.cpuUsage();
     const started = performance.now();
     for (let to = BLOCKS - 1; to >= 0; to -= chunkBlocks) {
-      await fetchProvenChunk(store, source, { from: Math.max(0, to - chunkBlocks + 1), to }, { belowFallback: () => null, signal, stopping: () => false });
+      await fetchProvenChunk(store, [source], { from: Math.max(0, to - chunkBlocks + 1), to }, { belowFallback: () => null, signal, stopping: () => false });
     }
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);

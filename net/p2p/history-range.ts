@@ -31,7 +31,7 @@ export class HistoryUnavailableError extends Error {
   }
 }
 
-const DEFAULT_HEADERS_PER_REQUEST = 192;
+export const DEFAULT_HEADERS_PER_REQUEST = 192;
 
 /** Whether `session`'s announced range holds `from..to` (a peer that announced none may). */
 export function servesRange(session: EthSession, from: number, to: number): boolean {
@@ -39,12 +39,12 @@ export function servesRange(session: EthSession, from: number, to: number): bool
   return range === null || (range.earliest <= from && range.latest >= to);
 }
 
-function claimFor(from: number, to: number): RequestClaim {
+export function claimFor(from: number, to: number): RequestClaim {
   return { purpose: 'history', accepts: (session) => servesRange(session, from, to) };
 }
 
 /** What the connected peers announced, for an error that names why nobody served a block. */
-function announced(pool: PeerPool): string {
+export function announced(pool: PeerPool): string {
   const ranges = pool.sessions().map((s) => (s.range ? `${s.range.earliest}..${s.range.latest}` : 'none (eth/68)'));
   return ranges.length === 0 ? 'no qualified peer is connected' : `connected peers announce ${ranges.join(', ')}`;
 }

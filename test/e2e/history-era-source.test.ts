@@ -9,13 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { BlockView } from '../../api/rpc/block-view.js';
-import { renderBlock } from '../../api/rpc/render-block.js';
-import { blockReceipts } from '../../api/rpc/render-receipt.js';
-import { MAINNET_SCHEDULE } from '../../net/eth/fork-schedule.js';
 import { createEra1Archive } from '../../net/era/era1-archive.js';
 import { createEra1History } from '../../net/era/era1-history.js';
 import { mainnetEpochRoots } from '../../net/era/mainnet-epoch-roots.js';
@@ -23,55 +17,9 @@ import type { HistoryBlock } from '../../net/history/history-block.js';
 import { removeDir, startNodeProcess, waitUntil, type NodeProcess } from '../support/node-process.js';
 import { ERA1_DIR, GENESIS_HASH } from '../net/era/era1-copies.js';
 import { admin, coverage, createJob, missingIn, waitForJob } from './history-support.js';
+import { serveMainnet } from './mainnet-upstream.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/gas-stats/index.ts', import.meta.url));
-
-interface RpcRequest { id: unknown; method: string; params: unknown[] }
-
-/** A mainnet JSON-RPC upstream over `blocks` (0..head, head also finalized, moved by `setHead`): what the live rpc source and the chain spec ask. */
-async function serveMainnet(blocks: readonly HistoryBlock[], initialHead: number) {
-  let head = initialHead;
-  const byHash = new Map(blocks.map((block) => [block.hash, block]));
-  const view = (block: HistoryBlock) => new BlockView({ hash: block.material.hash, number: block.number, header: block.material.header, body: block.material.body, receipts: block.material.receipts ?? undefined });
-  const find = (id: unknown): HistoryBlock | undefined => {
-    if (typeof id !== 'string') return undefined;
-    if (id.length === 66) return byHash.get(id as `0x${string}`);
-    const number = id === 'latest' || id === 'finalized' || id === 'safe' ? head : id === 'earliest' ? 0 : Number(BigInt(id));
-    return number <= head ? blocks[number] : undefined;
-  };
-  const answer = (request: RpcRequest): string => {
-    const result = (value: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${value}}`;
-    switch (request.method) {
-      case 'eth_chainId': return result('"0x1"');
-      case 'eth_blockNumber': return result(`"0x${head.toString(16)}"`);
-      case 'eth_getBlockByNumber':
-      case 'eth_getBlockByHash': {
-        const block = find(request.params[0]);
-        return result(block ? renderBlock(view(block), request.params[1] === true).toString() : 'null');
-      }
-      case 'eth_getBlockReceipts': {
-        const block = find(request.params[0]);
-        return result(block ? `[${blockReceipts(view(block), MAINNET_SCHEDULE)!.join(',')}]` : 'null');
-      }
-      default: return `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"error":{"code":-32601,"message":"the method ${request.method} does not exist/is not available"}}`;
-    }
-  };
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as RpcRequest | RpcRequest[];
-      const text = Array.isArray(body) ? `[${body.map(answer).join(',')}]` : answer(body);
-      response.writeHead(200, { 'content-type': 'application/json' }).end(text);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    setHead: (number: number) => { head = number; },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
 
 async function rpc<T>(node: NodeProcess, method: string, params: unknown[]): Promise<T> {
   const response = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });

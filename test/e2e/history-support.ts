@@ -10,7 +10,7 @@ export const FAST = ['devnet.block_time_ms=100', 'devnet.finality_lag=4', 'devne
 export interface Coverage { available: Array<{ fromBlock: number; toBlock: number; finality: string }>; finalizedThrough: number | null }
 
 export interface Job {
-  id: string; state: string; cancelRequested: boolean; fromBlock: number; toBlock: number;
+  id: string; source: string; state: string; cancelRequested: boolean; fromBlock: number; toBlock: number;
   progress: { blocksDone: number; blocksTotal: number; blocksPerSecond: number | null; etaSeconds: number | null; currentChunk: { fromBlock: number; toBlock: number } | null };
   lastError: { blockNumber: number | null; message: string } | null;
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createHistorySource, type HistorySource, type HistorySourceArgs } from '../../../actors/history/sources.js';
 import { anchorDown, fetchProvenChunk, historyRecorded, provenHash } from '../../../actors/history/anchor.js';
 import { fill, type OnDemandDeps } from '../../../actors/history/on-demand.js';
-import { checkSourceRange } from '../../../actors/history/source-choice.js';
+import { checkOrderRange } from '../../../actors/history/source-order.js';
 import { encodeHeader, hashHeader, type BlockHeader } from '../../../net/eth/header.js';
 import { hexToBytes, type Hash } from '../../../net/eth/hex.js';
 import { HistoryBlockError, type HeaderLink } from '../../../net/history/history-block.js';
@@ -100,7 +100,7 @@ test('on a mainnet node a chunk is proven by the accumulator: recorded with its 
   try {
     const source = counted(eraSourceFor(store, 1));
     assert.equal(typeof source.canonicalLink, 'function');
-    const refs = await fetchProvenChunk(store, source, { from: 7936, to: 8191 }, { belowFallback: () => null, signal, stopping: () => false });
+    const refs = await fetchProvenChunk(store, [source], { from: 7936, to: 8191 }, { belowFallback: () => null, signal, stopping: () => false });
     assert.equal(refs.length, 256);
     assert.deepEqual(source.headerRequests, [], 'no header walk from block 20,000,000 down');
     assert.deepEqual(historyRecorded(store, 7936, 8191), refs, 'material and proven links recorded: a second job needs nothing from the source');
@@ -109,7 +109,7 @@ test('on a mainnet node a chunk is proven by the accumulator: recorded with its 
     const key = hexToBytes(top.hash);
     assert.ok(getHeaderBytes(store, key, 8191) && getBodyBytes(store, key, 8191) && getReceiptsBytes(store, key, 8191));
     // The chunk below links to the proven one by parent hash, as any chunk does.
-    const below = await fetchProvenChunk(store, source, { from: 7680, to: 7935 }, { belowFallback: () => null, signal, stopping: () => false });
+    const below = await fetchProvenChunk(store, [source], { from: 7680, to: 7935 }, { belowFallback: () => null, signal, stopping: () => false });
     assert.equal(below.length, 256);
     assert.equal(provenHash(store, 7935), below.at(-1)!.hash);
   } finally {
@@ -151,11 +151,11 @@ test('requests past the merge are refused when made (a job or subscription over 
   try {
     const source = eraSourceFor(store, 1);
     assert.equal(source.outOfRange!(0, 15_537_393), null);
-    assert.throws(() => checkSourceRange(source, 15_000_000, 16_000_000), (error: unknown) => {
+    assert.throws(() => checkOrderRange([source], 15_000_000, 16_000_000), (error: unknown) => {
       assert.ok(error instanceof CodedError);
       assert.equal(error.code, 'unsupported_capability');
       assert.equal(error.message, "history source 'era1' (kind era) cannot serve blocks 15537394-16000000: Era1 files hold the pre-merge chain only: blocks 0 to 15537393 (the last proof-of-work block)");
-      assert.deepEqual(error.details, { fromBlock: 15_000_000, toBlock: 16_000_000, rule: 'history_source_range' });
+      assert.deepEqual(error.details, { fromBlock: 15_000_000, toBlock: 16_000_000, rule: 'history_source_range', sources: ['era1'] });
       return true;
     });
     assert.equal(source.transactionBlock, null, 'Era1 files have no hash index: no locator');

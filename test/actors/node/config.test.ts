@@ -239,3 +239,19 @@ test('a [[sources.history]] of kind "p2p" needs sources.live.kind = "p2p" and ta
     assert.equal(loadConfig(file).config.sources.history[0]!.kind, 'p2p');
   });
 });
+
+test('sources.live.start: "genesis" or "finalized", the latter only with a p2p live source and a proving finality backend; refused naming the key', () => {
+  const peer = 'trusted_peers = ["enode://ce08db91e40579a68801cb331dc0d48fc5afe05e04775fe85f4e51486a8eea03ee6e807420e72c9fe072b2dc36bbfd1435c26dd19faa3769a64d13a170ac05da@127.0.0.1:30303"]';
+  withConfig(`[sources.live]\nkind = "p2p"\n${peer}\nstart = "checkpoint"\n`, (file) => {
+    const problem = problems(() => loadConfig(file)).find((p) => p.key === 'sources.live.start');
+    assert.equal(problem?.value, '"checkpoint"');
+    assert.match(problem!.expected, /"genesis".*"finalized"/);
+  });
+  withConfig(`[sources.live]\nkind = "p2p"\n${peer}\nstart = "finalized"\n[finality]\nkind = "devnet"\n`, (file) => {
+    const problem = problems(() => loadConfig(file)).find((p) => p.key === 'sources.live.start');
+    assert.match(problem!.expected, /finality\.kind = "beacon_api" or "consensus_p2p".*finality\.kind "devnet"/);
+  });
+  withConfig(`[sources.live]\nkind = "p2p"\n${peer}\nstart = "finalized"\n[finality]\nkind = "beacon_api"\nurls = ["http://127.0.0.1:5052"]\ncheckpoint_root = "0x09b0f1635ea8c671af3ba22f56bc2c58e66cb9925c5038a3ae20a9b850710b45"\n`, (file) => {
+    assert.equal(loadConfig(file).config.sources.live.start, 'finalized');
+  });
+});

@@ -14,3 +14,15 @@ test('the example p2p configs load, and the follower names the enode the devnet 
   assert.deepEqual(follower.sources.live.trusted_peers, [formatEnode(nodeIdOf(devnetPeerKey(serving.devnet.seed)), host!, Number(port))]);
   assert.equal(follower.devnet.seed, serving.devnet.seed);
 });
+
+test('the no-RPC example follows the serving config\'s devnet peer and takes its consensus peer as bootnode, with p2p history only', () => {
+  const serving = loadConfig(join(PROJECT_ROOT, 'examples', 'devnet-serve-p2p.toml')).config;
+  const noRpc = loadConfig(join(PROJECT_ROOT, 'examples', 'p2p-no-rpc-devnet.toml')).config;
+  const [host, port] = serving.devnet.p2p_listen.split(':');
+  assert.deepEqual(noRpc.sources.live.trusted_peers, [formatEnode(nodeIdOf(devnetPeerKey(serving.devnet.seed)), host!, Number(port))]);
+  assert.equal(noRpc.devnet.beacon_p2p, serving.devnet.beacon_p2p);
+  assert.equal(noRpc.finality.kind, 'consensus_p2p');
+  assert.equal(noRpc.sources.live.start, 'finalized');
+  assert.deepEqual(noRpc.sources.history.map((source) => source.kind), ['p2p']);
+  assert.deepEqual(noRpc.processors.map((p) => [p.id, p.kind, p.start_block]), [['erc20', 'erc20', 0]]);
+});
