@@ -3,16 +3,16 @@
  * devp2p peers. `CDN_BENCH_BACKFILL_PEERS` (default 4; 2 in --smoke) loopback peers, each its own process
  * (bench/load/history-peers.ts), serve the mainnet-shaped replay chain over RLPx/eth from the chain file in
  * bench/cache/ (`CDN_BENCH_BACKFILL_BLOCKS` long, default 1,024; a longer chain is generated once, a few blocks a
- * second). The follower: `[sources.live] kind = "p2p"` with those peers as trusted peers, devnet finality, and one
- * `[[sources.history]] kind = "p2p"`. Its live lane first follows the peers' chain from genesis (a p2p follower
- * always starts there); that store, with no processor, is made once per chain and length and kept under
- * bench/cache/ (the seed). Each round a fresh follower starts from a copy of the seed with one instance at
- * `start_block = 0` — first blobs, then erc20 — whose cold backfill (every block below the finalized head) comes
- * from the peers: headers, bodies and receipts fetched, every block verified whole, recorded, and applied or reduced.
- * Before them, in each round, the same blocks fetched, verified and recorded with no node and no processor in the
- * bench process itself (history-p2p-pass.ts; `CDN_BENCH_BACKFILL_PASS_BATCH`, default 16 blocks a piece, and
- * `CDN_BENCH_BACKFILL_PASS_CONCURRENCY`, default 4 pieces in flight: the source's defaults).
- * The baseline in the same run: the same instances cold-backfilled through the `rpc` history source from the replay
+ * second). Each round: the blocks fetched, verified and recorded with no node and no processor in the bench process
+ * itself (history-p2p-pass.ts).
+ * With `CDN_BENCH_BACKFILL_P2P_NODE=1`, also a node: `[sources.live] kind = "p2p"` with those peers as trusted peers,
+ * devnet finality, one `[[sources.history]] kind = "p2p"`; its live lane first follows the peers' chain from genesis
+ * (a p2p follower always starts there) into a seed store kept under bench/cache/, and each round a copy of the seed
+ * gets a blobs instance and a materialization job from the peers. These rounds do not measure a backfill yet (see
+ * p2pRound), so they are off by default.
+ * The pass: `CDN_BENCH_BACKFILL_PASS_BATCH`, default 16 blocks a piece, and
+ * `CDN_BENCH_BACKFILL_PASS_CONCURRENCY`, default 4 pieces in flight (the source's defaults).
+ * The baseline in the same run: instances cold-backfilled through the `rpc` history source from the replay
  * JSON-RPC server serving the same chain (`CDN_BENCH_BACKFILL_RPC=0` leaves it out; `CDN_BENCH_BACKFILL_RPC_KINDS`,
  * default blobs, the kinds it backfills).
  *
@@ -224,9 +224,10 @@ async function p2pRound(setup: Setup, peers: Peers, seed: string, kind: Kind): P
   // New blocks, so that the follower sees a finalize move after its instance started (the cold backfill's split).
   peers.send('go');
   try {
-    // The seed's journal begins at genesis, so a start_block = 0 instance starts live there instead of planning a
-    // cold backfill: the blobs instance is `on_demand` and its history is one materialization job over the seed's
-    // finalized range from the peers (the same runner, chunks, verification, record and apply as a cold backfill).
+    // Not a measurement yet: the seed's journal begins at genesis (a p2p follower always starts there), so a
+    // start_block = 0 instance starts live from the journal instead of planning a cold backfill, and this on_demand
+    // instance's job over the seed's finalized range finds nothing to fetch (it completes at once with no blocks).
+    // Hence the rounds run only with CDN_BENCH_BACKFILL_P2P_NODE=1, and their figures are not reported in RESULTS.md.
     const finalized = setup.blocks - ADVANCE - FINALITY_LAG;
     return await measuredJob(follower, kind, peers.pids, async () => {
       const created = await fetch(`${follower.baseUrl}/admin/v1/materialization-jobs`, {
@@ -261,6 +262,8 @@ export async function p2pBackfill(options: WorkloadOptions): Promise<Figure[]> {
   // The chain file first (generated once when bench/cache/ lacks it), so the peers only index it.
   await cachedChain(historyChain(setup.chainName, setup.length));
   const withRpc = process.env.CDN_BENCH_BACKFILL_RPC !== '0';
+  // The node rounds (CDN_BENCH_BACKFILL_P2P_NODE=1) do not measure a backfill yet: see p2pRound.
+  const withNode = process.env.CDN_BENCH_BACKFILL_P2P_NODE === '1';
   const rounds = new Map<Kind, Round[]>(KINDS.map((kind) => [kind, []]));
   const rpcRounds = new Map<Kind, Round[]>(KINDS.map((kind) => [kind, []]));
   const passes: PassResult[] = [];
@@ -269,10 +272,10 @@ export async function p2pBackfill(options: WorkloadOptions): Promise<Figure[]> {
   const identity: ChainIdentity = { chainId: setup.config.chainId, schedule: devnetForkSchedule(setup.config), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } };
   const peers = await startPeers(setup);
   try {
-    const seed = await seedStore(setup, peers, options.smoke);
+    const seed = withNode ? await seedStore(setup, peers, options.smoke) : null;
     for (let round = 1; round <= (options.smoke ? 1 : options.rounds); round += 1) {
       passes.push(await historyPass(identity, setup.blocks - ADVANCE, peers.enodes, peers.pids, passShape));
-      for (const kind of P2P_KINDS) rounds.get(kind)!.push(await p2pRound(setup, peers, seed.dir, kind));
+      if (seed) for (const kind of P2P_KINDS) rounds.get(kind)!.push(await p2pRound(setup, peers, seed.dir, kind));
     }
   } finally {
     await peers.stop();
@@ -293,9 +296,10 @@ export async function p2pBackfill(options: WorkloadOptions): Promise<Figure[]> {
     figure(`fetch + verify + record, no processors, in the bench process (${label}; pieces of ${passShape.batch}, ${passShape.concurrency} in flight, ${passShape.threads} verify threads)`, 'blocks/s', passes.map((r) => r.blocksPerSecond), 'higher'),
     figure('no processors: CPU per block of the bench process (all threads)', 'ms/block', passes.map((r) => r.cpuMsPerBlock), 'lower'),
     figure('no processors: serving CPU per block (all peers together)', 'ms/block', passes.map((r) => r.servingCpuMsPerBlock), 'lower'),
-    figure('no processors: RSS of the bench process after the pass', 'MiB', passes.map((r) => r.rssMiB), 'lower'),
+    figure('no processors: RSS of the bench process after the pass (with the pass store\'s mapped pages)', 'MiB', passes.map((r) => r.rssMiB), 'lower'),
+    figure('no processors: anonymous RSS of the bench process after the pass (heaps, buffers)', 'MiB', passes.map((r) => r.anonMiB), 'lower'),
   ];
-  for (const kind of P2P_KINDS) {
+  for (const kind of withNode ? P2P_KINDS : []) {
     const p2p = rounds.get(kind)!;
     const baseline = rpcRounds.get(kind)!;
     const beside = (name: string, unit: string, pick: (r: Round) => number, better: Figure['better']): Figure => (baseline.length > 0
@@ -311,6 +315,16 @@ export async function p2pBackfill(options: WorkloadOptions): Promise<Figure[]> {
       beside(`${kind}: follower RSS during the backfill, 95th percentile`, 'MiB', (r) => r.rssDuringP95MiB, 'lower'),
     );
   }
-  figures.push(figure('blocks in the backfilled range', 'count', rounds.get('blobs')!.map((r) => r.blocks)));
+  figures.push(figure('blocks fetched in the pass without processors', 'count', passes.map(() => setup.blocks - ADVANCE)));
+  for (const kind of RPC_KINDS) {
+    const baseline = rpcRounds.get(kind)!;
+    if (withNode || baseline.length === 0) continue;
+    figures.push(
+      figure(`rpc history source: cold backfill of a ${kind} instance (replay JSON-RPC server, same chain)`, 'blocks/s', baseline.map((r) => r.blocksPerSecond), 'higher'),
+      figure(`rpc history source, ${kind}: follower CPU per block (all threads)`, 'ms/block', baseline.map((r) => r.cpuMsPerBlock), 'lower'),
+      figure(`rpc history source, ${kind}: JSON-RPC server CPU per block`, 'ms/block', baseline.map((r) => r.servingCpuMsPerBlock), 'lower'),
+      figure(`rpc history source, ${kind}: follower peak RSS`, 'MiB', baseline.map((r) => r.peakMiB), 'lower'),
+    );
+  }
   return figures;
 }

@@ -8,7 +8,7 @@
  * piece. Reported: blocks/s, this process's CPU per block (all its threads: requests, framing, decoding, the
  * verification pool, LMDB writes), the serving peers' CPU per block, and RSS at the end.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +32,7 @@ import { cpuSeconds } from '../load/process-cpu.js';
 const TASKS_MODULE = fileURLToPath(new URL('../../actors/node/tasks.js', import.meta.url));
 
 export interface PassShape { readonly batch: number; readonly concurrency: number; readonly threads: number }
-export interface PassResult { readonly blocks: number; readonly blocksPerSecond: number; readonly cpuMsPerBlock: number; readonly servingCpuMsPerBlock: number; readonly rssMiB: number }
+export interface PassResult { readonly blocks: number; readonly blocksPerSecond: number; readonly cpuMsPerBlock: number; readonly servingCpuMsPerBlock: number; readonly rssMiB: number; readonly anonMiB: number }
 
 export async function historyPass(chain: ChainIdentity, tip: number, enodes: readonly string[], servingPids: readonly number[], shape: PassShape): Promise<PassResult> {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-bench-history-pass-'));
@@ -79,6 +79,9 @@ export async function historyPass(chain: ChainIdentity, tip: number, enodes: rea
     return {
       blocks: tip, blocksPerSecond: tip / seconds, cpuMsPerBlock: (used.user + used.system) / 1000 / tip,
       servingCpuMsPerBlock: ((serving() - servingAtStart) * 1000) / tip, rssMiB: process.memoryUsage().rss / 1024 / 1024,
+      // Anonymous memory only (heaps, buffers): RSS also counts the pass store's memory-mapped pages, which grow
+      // with the blocks recorded.
+      anonMiB: Number(/^RssAnon:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024,
     };
   } finally {
     client.destroy();
