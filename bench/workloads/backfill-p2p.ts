@@ -229,6 +229,11 @@ async function p2pRound(setup: Setup, peers: Peers, seed: string, kind: Kind): P
     // instance's job over the seed's finalized range finds nothing to fetch (it completes at once with no blocks).
     // Hence the rounds run only with CDN_BENCH_BACKFILL_P2P_NODE=1, and their figures are not reported in RESULTS.md.
     const finalized = setup.blocks - ADVANCE - FINALITY_LAG;
+    // An on_demand instance starts at the journal head: it takes jobs once it has seen a finalized block.
+    await follower.waitFor(`a finalized block seen by ${kind}`, async () => {
+      const status = (await (await fetch(`${follower.baseUrl}/v1/processors/${kind}/status`)).json()) as { coverage: { finalizedThrough: number | null } };
+      return status.coverage.finalizedThrough !== null;
+    }, 120_000);
     return await measuredJob(follower, kind, peers.pids, async () => {
       const created = await fetch(`${follower.baseUrl}/admin/v1/materialization-jobs`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
