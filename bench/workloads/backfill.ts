@@ -23,6 +23,7 @@ import type { Figure, Workload, WorkloadOptions } from '../workload.js';
 import { CACHE_DIR } from '../ingest/chain-cache.js';
 import { startServerProcess } from '../load/server-process.js';
 import { startNatsProcess } from '../load/nats-process.js';
+import { p2pBackfill } from './backfill-p2p.js';
 
 const TOKENS = ['0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506', '0xc9bbd8575d55bf87fce6040031aaa9b3b4b90eae', '0x0fcde9daaf8b24c5b8f5b7b990d2489038e205bd'];
 const CHAIN_ID = 1337;
@@ -48,6 +49,8 @@ const CHAIN_ID = 1337;
  * the run reports the erc20 instance's publication lag when its backfill ended and the time it took to drain.
  * `CDN_BENCH_BACKFILL_ENCODING` / `CDN_BENCH_BACKFILL_BASELINE_ENCODING`: the followers' history `encoding` (raw, json,
  * auto); the replay and devnet upstreams serve both raw and json blocks.
+ * `CDN_BENCH_BACKFILL_SOURCE=p2p` (`CDN_BENCH_BACKFILL_PEERS`, default 4): cold backfills from loopback devp2p peers
+ * instead, against the rpc history source in the same run (backfill-p2p.ts).
  */
 type ChainKind = 'devnet' | 'mainnet' | 'empty' | 'synthetic' | 'replay';
 
@@ -332,8 +335,11 @@ async function ponderRound(upstream: Upstream, endBlock: number): Promise<number
 
 export const backfillWorkload: Workload = {
   name: 'backfill',
-  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream (CDN_BENCH_BACKFILL_CHAIN=devnet|mainnet|empty|synthetic|replay, CDN_BENCH_BACKFILL_BLOCKS, CDN_BENCH_BACKFILL_BASELINE=another build\'s dist/cli.js)',
+  description: 'cold backfills of a blobs and an erc20 instance (start_block = 0) on a fresh follower from an upstream node\'s JSON-RPC as history source: blocks/s per instance, CPU ms per block, RSS; beside it Ponder over the same range from the same upstream (CDN_BENCH_BACKFILL_CHAIN=devnet|mainnet|empty|synthetic|replay, CDN_BENCH_BACKFILL_BLOCKS, CDN_BENCH_BACKFILL_BASELINE=another build\'s dist/cli.js; CDN_BENCH_BACKFILL_SOURCE=p2p with CDN_BENCH_BACKFILL_PEERS: from loopback devp2p peers, beside the rpc source)',
   async run(options: WorkloadOptions): Promise<Figure[]> {
+    const source = process.env.CDN_BENCH_BACKFILL_SOURCE ?? 'rpc';
+    if (source === 'p2p') return p2pBackfill(options);
+    if (source !== 'rpc') throw new Error(`CDN_BENCH_BACKFILL_SOURCE=${source}: expected rpc or p2p`);
     const shape = options.smoke ? SMOKE : chosenShape();
     const baselineCli = options.smoke ? undefined : process.env.CDN_BENCH_BACKFILL_BASELINE;
     const upstream = await startUpstream(shape, options.smoke);

@@ -106,6 +106,17 @@ export interface Header {
  */
 const owned = copyBytes;
 
+/**
+ * A body or receipt list copied out of its message into shared memory: the structured clone that takes the block to
+ * the verification pool then shares these bytes instead of copying them (a profile of the p2p history path put
+ * that copy, piscina's `postTask`, at 14% of the fetching thread). Nothing writes to them after this copy.
+ */
+function ownedShared(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  out.set(bytes);
+  return out;
+}
+
 export function parseHeaders(response: ItemsResponse): Header[] {
   return response.items.map((item) => {
     const bytes = owned(item);
@@ -266,7 +277,7 @@ export async function completeBlocks(options: Pick<AcquireOptions, 'pool' | 'ver
           return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
         }, options.claim);
         answer?.value.forEach((bytes, i) => {
-          into.set(window[i]!, { bytes: owned(bytes), session: answer.session });
+          into.set(window[i]!, { bytes: ownedShared(bytes), session: answer.session });
           startVerify(window[i]!);
         });
         flush();
