@@ -7,8 +7,8 @@
  * for, and is left out for the range (not banned: it serves its branch truthfully). Bodies and receipts then come
  * as for history by number (net/p2p/history-range.ts), from the peers that served the headers, every block verified whole.
  */
-import { ask, completeBlocks, InvalidBlockError, NoPeersError, parseHeaders, sizeOf, type AcquiredBlock, type Header } from './acquire.js';
-import { announced, claimFor, DEFAULT_HEADERS_PER_REQUEST, HistoryUnavailableError, type HistoryRangeOptions } from './history-range.js';
+import { ask, NoPeersError, parseHeaders, sizeOf, type AcquiredBlock, type Header } from './acquire.js';
+import { announced, claimFor, completeHistoryRange, DEFAULT_HEADERS_PER_REQUEST, HistoryUnavailableError, type HistoryRangeOptions } from './history-range.js';
 import type { Hash } from '../eth/hex.js';
 import type { EthSession } from './session.js';
 
@@ -61,28 +61,12 @@ async function canonicalHeaders(options: HistoryRangeOptions, topHash: Hash, fro
 
 /** Blocks `from..to`, verified, ascending, the chain whose block `to` has hash `topHash` (receipts too when `receipts`). */
 export async function fetchHistoryRangeByHash(options: HistoryRangeOptions, topHash: Hash, from: number, to: number, receipts: boolean): Promise<AcquiredBlock[]> {
-  const retries = options.invalidRetries ?? 3;
   const { headers, holders } = await canonicalHeaders(options, topHash, from, to);
   // Bodies and receipts from the peers that served the headers: a peer on another branch would answer nothing.
+  // The headers stand across attempts: they are proven.
   const range = claimFor(from, to);
   const claim = { ...range, accepts: (session: EthSession) => holders.has(session) && (range.accepts?.(session) ?? true) };
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await completeBlocks({
-        pool: options.pool, timeoutMs: options.timeoutMs, receipts, claim, verifyBatch: options.verifyBatch,
-        verify: async (block) => {
-          const [outcome] = await options.verifyBatch([block]);
-          if (outcome) throw outcome;
-        },
-      }, headers);
-    } catch (error) {
-      if (error instanceof NoPeersError) throw new HistoryUnavailableError(from, `no connected peer serves the bodies${receipts ? ' and receipts' : ''} of blocks ${from}..${to} (${announced(options.pool)})`);
-      // The peer that served the invalid part is banned: the next attempt asks the others (the headers stand: proven).
-      if (error instanceof InvalidBlockError && attempt < retries) continue;
-      if (error instanceof InvalidBlockError) throw new HistoryUnavailableError(error.blockNumber, error.message);
-      throw error;
-    }
-  }
+  return completeHistoryRange(options, from, to, receipts, claim, async () => headers);
 }
 
 /** An answer that is not the chain asked for (another branch, or the wrong blocks): the peer is left out, not banned. */

@@ -87,27 +87,34 @@ export async function fetchHistoryHeaders(options: HistoryRangeOptions, from: nu
   return headers;
 }
 
-/** Blocks `from..to`, verified, ascending (receipts too when `receipts`). */
-export async function fetchHistoryRange(options: HistoryRangeOptions, from: number, to: number, receipts: boolean): Promise<AcquiredBlock[]> {
+/**
+ * The bodies (and receipts) of each attempt's `headers()` from the peers `claim` accepts, verified as live material.
+ * A peer that serves an invalid part is banned and the next attempt asks the others (at most `invalidRetries`).
+ */
+export async function completeHistoryRange(options: HistoryRangeOptions, from: number, to: number, receipts: boolean, claim: RequestClaim, headers: () => Promise<Header[]>): Promise<AcquiredBlock[]> {
   const retries = options.invalidRetries ?? 3;
   for (let attempt = 0; ; attempt += 1) {
-    const headers = await fetchHistoryHeaders(options, from, to);
+    const asked = await headers();
     try {
       return await completeBlocks({
-        pool: options.pool, timeoutMs: options.timeoutMs, receipts, claim: claimFor(from, to), verifyBatch: options.verifyBatch,
+        pool: options.pool, timeoutMs: options.timeoutMs, receipts, claim, verifyBatch: options.verifyBatch,
         verify: async (block) => {
           const [outcome] = await options.verifyBatch([block]);
           if (outcome) throw outcome;
         },
-      }, headers);
+      }, asked);
     } catch (error) {
       if (error instanceof NoPeersError) throw new HistoryUnavailableError(from, `no connected peer serves the bodies${receipts ? ' and receipts' : ''} of blocks ${from}..${to} (${announced(options.pool)})`);
-      // The peer that served the invalid part is banned: the next attempt asks the others.
       if (error instanceof InvalidBlockError && attempt < retries) continue;
       if (error instanceof InvalidBlockError) throw new HistoryUnavailableError(error.blockNumber, error.message);
       throw error;
     }
   }
+}
+
+/** Blocks `from..to`, verified, ascending (receipts too when `receipts`); each attempt asks the headers again. */
+export async function fetchHistoryRange(options: HistoryRangeOptions, from: number, to: number, receipts: boolean): Promise<AcquiredBlock[]> {
+  return completeHistoryRange(options, from, to, receipts, claimFor(from, to), () => fetchHistoryHeaders(options, from, to));
 }
 
 /** Headers that break the request's own shape (a malformed answer: the peer is left out, not banned). */
