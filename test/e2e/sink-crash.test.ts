@@ -39,8 +39,10 @@ BEGIN
   END IF;
   RETURN NEW;
 END $$;
-CREATE TRIGGER audit_rows BEFORE UPDATE OF change_sequence ON chain_node.erc20_balances FOR EACH ROW EXECUTE FUNCTION audit.row_rewritten();
+-- In the sink's lock order (its transaction moves the cursor first, then writes the rows): installed while it runs,
+-- the triggers wait for its transaction instead of deadlocking with it.
 CREATE TRIGGER audit_cursor BEFORE UPDATE OF sequence ON chain_node.sink_cursors FOR EACH ROW EXECUTE FUNCTION audit.cursor_moved();
+CREATE TRIGGER audit_rows BEFORE UPDATE OF change_sequence ON chain_node.erc20_balances FOR EACH ROW EXECUTE FUNCTION audit.row_rewritten();
 `;
 
 test('kill -9 of the sink at random points, and of the node meanwhile, leaves the tables equal to the node\'s state at the stored cursor; no change is applied twice', async (t) => {
