@@ -183,7 +183,14 @@ test('stop(order, last) stops the named lanes in order, then the others together
   for (const name of ['first', 'middle', 'after']) system.startLane(lane(name, [child(name, 'counter')]));
   await waitFor(() => system.laneStatuses().every((l) => l.actors.every((a) => a.ready)), 30_000, 'all ready');
   // The middle lane's thread is busy for a while: a lane stopped after it must still run until it has stopped.
-  await system.send('middle', { type: 'block', ms: 400 });
+  await system.send('middle', { type: 'block', ms: 2000 });
+  // Stop only once its thread is inside the block (a scrape it cannot answer takes its whole timeout): a stop that
+  // reached the worker before it took the message would end it at once.
+  for (let busy = false; !busy;) {
+    const asked = Date.now();
+    await system.collectActorMetrics(100);
+    busy = Date.now() - asked >= 100;
+  }
   const stoppedAt = new Map<string, number>();
   const started = Date.now();
   const stopping = system.stop(['first'], ['after']);
