@@ -92,7 +92,10 @@ function write(ops: TableOps, row: RowWrite, sequence: string, finalized: number
 /** Marks the pending rows of blocks at or below `through` finalized (rows already in the table: the UPDATE). */
 function finalize(ops: TableOps, through: number, dataFinality: boolean): void {
   ops.finalizedThrough = Math.max(ops.finalizedThrough ?? -1, through);
-  for (const [key, row] of ops.upserts) ops.upserts.set(key, served(row, through, dataFinality));
+  for (const [key, row] of ops.upserts) {
+    const final = served(row, through, dataFinality);
+    if (final !== row) ops.upserts.set(key, final);
+  }
 }
 
 /** Folds `changes` (one batch, in sequence order) for the `collections` the sink lands. */
