@@ -19,7 +19,7 @@
  * The application acknowledges with `api.ack(cursor)` once its commit is durable; redelivered changes it already
  * committed are its to skip (by sequence, spec §6 rule 5).
  */
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy, type ChangeEnvelope, type FollowOutcome } from './follow.js';
+import { abortableSleep, backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy, type ChangeEnvelope, type FollowOutcome } from './follow.js';
 import { httpError, NodeHttpError, type NodeClient } from './request.js';
 
 export interface ConsumerView {
@@ -145,19 +145,6 @@ export interface ConsumerFollowOptions {
   readonly onLimit?: (limit: number) => void;
   readonly random?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

@@ -72,7 +72,8 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () 
   return Math.round(exponential * (1 - policy.jitter * random()));
 }
 
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts (never rejects). */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);

@@ -12,21 +12,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { generator } from '../workloads/erc20.js';
 
 const TOKENS = 64;
 const CHANGES_PER_BLOCK = 250;
 const FINALITY_LAG = 64;
 
-/** Deterministic xorshift32. */
-function generator(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x / 4294967296;
-  };
-}
 
 const hex = (value: number, width: number) => value.toString(16).padStart(width, '0');
 const token = (index: number) => `0x${hex(0xe2c20000 + index, 8)}${'0'.repeat(32)}`;

@@ -42,7 +42,7 @@ const BATCH_MOVES = Number(process.env.CDN_BENCH_ERC20_BATCH_MOVES ?? 256);
 const CHAIN_ID = 1;
 
 /** Deterministic xorshift32. */
-function generator(seed: number): () => number {
+export function generator(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13; x >>>= 0;
