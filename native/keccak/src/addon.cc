@@ -7,14 +7,24 @@
 //       to arena[dest, dest+32). Jobs run level by level, lowest first, so a job may hash bytes that jobs of lower
 //       levels write (a trie node holding its children's hashes); within one level no job's dest may overlap
 //       another's input. Every range is checked against the arena before anything runs (RangeError).
+//   KeccakStream: a running Keccak-256 kept natively (the RLPx frame MAC's hash; see stream.h)
+//       new KeccakStream(implementation?: number)   the empty sponge, on streamImplementations()[implementation]
+//                                     (the last, fastest, by default)
+//       absorb(bytes: Uint8Array)     absorbs bytes of any length
+//       absorbXor(a, b: Uint8Array)   absorbs a[i] ^ b[i] for i below the shorter's length (devp2p's xor)
+//       digest(out: Uint8Array)       writes the first min(out.length, 32) bytes of keccak256 of all absorbed so
+//                                     far; the stream goes on unchanged
+//   streamImplementations(): string[]   "portable", then "bmi2" on x86-64 with BMI1 and BMI2
 #include <node_api.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "job.h"
+#include "stream.h"
 
 namespace {
 
@@ -60,17 +70,23 @@ bool TypedArray(napi_env env, napi_value value, napi_typedarray_type want, void*
   return type == want;
 }
 
-napi_value Implementations(napi_env env, napi_callback_info) {
-  const auto& list = implementations();
+/** A JS array of the `name`s of `list`'s items (pointers or not). */
+template <typename List>
+napi_value Names(napi_env env, const List& list) {
   napi_value array;
   napi_create_array_with_length(env, list.size(), &array);
   for (size_t i = 0; i < list.size(); i++) {
     napi_value name;
-    napi_create_string_utf8(env, list[i].name, NAPI_AUTO_LENGTH, &name);
+    const char* text;
+    if constexpr (std::is_pointer_v<typename List::value_type>) text = list[i]->name;
+    else text = list[i].name;
+    napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &name);
     napi_set_element(env, array, static_cast<uint32_t>(i), name);
   }
   return array;
 }
+
+napi_value Implementations(napi_env env, napi_callback_info) { return Names(env, implementations()); }
 
 constexpr uint32_t kMaxLevel = 255;
 
@@ -138,10 +154,120 @@ napi_value HashJobs(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+std::vector<const KeccakStreamFns*> availableStreams() {
+  std::vector<const KeccakStreamFns*> out{&keccak_stream_portable};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2")) out.push_back(&keccak_stream_bmi2);
+#endif
+  return out;
+}
+
+const std::vector<const KeccakStreamFns*>& streamImplementations() {
+  static const std::vector<const KeccakStreamFns*> list = availableStreams();
+  return list;
+}
+
+napi_value StreamImplementations(napi_env env, napi_callback_info) { return Names(env, streamImplementations()); }
+
+struct WrappedStream {
+  KeccakStream state;
+  const KeccakStreamFns* fns;
+};
+
+void DeleteStream(napi_env, void* data, void*) { delete static_cast<WrappedStream*>(data); }
+
+napi_value NewStream(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_value self;
+  napi_get_cb_info(env, info, &argc, argv, &self, nullptr);
+  const auto& list = streamImplementations();
+  uint32_t which = static_cast<uint32_t>(list.size() - 1);
+  napi_valuetype type = napi_undefined;
+  if (argc >= 1) napi_typeof(env, argv[0], &type);
+  if (type != napi_undefined && (napi_get_value_uint32(env, argv[0], &which) != napi_ok || which >= list.size())) {
+    return Throw(env, "no such stream implementation on this CPU", true);
+  }
+  auto* stream = new WrappedStream{KeccakStream{}, list[which]};
+  if (napi_wrap(env, self, stream, DeleteStream, nullptr, nullptr) != napi_ok) {
+    delete stream;
+    return Throw(env, "KeccakStream must be called with new");
+  }
+  return nullptr;
+}
+
+/** A stream method's call: the stream `this` holds and its Uint8Array arguments (`ok` false, with a TypeError thrown, when any is wrong). */
+struct StreamCall {
+  WrappedStream* stream = nullptr;
+  uint8_t* bytes[2] = {nullptr, nullptr};
+  size_t lengths[2] = {0, 0};
+  bool ok = false;
+
+  StreamCall(napi_env env, napi_callback_info info, size_t want) {
+    size_t argc = 2;
+    napi_value argv[2];
+    napi_value self;
+    napi_get_cb_info(env, info, &argc, argv, &self, nullptr);
+    void* data;
+    if (napi_unwrap(env, self, &data) != napi_ok) {
+      Throw(env, "not a KeccakStream");
+      return;
+    }
+    stream = static_cast<WrappedStream*>(data);
+    for (size_t i = 0; i < want; i++) {
+      void* raw;
+      if (i >= argc || !TypedArray(env, argv[i], napi_uint8_array, &raw, &lengths[i])) {
+        Throw(env, "expected a Uint8Array");
+        return;
+      }
+      bytes[i] = static_cast<uint8_t*>(raw);
+    }
+    ok = true;
+  }
+};
+
+napi_value StreamAbsorb(napi_env env, napi_callback_info info) {
+  StreamCall call(env, info, 1);
+  if (call.ok) call.stream->fns->absorb(&call.stream->state, call.bytes[0], call.lengths[0]);
+  return nullptr;
+}
+
+napi_value StreamAbsorbXor(napi_env env, napi_callback_info info) {
+  StreamCall call(env, info, 2);
+  if (!call.ok) return nullptr;
+  const size_t length = std::min(call.lengths[0], call.lengths[1]);
+  uint8_t chunk[64];
+  for (size_t at = 0; at < length; at += sizeof chunk) {
+    const size_t n = std::min(sizeof chunk, length - at);
+    for (size_t i = 0; i < n; i++) chunk[i] = call.bytes[0][at + i] ^ call.bytes[1][at + i];
+    call.stream->fns->absorb(&call.stream->state, chunk, n);
+  }
+  return nullptr;
+}
+
+napi_value StreamDigest(napi_env env, napi_callback_info info) {
+  StreamCall call(env, info, 1);
+  if (!call.ok) return nullptr;
+  uint8_t hash[32];
+  call.stream->fns->digest(&call.stream->state, hash);
+  memcpy(call.bytes[0], hash, std::min(call.lengths[0], sizeof hash));
+  return nullptr;
+}
+
 napi_value Init(napi_env env, napi_value exports) {
+  napi_property_descriptor streamMethods[] = {
+      {"absorb", nullptr, StreamAbsorb, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+      {"absorbXor", nullptr, StreamAbsorbXor, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+      {"digest", nullptr, StreamDigest, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+  };
+  napi_value streamClass;
+  napi_define_class(env, "KeccakStream", NAPI_AUTO_LENGTH, NewStream, nullptr, sizeof(streamMethods) / sizeof(streamMethods[0]), streamMethods, &streamClass);
   napi_property_descriptor properties[] = {
       {"implementations", nullptr, Implementations, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"hashJobs", nullptr, HashJobs, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"streamImplementations", nullptr, StreamImplementations, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"KeccakStream", nullptr, nullptr, nullptr, nullptr, streamClass, napi_enumerable, nullptr},
   };
   napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties);
   return exports;
