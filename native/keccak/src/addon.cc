@@ -7,6 +7,11 @@
 //       to arena[dest, dest+32). Jobs run level by level, lowest first, so a job may hash bytes that jobs of lower
 //       levels write (a trie node holding its children's hashes); within one level no job's dest may overlap
 //       another's input. Every range is checked against the arena before anything runs (RangeError).
+//   bloomBits(bytes: Uint8Array, values: Uint32Array, count: number, blooms: Uint8Array, blockBloom: Uint8Array,
+//             implementation: number): void
+//       value k is values[3k … 3k+2] = [start, length, bloom]: keccak256(bytes[start, start+length)) sets its three
+//       logs-bloom bits (the first three 11-bit big-endian pairs of the hash) in blooms[bloom, bloom+256) and in
+//       blockBloom[0, 256). Every range is checked before anything runs (RangeError).
 //   KeccakStream: a running Keccak-256 kept natively (the RLPx frame MAC's hash; see stream.h)
 //       new KeccakStream(implementation?: number)   the empty sponge, on streamImplementations()[implementation]
 //                                     (the last, fastest, by default)
@@ -154,6 +159,63 @@ napi_value HashJobs(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+constexpr size_t kBloomBytes = 256;
+
+struct BloomScratch {
+  std::vector<KeccakJob> jobs;
+  std::vector<uint8_t> hashes;
+};
+
+void SetBloomBits(uint8_t* bloom, const uint8_t* hash) {
+  for (int i = 0; i < 6; i += 2) {
+    const uint32_t bit = ((static_cast<uint32_t>(hash[i]) << 8) | hash[i + 1]) & 2047;
+    bloom[kBloomBytes - 1 - (bit >> 3)] |= static_cast<uint8_t>(1u << (bit & 7));
+  }
+}
+
+napi_value BloomBits(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  if (argc < 6) return Throw(env, "bloomBits(bytes, values, count, blooms, blockBloom, implementation)");
+  void *bytesData, *valuesData, *bloomsData, *blockData;
+  size_t bytesLength, valuesLength, bloomsLength, blockLength;
+  if (!TypedArray(env, argv[0], napi_uint8_array, &bytesData, &bytesLength)) return Throw(env, "bytes must be a Uint8Array");
+  if (!TypedArray(env, argv[1], napi_uint32_array, &valuesData, &valuesLength)) return Throw(env, "values must be a Uint32Array");
+  if (!TypedArray(env, argv[3], napi_uint8_array, &bloomsData, &bloomsLength)) return Throw(env, "blooms must be a Uint8Array");
+  if (!TypedArray(env, argv[4], napi_uint8_array, &blockData, &blockLength)) return Throw(env, "blockBloom must be a Uint8Array");
+  uint32_t count, which;
+  if (napi_get_value_uint32(env, argv[2], &count) != napi_ok) return Throw(env, "count must be a number");
+  if (napi_get_value_uint32(env, argv[5], &which) != napi_ok) return Throw(env, "implementation must be a number");
+  const auto& list = implementations();
+  if (which >= list.size()) return Throw(env, "no such implementation on this CPU", true);
+  if (static_cast<uint64_t>(count) * 3 > valuesLength) return Throw(env, "values holds fewer than count values", true);
+  if (blockLength < kBloomBytes) return Throw(env, "blockBloom must hold 256 bytes", true);
+  const uint8_t* bytes = static_cast<const uint8_t*>(bytesData);
+  const uint32_t* values = static_cast<const uint32_t*>(valuesData);
+  uint8_t* blooms = static_cast<uint8_t*>(bloomsData);
+  for (uint32_t k = 0; k < count; k++) {
+    const uint64_t start = values[3 * k], length = values[3 * k + 1], bloom = values[3 * k + 2];
+    if (start + length > bytesLength || bloom + kBloomBytes > bloomsLength) return Throw(env, "a value's range lies outside its array", true);
+  }
+  static thread_local BloomScratch scratch;  // one per worker thread: calls on a thread never overlap
+  scratch.jobs.resize(count);
+  scratch.hashes.resize(static_cast<size_t>(count) * 32);
+  for (uint32_t k = 0; k < count; k++) {
+    scratch.jobs[k] = KeccakJob{bytes + values[3 * k], values[3 * k + 1], scratch.hashes.data() + 32 * k};
+  }
+  const Implementation& impl = list[which];
+  if (count == 1 || impl.lanes == 1) keccak_run_scalar(scratch.jobs.data(), count);
+  else impl.run(scratch.jobs.data(), count);
+  uint8_t* block = static_cast<uint8_t*>(blockData);
+  for (uint32_t k = 0; k < count; k++) {
+    const uint8_t* hash = scratch.hashes.data() + 32 * k;
+    SetBloomBits(blooms + values[3 * k + 2], hash);
+    SetBloomBits(block, hash);
+  }
+  return nullptr;
+}
+
 std::vector<const KeccakStreamFns*> availableStreams() {
   std::vector<const KeccakStreamFns*> out{&keccak_stream_portable};
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -266,6 +328,7 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
       {"implementations", nullptr, Implementations, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"hashJobs", nullptr, HashJobs, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"bloomBits", nullptr, BloomBits, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"streamImplementations", nullptr, StreamImplementations, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"KeccakStream", nullptr, nullptr, nullptr, nullptr, streamClass, napi_enumerable, nullptr},
   };
