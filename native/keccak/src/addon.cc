@@ -11,7 +11,8 @@
 //             implementation: number): void
 //       value k is values[3k … 3k+2] = [start, length, bloom]: keccak256(bytes[start, start+length)) sets its three
 //       logs-bloom bits (the first three 11-bit big-endian pairs of the hash) in blooms[bloom, bloom+256) and in
-//       blockBloom[0, 256). Every range is checked before anything runs (RangeError).
+//       blockBloom[0, 256). Every range is checked before anything runs (RangeError). Values of 1 … 32 bytes seen
+//       recently (a per-thread cache of 4,096 values, exact: a hit compares every byte) are not hashed again.
 //   KeccakStream: a running Keccak-256 kept natively (the RLPx frame MAC's hash; see stream.h)
 //       new KeccakStream(implementation?: number)   the empty sponge, on streamImplementations()[implementation]
 //                                     (the last, fastest, by default)
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -161,16 +163,46 @@ napi_value HashJobs(napi_env env, napi_callback_info info) {
 
 constexpr size_t kBloomBytes = 256;
 
-struct BloomScratch {
-  std::vector<KeccakJob> jobs;
-  std::vector<uint8_t> hashes;
+// The bloom bit indexes of recently seen values (a token's address, the Transfer topic and busy accounts repeat
+// across a block's logs and from block to block), so most values skip their hash: direct-mapped, one per thread; a
+// hit requires every byte to be equal, so it only ever answers for the very same value.
+constexpr uint32_t kCacheSlots = 4096;
+constexpr uint32_t kCacheValueBytes = 32;
+
+struct BloomCache {
+  uint8_t values[kCacheSlots][kCacheValueBytes];
+  uint8_t lengths[kCacheSlots] = {};  // 0: empty
+  uint16_t bits[kCacheSlots][3];
+  uint32_t pendingJob[kCacheSlots] = {};  // job + 1 while the slot's value is being hashed in this call
 };
 
-void SetBloomBits(uint8_t* bloom, const uint8_t* hash) {
-  for (int i = 0; i < 6; i += 2) {
-    const uint32_t bit = ((static_cast<uint32_t>(hash[i]) << 8) | hash[i + 1]) & 2047;
-    bloom[kBloomBytes - 1 - (bit >> 3)] |= static_cast<uint8_t>(1u << (bit & 7));
+struct BloomScratch {
+  BloomCache cache;
+  std::vector<KeccakJob> jobs;
+  std::vector<uint8_t> hashes;
+  std::vector<uint32_t> jobValue;  // the value each job hashes
+  std::vector<int32_t> jobSlot;    // the cache slot it fills, or -1
+  std::vector<uint32_t> waiting;   // pairs (value, job): a repeat of a value hashed in this call
+};
+
+uint32_t CacheSlot(const uint8_t* value, uint32_t length) {
+  uint64_t key = static_cast<uint64_t>(length) << 56;
+  if (length >= 8) {
+    uint64_t tail;
+    memcpy(&tail, value + length - 8, 8);
+    key ^= tail;
+  } else {
+    for (uint32_t i = 0; i < length; i++) key ^= static_cast<uint64_t>(value[i]) << (8 * i);
   }
+  return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> 52) & (kCacheSlots - 1);
+}
+
+void BitsOf(const uint8_t* hash, uint16_t* bits) {
+  for (int i = 0; i < 3; i++) bits[i] = ((static_cast<uint16_t>(hash[2 * i]) << 8) | hash[2 * i + 1]) & 2047;
+}
+
+void SetBloomBits(uint8_t* bloom, const uint16_t* bits) {
+  for (int i = 0; i < 3; i++) bloom[kBloomBytes - 1 - (bits[i] >> 3)] |= static_cast<uint8_t>(1u << (bits[i] & 7));
 }
 
 napi_value BloomBits(napi_env env, napi_callback_info info) {
@@ -194,24 +226,66 @@ napi_value BloomBits(napi_env env, napi_callback_info info) {
   const uint8_t* bytes = static_cast<const uint8_t*>(bytesData);
   const uint32_t* values = static_cast<const uint32_t*>(valuesData);
   uint8_t* blooms = static_cast<uint8_t*>(bloomsData);
+  uint8_t* block = static_cast<uint8_t*>(blockData);
   for (uint32_t k = 0; k < count; k++) {
     const uint64_t start = values[3 * k], length = values[3 * k + 1], bloom = values[3 * k + 2];
     if (start + length > bytesLength || bloom + kBloomBytes > bloomsLength) return Throw(env, "a value's range lies outside its array", true);
   }
-  static thread_local BloomScratch scratch;  // one per worker thread: calls on a thread never overlap
-  scratch.jobs.resize(count);
-  scratch.hashes.resize(static_cast<size_t>(count) * 32);
+  static thread_local std::unique_ptr<BloomScratch> owned;  // one per worker thread: calls on a thread never overlap
+  if (!owned) owned = std::make_unique<BloomScratch>();
+  BloomScratch& scratch = *owned;
+  BloomCache& cache = scratch.cache;
+  scratch.jobs.clear();
+  scratch.jobValue.clear();
+  scratch.jobSlot.clear();
+  scratch.waiting.clear();
   for (uint32_t k = 0; k < count; k++) {
-    scratch.jobs[k] = KeccakJob{bytes + values[3 * k], values[3 * k + 1], scratch.hashes.data() + 32 * k};
+    const uint8_t* value = bytes + values[3 * k];
+    const uint32_t length = values[3 * k + 1];
+    int32_t slot = -1;
+    if (length > 0 && length <= kCacheValueBytes) {
+      slot = static_cast<int32_t>(CacheSlot(value, length));
+      if (cache.lengths[slot] == length && memcmp(cache.values[slot], value, length) == 0) {
+        if (cache.pendingJob[slot] != 0) {
+          scratch.waiting.push_back(k);
+          scratch.waiting.push_back(cache.pendingJob[slot] - 1);
+        } else {
+          SetBloomBits(blooms + values[3 * k + 2], cache.bits[slot]);
+          SetBloomBits(block, cache.bits[slot]);
+        }
+        continue;
+      }
+      memcpy(cache.values[slot], value, length);
+      cache.lengths[slot] = static_cast<uint8_t>(length);
+      cache.pendingJob[slot] = static_cast<uint32_t>(scratch.jobs.size()) + 1;
+    }
+    scratch.jobValue.push_back(k);
+    scratch.jobSlot.push_back(slot);
+    scratch.jobs.push_back(KeccakJob{value, length, nullptr});
   }
+  const size_t jobs = scratch.jobs.size();
+  scratch.hashes.resize(jobs * 32);
+  for (size_t j = 0; j < jobs; j++) scratch.jobs[j].out = scratch.hashes.data() + 32 * j;
   const Implementation& impl = list[which];
-  if (count == 1 || impl.lanes == 1) keccak_run_scalar(scratch.jobs.data(), count);
-  else impl.run(scratch.jobs.data(), count);
-  uint8_t* block = static_cast<uint8_t*>(blockData);
-  for (uint32_t k = 0; k < count; k++) {
-    const uint8_t* hash = scratch.hashes.data() + 32 * k;
-    SetBloomBits(blooms + values[3 * k + 2], hash);
-    SetBloomBits(block, hash);
+  if (jobs > 0) {
+    if (jobs == 1 || impl.lanes == 1) keccak_run_scalar(scratch.jobs.data(), jobs);
+    else impl.run(scratch.jobs.data(), jobs);
+  }
+  uint16_t bits[3];
+  for (size_t j = 0; j < jobs; j++) {
+    BitsOf(scratch.hashes.data() + 32 * j, bits);
+    SetBloomBits(blooms + values[3 * scratch.jobValue[j] + 2], bits);
+    SetBloomBits(block, bits);
+    const int32_t slot = scratch.jobSlot[j];
+    if (slot >= 0 && cache.pendingJob[slot] == j + 1) {
+      memcpy(cache.bits[slot], bits, sizeof bits);
+      cache.pendingJob[slot] = 0;
+    }
+  }
+  for (size_t i = 0; i < scratch.waiting.size(); i += 2) {
+    BitsOf(scratch.hashes.data() + 32 * scratch.waiting[i + 1], bits);
+    SetBloomBits(blooms + values[3 * scratch.waiting[i] + 2], bits);
+    SetBloomBits(block, bits);
   }
   return nullptr;
 }
