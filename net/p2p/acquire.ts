@@ -107,30 +107,15 @@ export interface Header {
 const owned = copyBytes;
 
 /**
- * The bodies or receipt lists of one answer copied out of its message into one shared buffer: the structured clone
- * that takes a block to the verification pool then shares these bytes instead of copying them (a profile of the p2p
- * history path put that copy, piscina's `postTask`, at 14% of the fetching thread), and one buffer per answer
- * rather than per block (at most a window of blocks, a few hundred KB) keeps the number of shared buffers to
- * allocate and to pass to the pool down (each costs its own allocation and bookkeeping in every clone; per block,
- * they were 3% of that thread). Nothing writes to them after this copy.
+ * A body or receipt list copied out of its message into shared memory: the structured clone that takes the block to
+ * the verification pool then shares these bytes instead of copying them (a profile of the p2p history path put
+ * that copy, piscina's `postTask`, at 14% of the fetching thread). Nothing writes to them after this copy.
  */
-function ownedShared(items: readonly Uint8Array[]): Uint8Array[] {
-  const shared = new SharedArrayBuffer(items.reduce((sum, item) => sum + alignedLength(item.length), 0));
-  let at = 0;
-  return items.map((item) => {
-    const out = new Uint8Array(shared, at, item.length);
-    out.set(item);
-    at += alignedLength(item.length);
-    return out;
-  });
+function ownedShared(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  out.set(bytes);
+  return out;
 }
-
-/**
- * Each item starts on an 8-byte boundary of the shared buffer: V8 copies out of (and into) shared memory word by
- * word only from aligned starts, and byte by byte otherwise (`Buffer.from` of a 60 KB view at an odd offset took
- * 36 µs here, 7 µs aligned; the store copies every body and receipt list once more when recording them).
- */
-const alignedLength = (length: number): number => (length + 7) & ~7;
 
 export function parseHeaders(response: ItemsResponse): Header[] {
   return response.items.map((item) => {
@@ -291,12 +276,10 @@ export async function completeBlocks(options: Pick<AcquireOptions, 'pool' | 'ver
           if (response.items.length > window.length) throw new InvalidMaterial(`${response.items.length} items for ${window.length} hashes`);
           return { value: response.items, bytes: sizeOf(response), partial: response.items.length < window.length };
         }, options.claim);
-        if (answer) {
-          ownedShared(answer.value).forEach((bytes, i) => {
-            into.set(window[i]!, { bytes, session: answer.session });
-            startVerify(window[i]!);
-          });
-        }
+        answer?.value.forEach((bytes, i) => {
+          into.set(window[i]!, { bytes: ownedShared(bytes), session: answer.session });
+          startVerify(window[i]!);
+        });
         flush();
       }));
     }
