@@ -16,16 +16,15 @@
  * `CDN_BENCH_BACKFILL_PASS_CONCURRENCY`, default 4 pieces in flight (the source's defaults).
  * The baseline in the same run: instances cold-backfilled through the `rpc` history source from the replay
  * JSON-RPC server serving the same chain (`CDN_BENCH_BACKFILL_RPC=0` leaves it out; `CDN_BENCH_BACKFILL_RPC_KINDS`,
- * default blobs, the kinds it backfills).
+ * default blobs,erc20, the kinds it backfills; each node figure is reported beside the rpc one, with the ratio).
  *
- * Reported per instance kind and source: blocks/s of the cold job, the follower's CPU per block (all its threads,
- * over the job's wall time), the serving side's CPU per block (all peers together, or the JSON-RPC server), the
+ * Reported per instance kind and source: blocks/s of the cold job (its start to its end), the follower's CPU per block
+ * (all its threads, from its readiness to the job's end), the serving side's CPU per block (all peers together, or the JSON-RPC server), the
  * follower's RSS after the job, its peak, and the median and 95th percentile of one sample a second during it.
  * `CDN_BENCH_BACKFILL_CPU_PROF=<dir>`: the p2p followers run with --cpu-prof (a profile per thread).
  */
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { join } from 'node:path';
 import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig, type DevnetConfig } from '../../net/devnet/index.js';
 import type { ChainIdentity } from '../../net/p2p/status.js';
 import { historyPass, type PassResult } from './history-p2p-pass.js';
