@@ -19,6 +19,7 @@ import type { ListenerInbox } from '../listener/messages.js';
 import type { LaneSpec } from '../../runtime/supervisor.js';
 import { createTaskPool } from '../../runtime/pool.js';
 import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
+import { onStopSignals } from '../../runtime/stop-signals.js';
 import { acquireDataDirLock } from '../../store/lock.js';
 import { openStore } from '../../store/store.js';
 import { ensureChainIdentity } from '../../store/chain-identity.js';
@@ -223,26 +224,25 @@ function killProcess(): never {
 export async function runNode(loaded: LoadedConfig): Promise<void> {
   const log = createLogger({ lane: 'node', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
   const node = await startNode(loaded, { log });
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) {
+  onStopSignals({
+    log,
+    second: (signal) => {
       log.warn('second signal: exiting without a graceful stop', { signal });
       killProcess();
-    }
-    log.info('signal received', { signal });
-    const budgetMs = loaded.config.runtime.shutdown_timeout_seconds * 1000;
-    setTimeout(() => {
-      log.error('graceful stop exceeded its budget; killing the process', { budgetMs });
-      killProcess();
-    }, budgetMs + 2000).unref();
-    node.stop().then(() => process.exit(0), (error) => {
-      log.error('stop failed', errorFields(error));
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+    },
+    first: (signal) => {
+      log.info('signal received', { signal });
+      const budgetMs = loaded.config.runtime.shutdown_timeout_seconds * 1000;
+      setTimeout(() => {
+        log.error('graceful stop exceeded its budget; killing the process', { budgetMs });
+        killProcess();
+      }, budgetMs + 2000).unref();
+      node.stop().then(() => process.exit(0), (error) => {
+        log.error('stop failed', errorFields(error));
+        process.exit(1);
+      });
+    },
+  });
   void node.stopped.then(() => {
     const fatal = node.fatal();
     if (fatal === null) return;

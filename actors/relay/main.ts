@@ -24,6 +24,7 @@ import { registerStreamRoute, STREAM_ROUTE } from '../../api/sse/stream-route.js
 import { natsConnectionOptions } from '../../net/jetstream/connection.js';
 import { DescriptorWatch } from '../../net/jetstream/descriptors.js';
 import { createLogger, errorFields, type Logger } from '../../runtime/log.js';
+import { onStopSignals } from '../../runtime/stop-signals.js';
 import { createListenerMetrics } from '../listener/metrics.js';
 import type { LoadedRelayConfig } from './config.js';
 import { createRelayMetrics } from './metrics.js';
@@ -166,19 +167,18 @@ export async function startRelay(loaded: LoadedRelayConfig, log: Logger): Promis
 export async function runRelay(loaded: LoadedRelayConfig): Promise<void> {
   const log = createLogger({ lane: 'relay', level: loaded.config.log.level, maxLinesPerSecond: loaded.config.log.max_lines_per_second });
   const relay = await startRelay(loaded, log);
-  let signalled = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) {
+  onStopSignals({
+    log,
+    second: (signal) => {
       log.warn('second signal: exiting without a graceful stop', { signal });
       process.exit(1);
-    }
-    signalled = true;
-    log.info('stopping', { signal });
-    relay.stop().then(() => process.exit(0), (error: unknown) => {
-      log.error('stop failed', errorFields(error));
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+    },
+    first: (signal) => {
+      log.info('stopping', { signal });
+      relay.stop().then(() => process.exit(0), (error: unknown) => {
+        log.error('stop failed', errorFields(error));
+        process.exit(1);
+      });
+    },
+  });
 }

@@ -63,16 +63,6 @@ ON CONFLICT (processor) DO UPDATE SET instance = EXCLUDED.instance, kind = EXCLU
   [row.processor, row.instance, row.kind, row.consumer, row.sequence.toString(), row.cursor, JSON.stringify(row.collections), row.bootstraps]);
 }
 
-/**
- * Moves the cursor from `from` to `to` and stores the collections' state (their finalized blocks), inside a page's
- * transaction; false when it was not at `from` (another writer).
- */
-export async function advanceCursor(client: pg.Client, schema: string, processor: string, from: bigint, to: bigint, cursor: string, collections: Readonly<Record<string, CollectionState>>): Promise<boolean> {
-  const result = await client.query(`UPDATE ${qualified(schema, CURSOR_TABLE)} SET sequence = $3, cursor = $4, collections = $5, updated_at = now() WHERE processor = $1 AND sequence = $2`,
-    [processor, from.toString(), to.toString(), cursor, JSON.stringify(collections)]);
-  return result.rowCount === 1;
-}
-
 const LOCK_SPACE = 'chain-node-sink';
 
 /** Takes the session's advisory lock on (schema, processor); false when another session holds it. */

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createNodeClient } from '../../api/client/index.js';
 import { createLogger, errorFields, redactUrl, type Logger } from '../../runtime/log.js';
+import { onStopSignals } from '../../runtime/stop-signals.js';
 import type { LoadedSinkConfig } from './config.js';
 import { ensureCursorTable } from './cursor-store.js';
 import { createSinkMetrics } from './metrics.js';
@@ -118,25 +119,26 @@ export async function runSink(loaded: LoadedSinkConfig): Promise<void> {
   const tty = process.stderr.isTTY ? process.stderr : null;
   const sink = await startSink(loaded, log, tty);
   let signalled = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) {
+  onStopSignals({
+    log,
+    second: (signal) => {
       log.warn('second signal: exiting without waiting for the open transactions', { signal });
       process.exit(1);
-    }
-    signalled = true;
-    log.info('stopping: finishing the open transactions', { signal });
-    const timer = setTimeout(() => {
-      log.error('stop overran sink.shutdown_timeout_seconds; exiting (PostgreSQL rolls back what was not committed)', { seconds: loaded.config.sink.shutdown_timeout_seconds });
-      process.exit(1);
-    }, loaded.config.sink.shutdown_timeout_seconds * 1000);
-    timer.unref();
-    void sink.stop().then(() => {
-      log.info('stopped');
-      process.exit(0);
-    });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+    },
+    first: (signal) => {
+      signalled = true;
+      log.info('stopping: finishing the open transactions', { signal });
+      const timer = setTimeout(() => {
+        log.error('stop overran sink.shutdown_timeout_seconds; exiting (PostgreSQL rolls back what was not committed)', { seconds: loaded.config.sink.shutdown_timeout_seconds });
+        process.exit(1);
+      }, loaded.config.sink.shutdown_timeout_seconds * 1000);
+      timer.unref();
+      void sink.stop().then(() => {
+        log.info('stopped');
+        process.exit(0);
+      });
+    },
+  });
   sink.done.then(() => undefined, (error: unknown) => {
     if (signalled) return;
     process.stderr.write(`chain-node sink: stopped: ${(error as Error).message}\n`);

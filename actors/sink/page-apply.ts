@@ -5,10 +5,11 @@
  * is acknowledged to the node before COMMIT returns (the caller acknowledges).
  *
  * The statements are built ahead (`prepareTransaction`, while the previous transaction runs, their values inlined as
- * dollar-quoted literals) and, once the guard held, sent with the COMMIT as one query: PostgreSQL runs them back to back.
+ * dollar-quoted literals) and sent with BEGIN, the guard and COMMIT as one query: one round trip, so PostgreSQL runs
+ * them back to back and never waits on the sink's event loop (busy building the next transaction) between them.
  */
 import type pg from 'pg';
-import { advanceCursor, type CollectionState } from './cursor-store.js';
+import { CURSOR_TABLE, type CollectionState } from './cursor-store.js';
 import type { PagePlan, TableOps } from './page-plan.js';
 import { qualified, type SinkTable } from './tables.js';
 
@@ -72,20 +73,35 @@ export function prepareTransaction(tables: ReadonlyMap<string, SinkTable>, plan:
   return { text: [...statements, 'COMMIT'].join(';\n'), to: plan.last };
 }
 
+/** The SQLSTATE the guard raises when the stored cursor is not where the transaction moves it from. */
+export const CURSOR_MOVED_SQLSTATE = 'CN001';
+
+/**
+ * The guarded cursor move as one statement (a DO block): moves the processor's cursor from `from` to `to` with the
+ * collections' state, and raises CURSOR_MOVED_SQLSTATE when it was not at `from` (another writer), which ends the
+ * query and leaves the transaction to roll back.
+ */
+export function cursorGuard(schema: string, processor: string, from: bigint, to: { readonly sequence: bigint; readonly cursor: string }, collections: Readonly<Record<string, CollectionState>>): string {
+  const body = `BEGIN
+  UPDATE ${qualified(schema, CURSOR_TABLE)} SET sequence = ${to.sequence}, cursor = ${literal(to.cursor)}, collections = ${literal(JSON.stringify(collections))}::jsonb, updated_at = now()
+    WHERE processor = ${literal(processor)} AND sequence = ${from};
+  IF NOT FOUND THEN RAISE EXCEPTION 'the stored cursor is not at sequence ${from}' USING ERRCODE = '${CURSOR_MOVED_SQLSTATE}'; END IF;
+END`;
+  return `DO ${literal(body)}`;
+}
+
 /**
  * Runs `prepared` (whose changes follow sequence `from`) in one transaction that moves the cursor and stores the
- * collections' state: BEGIN and the guarded cursor move, then the statements and COMMIT in one round trip (a
- * statement that fails ends it: PostgreSQL skips the rest, COMMIT included). Throws CursorMovedError (rolled back)
- * when the stored cursor was not at `from`, or the error of the statement that failed (rolled back).
+ * collections' state: BEGIN, the guarded cursor move, the statements and COMMIT in one round trip (a statement that
+ * fails ends it: PostgreSQL skips the rest, COMMIT included). Throws CursorMovedError (rolled back) when the stored
+ * cursor was not at `from`, or the error of the statement that failed (rolled back).
  */
 export async function runTransaction(client: pg.Client, schema: string, processor: string, prepared: PreparedTransaction, from: bigint, collections: Readonly<Record<string, CollectionState>>): Promise<void> {
-  await client.query('BEGIN');
-  let committed = false;
   try {
-    if (!(await advanceCursor(client, schema, processor, from, prepared.to.sequence, prepared.to.cursor, collections))) throw new CursorMovedError(processor, from);
-    await client.query(prepared.text);
-    committed = true;
-  } finally {
-    if (!committed) await client.query('ROLLBACK').catch(() => undefined);
+    await client.query(`BEGIN;\n${cursorGuard(schema, processor, from, prepared.to, collections)};\n${prepared.text}`);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    if ((error as { code?: unknown }).code === CURSOR_MOVED_SQLSTATE) throw new CursorMovedError(processor, from);
+    throw error;
   }
 }

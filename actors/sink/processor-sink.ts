@@ -262,12 +262,16 @@ export class ProcessorSink {
         if (plan.skipped > 0) metrics.changesSkipped.inc(labels, plan.skipped);
         const prepared = prepareTransaction(byCollection, plan);
         const from = planned.sequence;
+        const finalizedAfter = plan.finalized;
         const nextCollections = Object.fromEntries(Object.entries(planned.collections).map(([collection, state]) => {
-          const block = plan.finalized.get(collection) ?? -1;
+          const block = finalizedAfter.get(collection) ?? -1;
           return [collection, { ...state, finalizedBlock: block < 0 ? null : block }];
         }));
         if (plan.last !== null) planned = { sequence: plan.last.sequence, collections: nextCollections };
         const ackCursor = data[data.length - 1]!.cursor;
+        // Only what the commit reports is kept past here: the plan's rows (and the batches) are garbage once the
+        // statements are built, not held until the transaction behind the running one commits.
+        const { operations, emittedAt } = plan;
         const previous = running;
         running = (async () => {
           await previous;
@@ -280,9 +284,9 @@ export class ProcessorSink {
             cursor = prepared.to.cursor;
             metrics.transactionSeconds.observe(labels, (performance.now() - started) / 1000);
             metrics.transactions.inc(labels);
-            for (const [operation, count] of Object.entries(plan.operations)) if (count > 0) metrics.changesApplied.inc({ ...labels, operation }, count);
-            for (const emittedAt of plan.emittedAt) {
-              const at = Date.parse(emittedAt);
+            for (const [operation, count] of Object.entries(operations)) if (count > 0) metrics.changesApplied.inc({ ...labels, operation }, count);
+            for (const emitted of emittedAt) {
+              const at = Date.parse(emitted);
               if (Number.isFinite(at)) metrics.commitToVisibleSeconds.observe(labels, Math.max(0, visible - at) / 1000);
             }
             metrics.appliedSequence.set(labels, Number(sequence));

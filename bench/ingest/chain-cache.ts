@@ -9,10 +9,16 @@ import { join, resolve } from 'node:path';
 import { encodeBlock, encodeEth69Receipts } from '../../net/eth/index.js';
 import { devnetSteps, resolveDevnetConfig, type DevnetConfig, type DevnetConfigInput } from '../../net/devnet/index.js';
 import { createChainFileWriter } from './chain-file.js';
+import { writeCycledChain } from './chain-cycle.js';
 
 export interface IngestChain {
   devnet: DevnetConfigInput;
   blocks: number;
+  /**
+   * Generate only this many blocks and repeat their bodies under new headers up to `blocks` (./chain-cycle.ts): for
+   * chains longer than generating allows.
+   */
+  cycle?: number;
 }
 
 export interface CachedChain {
@@ -26,8 +32,8 @@ const CACHE_GENERATION = 2;
 
 export const CACHE_DIR = resolve('bench', 'cache');
 
-function cacheKey(config: DevnetConfig, blocks: number): string {
-  const canonical = JSON.stringify({ generation: CACHE_GENERATION, config, blocks }, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+function cacheKey(config: DevnetConfig, blocks: number, cycle?: number): string {
+  const canonical = JSON.stringify({ generation: CACHE_GENERATION, config, blocks, ...(cycle === undefined ? {} : { cycle }) }, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
@@ -51,7 +57,11 @@ async function generate(config: DevnetConfig, blocks: number, path: string, prog
 export async function cachedChain(chain: IngestChain, progress: (done: number) => void = () => undefined): Promise<CachedChain> {
   const config = resolveDevnetConfig(chain.devnet);
   mkdirSync(CACHE_DIR, { recursive: true });
-  const path = join(CACHE_DIR, `ingest-${chain.blocks}x${config.transactionsPerBlock}-${cacheKey(config, chain.blocks)}.chain`);
-  if (!existsSync(path)) await generate(config, chain.blocks, path, progress);
+  const cycle = chain.cycle !== undefined && chain.cycle < chain.blocks ? chain.cycle : undefined;
+  const path = join(CACHE_DIR, `ingest-${chain.blocks}x${config.transactionsPerBlock}${cycle === undefined ? '' : `-cycle${cycle}`}-${cacheKey(config, chain.blocks, cycle)}.chain`);
+  if (!existsSync(path)) {
+    if (cycle === undefined) await generate(config, chain.blocks, path, progress);
+    else await writeCycledChain(await cachedChain({ devnet: chain.devnet, blocks: cycle }, progress), chain.blocks, path, progress);
+  }
   return { path, config, blocks: chain.blocks };
 }

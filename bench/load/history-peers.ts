@@ -7,6 +7,10 @@
  * receipts are read from the file when asked (the page cache keeps them: four peers share one copy). Prints
  * `{"enode": …, "chainId": …, "genesis": …, "tip": N}` once listening, then serves until it is signalled (its CPU is read
  * from /proc by the bench); standard input takes `go` and `rewind` (the head's moves, below).
+ * `--beacon-api`: this peer also serves the chain's consensus side as the devnet does (`devnet.beacon_api`,
+ * net/devnet/beacon-server.ts: beacon slot n carries block n, light-client objects signed by the devnet's sync
+ * committee for the chain's seed) on a free loopback port, over the headers it serves, its head the served head;
+ * its URL is printed as `beaconApi`. A follower's `finality.kind = "beacon_api"` (light-client proof) reads it.
  */
 import { fstatSync, openSync, readSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -25,8 +29,11 @@ import { chainRequestHandler, type ChainReader } from '../../net/p2p/serve.js';
 import { localStatus, refuseStatus, type ChainIdentity } from '../../net/p2p/status.js';
 import { cachedChain } from '../ingest/chain-cache.js';
 import { historyChain } from './history-chain.js';
+import { devnetBeaconConfig } from '../../net/devnet/beacon-chain.js';
+import { DevnetBeaconChain } from '../../net/devnet/beacon-objects.js';
+import { startDevnetBeaconServer } from '../../net/devnet/beacon-server.js';
 
-const { values } = parseArgs({ options: { chain: { type: 'string', default: 'mainnet' }, length: { type: 'string' }, blocks: { type: 'string' }, advance: { type: 'string', default: '8' } } });
+const { values } = parseArgs({ options: { chain: { type: 'string', default: 'mainnet' }, length: { type: 'string' }, blocks: { type: 'string' }, advance: { type: 'string', default: '8' }, 'beacon-api': { type: 'boolean', default: false } } });
 const shape = historyChain(values.chain ?? 'mainnet', values.length === undefined ? undefined : Number(values.length));
 const cached = await cachedChain(shape);
 const genesis = devnetGenesis(cached.config);
@@ -118,8 +125,26 @@ const host = new EthHost({
   checkStatus: (remote) => refuseStatus(chain, tip, remote), handler: chainRequestHandler(reader), maxPeers: 4, handshakeTimeoutMs: 10_000,
   listen: { host: '127.0.0.1', port: 0 },
 });
-process.stdout.write(`${JSON.stringify({ enode: formatEnode(host.id, '127.0.0.1', await host.port()), chainId: chain.chainId, genesis: genesis.hash, tip: tipNumber })}\n`);
+const beacon = values['beacon-api'] ? await serveBeaconApi() : null;
+process.stdout.write(`${JSON.stringify({ enode: formatEnode(host.id, '127.0.0.1', await host.port()), chainId: chain.chainId, genesis: genesis.hash, tip: tipNumber, ...(beacon ? { beaconApi: beacon } : {}) })}\n`);
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === 'go') movingSince = performance.now();
   if (line === 'rewind') movingSince = null;
+}
+
+/** The Beacon API over the served chain (`--beacon-api`): its head follows the served head, events on each move. */
+async function serveBeaconApi(): Promise<string> {
+  const blocks = {
+    head: servedHead,
+    blockAt: (number: number) => (number >= 0 && number <= tipNumber ? { header: number === 0 ? genesis.header : decodeHeader(header(number)), hash: hashes[number]! } : undefined),
+  };
+  const beaconChain = new DevnetBeaconChain(devnetBeaconConfig(cached.config), blocks, String(cached.config.seed), cached.config.finalityLag);
+  const server = await startDevnetBeaconServer('127.0.0.1:0', beaconChain, servedHead);
+  let announced = servedHead();
+  setInterval(() => {
+    if (servedHead() === announced) return;
+    announced = servedHead();
+    server.headChanged();
+  }, 100).unref();
+  return server.url;
 }

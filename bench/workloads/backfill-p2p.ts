@@ -5,31 +5,30 @@
  * bench/cache/ (`CDN_BENCH_BACKFILL_BLOCKS` long, default 1,024; a longer chain is generated once, a few blocks a
  * second). Each round: the blocks fetched, verified and recorded with no node and no processor in the bench process
  * itself (history-p2p-pass.ts).
- * With `CDN_BENCH_BACKFILL_P2P_NODE=1`, also a node: `[sources.live] kind = "p2p"` with those peers as trusted peers,
- * devnet finality, one `[[sources.history]] kind = "p2p"`; its live lane first follows the peers' chain from genesis
- * (a p2p follower always starts there) into a seed store kept under bench/cache/, and each round a copy of the seed
- * gets a blobs instance and a materialization job from the peers. These rounds do not measure a backfill yet (see
- * p2pRound), so they are off by default.
+ * Then a node per kind (`CDN_BENCH_BACKFILL_P2P_NODE=0` leaves them out): `[sources.live] kind = "p2p"` with those
+ * peers as trusted peers and `start = "finalized"`, `finality.kind = "beacon_api"` by light-client proof from the
+ * first peer, which also serves the chain's consensus side as the devnet does (history-peers.ts `--beacon-api`; the
+ * checkpoint root: its finalized block root when the round starts, as an operator takes a recent root they trust),
+ * one `[[sources.history]] kind = "p2p"`, and one instance (`start_block = 0`: blobs, then erc20). Its chain begins at
+ * the finalized block, so the instance is cold-backfilled below it from the peers: blocks 0 to that block, the
+ * chain's finalized range.
  * The pass: `CDN_BENCH_BACKFILL_PASS_BATCH`, default 16 blocks a piece, and
  * `CDN_BENCH_BACKFILL_PASS_CONCURRENCY`, default 4 pieces in flight (the source's defaults).
  * The baseline in the same run: instances cold-backfilled through the `rpc` history source from the replay
  * JSON-RPC server serving the same chain (`CDN_BENCH_BACKFILL_RPC=0` leaves it out; `CDN_BENCH_BACKFILL_RPC_KINDS`,
- * default blobs, the kinds it backfills).
+ * default blobs,erc20, the kinds it backfills; each node figure is reported beside the rpc one, with the ratio).
  *
- * Reported per instance kind and source: blocks/s of the cold job, the follower's CPU per block (all its threads,
- * over the job's wall time), the serving side's CPU per block (all peers together, or the JSON-RPC server), the
+ * Reported per instance kind and source: blocks/s of the cold job (its start to its end), the follower's CPU per block
+ * (all its threads, from its readiness to the job's end), the serving side's CPU per block (all peers together, or the JSON-RPC server), the
  * follower's RSS after the job, its peak, and the median and 95th percentile of one sample a second during it.
  * `CDN_BENCH_BACKFILL_CPU_PROF=<dir>`: the p2p followers run with --cpu-prof (a profile per thread).
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { trackDirectory } from '../leftovers.js';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { join } from 'node:path';
 import { devnetForkSchedule, devnetGenesis, resolveDevnetConfig, type DevnetConfig } from '../../net/devnet/index.js';
 import type { ChainIdentity } from '../../net/p2p/status.js';
 import { historyPass, type PassResult } from './history-p2p-pass.js';
-import { cachedChain, CACHE_DIR } from '../ingest/chain-cache.js';
+import { cachedChain } from '../ingest/chain-cache.js';
 import { historyChain } from '../load/history-chain.js';
 import { cpuSeconds } from '../load/process-cpu.js';
 import { startServerProcess } from '../load/server-process.js';
@@ -42,13 +41,11 @@ const TOKENS = ['0xfa5b17fc3b43b0ecdd27cfa8810a44e52d9a2506', '0xc9bbd8575d55bf8
 const KINDS = ['blobs', 'erc20'] as const;
 type Kind = (typeof KINDS)[number];
 const FINALITY_LAG = 4;
-/** Kinds backfilled from the peers: block-local ones only (an ordered-state kind has no on_demand jobs; see p2pRound). */
-const P2P_KINDS: readonly Kind[] = ['blobs'];
 /**
- * Kinds the rpc baseline backfills (`CDN_BENCH_BACKFILL_RPC_KINDS`, default blobs): at tens of blocks/s a 10,000-block
- * rpc backfill takes minutes a kind.
+ * Kinds the rpc baseline backfills (`CDN_BENCH_BACKFILL_RPC_KINDS`, default blobs,erc20; the node rounds from the peers
+ * backfill both): at ~170 blocks/s a 10,000-block rpc backfill takes about a minute a kind.
  */
-const RPC_KINDS = (process.env.CDN_BENCH_BACKFILL_RPC_KINDS ?? 'blobs').split(',').filter((k): k is Kind => (KINDS as readonly string[]).includes(k));
+const RPC_KINDS = (process.env.CDN_BENCH_BACKFILL_RPC_KINDS ?? 'blobs,erc20').split(',').filter((k): k is Kind => (KINDS as readonly string[]).includes(k));
 
 interface Setup { readonly chainName: 'mainnet' | 'smoke'; readonly length: number | undefined; readonly blocks: number; readonly peers: number; readonly config: DevnetConfig }
 
@@ -83,37 +80,41 @@ function devnetSets(config: DevnetConfig): string[] {
   ];
 }
 
-interface Peers { readonly enodes: string[]; readonly pids: number[]; send(line: 'go' | 'rewind'): void; stop(): Promise<void> }
+/** The serving peers; `beaconApi`: the first one's Beacon API (history-peers.ts `--beacon-api`), when asked for. */
+interface Peers { readonly enodes: string[]; readonly pids: number[]; readonly beaconApi: string | null; send(line: 'go' | 'rewind'): void; stop(): Promise<void> }
 
-/** Blocks below the tip the peers serve until `go` (history-peers.ts): the seed follows to there. */
+/** Blocks below the tip the peers serve until `go` (history-peers.ts): a fresh follower's chain ends there at first. */
 const ADVANCE = 8;
 
 /** `count` serving peers, each its own process, started one after another (each indexes the chain file first). */
-async function startPeers(setup: Setup): Promise<Peers> {
+async function startPeers(setup: Setup, beaconApi: boolean): Promise<Peers> {
   const children: ReturnType<typeof spawnNodeScript>[] = [];
   const enodes: string[] = [];
+  let beaconUrl: string | null = null;
   const stop = async () => { await Promise.all(children.map((child) => stopProcess(child, 5000))); };
   try {
     for (let i = 0; i < setup.peers; i += 1) {
-      const child = spawnNodeScript(loadScript('history-peers'), [...chainArgs(setup), '--advance', String(ADVANCE)], 'pipe');
+      const child = spawnNodeScript(loadScript('history-peers'), [...chainArgs(setup), '--advance', String(ADVANCE), ...(beaconApi && i === 0 ? ['--beacon-api'] : [])], 'pipe');
       child.stdin!.on('error', () => undefined);
       children.push(child);
       const output = tailOutput(child);
       const first = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
       if (first.done) throw new Error(`history peer ${i} ended before listening: ${output.join(' | ')}`);
-      enodes.push((JSON.parse(first.value) as { enode: string }).enode);
+      const listening = JSON.parse(first.value) as { enode: string; beaconApi?: string };
+      enodes.push(listening.enode);
+      beaconUrl ??= listening.beaconApi ?? null;
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { enodes, pids: children.map((child) => child.pid!), send: (line) => { for (const child of children) child.stdin!.write(`${line}\n`); }, stop };
+  return { enodes, pids: children.map((child) => child.pid!), beaconApi: beaconUrl, send: (line) => { for (const child of children) child.stdin!.write(`${line}\n`); }, stop };
 }
 
-function liveToml(peers: Peers): string[] {
+function liveToml(peers: Peers, checkpointRoot: string): string[] {
   return [
-    '[sources.live]', 'kind = "p2p"', `trusted_peers = [${peers.enodes.map((e) => `"${e}"`).join(', ')}]`, 'poll_interval_ms = 200', `minimum_peers = ${peers.enodes.length}`,
-    '[finality]', 'kind = "devnet"', 'poll_interval_ms = 200',
+    '[sources.live]', 'kind = "p2p"', `trusted_peers = [${peers.enodes.map((e) => `"${e}"`).join(', ')}]`, 'poll_interval_ms = 200', `minimum_peers = ${peers.enodes.length}`, 'start = "finalized"',
+    '[finality]', 'kind = "beacon_api"', `urls = ["${peers.beaconApi}"]`, `checkpoint_root = "${checkpointRoot}"`, 'poll_interval_ms = 200',
     '[[sources.history]]', 'id = "peers"', 'kind = "p2p"',
   ];
 }
@@ -122,38 +123,11 @@ function processorToml(kind: Kind): string[] {
   return ['[[processors]]', `id = "${kind}"`, `kind = "${kind}"`, 'start_block = 0', ...(kind === 'erc20' ? [`tokens = [${TOKENS.map((t) => `"${t}"`).join(', ')}]`] : [])];
 }
 
-/**
- * The seed: a follower store that followed the peers' chain live to its tip (no processor), finalized `FINALITY_LAG`
- * below it. Made once per chain and length (not in --smoke) and kept under bench/cache/.
- */
-async function seedStore(setup: Setup, peers: Peers, smoke: boolean): Promise<{ dir: string; made: boolean }> {
-  const dir = join(CACHE_DIR, `backfill-p2p-seed-${setup.chainName}-${setup.length ?? 0}-${setup.blocks}-a${ADVANCE}-g1`);
-  if (!smoke && existsSync(join(dir, 'data'))) return { dir: join(dir, 'data'), made: false };
-  const toml = [...liveToml(peers), ''].join('\n');
-  const node = await startBenchNode(devnetSets(setup.config), { toml, readyTimeoutMs: 600_000 });
-  try {
-    const head = setup.blocks - ADVANCE;
-    await node.waitFor(`the peers' head ${head} followed live`, async () => Number(await rpc<string>(node, 'eth_blockNumber', [])) >= head, 60_000 + setup.blocks * 100);
-    await node.waitFor('its finalized block', async () => {
-      const finalized = await rpc<{ number: string } | null>(node, 'eth_getBlockByNumber', ['finalized', false]).catch(() => null);
-      return finalized !== null && Number(finalized.number) >= head - FINALITY_LAG;
-    }, 60_000);
-  } catch (error) {
-    await node.stop();
-    throw error;
-  }
-  // --smoke: a directory of this run's own (removed at its end), never the cache.
-  const target = smoke ? mkdtempSync(join(tmpdir(), 'cdn-bench-p2p-seed-')) : dir;
-  if (smoke) trackDirectory(target);
-  const building = `${target}.${process.pid}.tmp`;
-  const restarted = await node.restart(devnetSets(setup.config), 600_000, toml, async () => {
-    mkdirSync(CACHE_DIR, { recursive: true });
-    cpSync(node.dataDir, join(building, 'data'), { recursive: true });
-    rmSync(target, { recursive: true, force: true });
-    renameSync(building, target);
-  });
-  await restarted.stop();
-  return { dir: join(target, 'data'), made: true };
+/** The root of the block the peers' Beacon API calls finalized now: the follower's weak-subjectivity checkpoint. */
+async function finalizedRoot(beaconApi: string): Promise<string> {
+  const response = await fetch(`${beaconApi}/eth/v1/beacon/headers/finalized`);
+  if (!response.ok) throw new Error(`the peers' Beacon API answered ${response.status} for the finalized header: ${await response.text()}`);
+  return ((await response.json()) as { data: { root: string } }).data.root;
 }
 
 interface JobView { id: string; state: string; fromBlock: number; toBlock: number; startedAt: string | null; finishedAt: string | null; lastError: { message: string } | null }
@@ -214,33 +188,18 @@ async function measuredJob(follower: BenchNode, kind: Kind, servingPids: readonl
   }
 }
 
-async function p2pRound(setup: Setup, peers: Peers, seed: string, kind: Kind): Promise<Round> {
+/** A fresh follower beginning at the peers' finalized block, its `kind` instance cold-backfilled below it from them. */
+async function p2pRound(setup: Setup, peers: Peers, kind: Kind): Promise<Round> {
   const profileDir = process.env.CDN_BENCH_BACKFILL_CPU_PROF;
   peers.send('rewind');
+  const toml = [...liveToml(peers, await finalizedRoot(peers.beaconApi!)), ...processorToml(kind), ''].join('\n');
   const follower = await startBenchNode(devnetSets(setup.config), {
-    toml: [...liveToml(peers), '[[processors]]', `id = "${kind}"`, `kind = "${kind}"`, 'history_mode = "on_demand"', ''].join('\n'), seedDataDir: seed, readyTimeoutMs: 300_000,
-    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+    toml, readyTimeoutMs: 300_000, ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
-  // New blocks, so that the follower sees a finalize move after its instance started (the cold backfill's split).
+  // The last few blocks, followed live while the backfill runs (as the rpc baseline's upstream moves its head).
   peers.send('go');
   try {
-    // Not a measurement yet: the seed's journal begins at genesis (a p2p follower always starts there), so a
-    // start_block = 0 instance starts live from the journal instead of planning a cold backfill, and this on_demand
-    // instance's job over the seed's finalized range finds nothing to fetch (it completes at once with no blocks).
-    // Hence the rounds run only with CDN_BENCH_BACKFILL_P2P_NODE=1, and their figures are not reported in RESULTS.md.
-    const finalized = setup.blocks - ADVANCE - FINALITY_LAG;
-    // An on_demand instance starts at the journal head: it takes jobs once it has seen a finalized block.
-    await follower.waitFor(`a finalized block seen by ${kind}`, async () => {
-      const status = (await (await fetch(`${follower.baseUrl}/v1/processors/${kind}/status`)).json()) as { coverage: { finalizedThrough: number | null } };
-      return status.coverage.finalizedThrough !== null;
-    }, 120_000);
-    return await measuredJob(follower, kind, peers.pids, async () => {
-      const created = await fetch(`${follower.baseUrl}/admin/v1/materialization-jobs`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ processor: kind, fromBlock: 1, toBlock: finalized, mode: 'fill_missing', idempotencyKey: `bench-${kind}`, source: 'peers' }),
-      });
-      if (!created.ok) throw new Error(`the materialization job was refused: ${created.status} ${await created.text()}`);
-    });
+    return await measuredJob(follower, kind, peers.pids);
   } finally {
     await follower.stop();
   }
@@ -267,20 +226,18 @@ export async function p2pBackfill(options: WorkloadOptions): Promise<Figure[]> {
   // The chain file first (generated once when bench/cache/ lacks it), so the peers only index it.
   await cachedChain(historyChain(setup.chainName, setup.length));
   const withRpc = process.env.CDN_BENCH_BACKFILL_RPC !== '0';
-  // The node rounds (CDN_BENCH_BACKFILL_P2P_NODE=1) do not measure a backfill yet: see p2pRound.
-  const withNode = process.env.CDN_BENCH_BACKFILL_P2P_NODE === '1';
+  const withNode = process.env.CDN_BENCH_BACKFILL_P2P_NODE !== '0';
   const rounds = new Map<Kind, Round[]>(KINDS.map((kind) => [kind, []]));
   const rpcRounds = new Map<Kind, Round[]>(KINDS.map((kind) => [kind, []]));
   const passes: PassResult[] = [];
   const passShape = { batch: positive('CDN_BENCH_BACKFILL_PASS_BATCH', 16), concurrency: positive('CDN_BENCH_BACKFILL_PASS_CONCURRENCY', 4), threads: options.config?.runtime.pool_threads ?? 2 };
   const genesis = devnetGenesis(setup.config);
   const identity: ChainIdentity = { chainId: setup.config.chainId, schedule: devnetForkSchedule(setup.config), genesis: { hash: genesis.hash, timestamp: genesis.header.timestamp } };
-  const peers = await startPeers(setup);
+  const peers = await startPeers(setup, withNode);
   try {
-    const seed = withNode ? await seedStore(setup, peers, options.smoke) : null;
     for (let round = 1; round <= (options.smoke ? 1 : options.rounds); round += 1) {
       passes.push(await historyPass(identity, setup.blocks - ADVANCE, peers.enodes, peers.pids, passShape));
-      if (seed) for (const kind of P2P_KINDS) rounds.get(kind)!.push(await p2pRound(setup, peers, seed.dir, kind));
+      if (withNode) for (const kind of KINDS) rounds.get(kind)!.push(await p2pRound(setup, peers, kind));
     }
   } finally {
     await peers.stop();
@@ -304,14 +261,15 @@ export async function p2pBackfill(options: WorkloadOptions): Promise<Figure[]> {
     figure('no processors: RSS of the bench process after the pass (with the pass store\'s mapped pages)', 'MiB', passes.map((r) => r.rssMiB), 'lower'),
     figure('no processors: anonymous RSS of the bench process after the pass (heaps, buffers)', 'MiB', passes.map((r) => r.anonMiB), 'lower'),
   ];
-  for (const kind of withNode ? P2P_KINDS : []) {
+  for (const kind of withNode ? KINDS : []) {
     const p2p = rounds.get(kind)!;
     const baseline = rpcRounds.get(kind)!;
     const beside = (name: string, unit: string, pick: (r: Round) => number, better: Figure['better']): Figure => (baseline.length > 0
       ? compared(name, unit, p2p.map(pick), { name: 'rpc history source (replay JSON-RPC server, same chain)', values: baseline.map(pick) }, better)
       : figure(name, unit, p2p.map(pick), better));
     figures.push(
-      beside(`cold backfill of a ${kind} instance from the p2p history source (${label})`, 'blocks/s', (r) => r.blocksPerSecond, 'higher'),
+      beside(`cold backfill of a ${kind} instance from the p2p history source (${label}; live p2p from the finalized block, beacon_api light-client finality)`, 'blocks/s', (r) => r.blocksPerSecond, 'higher'),
+      beside(`${kind}: blocks backfilled (0 to the finalized block the follower began at)`, 'count', (r) => r.blocks, undefined),
       beside(`${kind}: follower CPU per backfilled block (all threads)`, 'ms/block', (r) => r.cpuMsPerBlock, 'lower'),
       beside(`${kind}: serving CPU per backfilled block (all peers together; the JSON-RPC server for rpc)`, 'ms/block', (r) => r.servingCpuMsPerBlock, 'lower'),
       beside(`${kind}: follower RSS after the backfill`, 'MiB', (r) => r.rssMiB, 'lower'),

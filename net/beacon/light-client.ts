@@ -26,12 +26,18 @@ export interface SyncReport {
   readonly finalized: VerifiedFinality | null;
   /** Objects that failed verification or endpoints that failed, this round. */
   readonly problems: readonly string[];
-  /** Updates and finality updates that passed verification this round. */
+  /** Updates and finality updates that passed verification this round (a finality update taken before is not verified again). */
   readonly verified: number;
 }
 
 export class BeaconLightClient {
   private store: LightClientStore | null = null;
+  /**
+   * The last finality update this store took (its JSON text). Polling finds the same one until the chain's head
+   * moves (12 s a slot on mainnet, rounds every `poll_interval_ms`): taking it again changes nothing, but its
+   * signature check is a BLS pairing (tens of ms), which every poll paid.
+   */
+  private lastTaken: string | null = null;
 
   constructor(
     private readonly config: BeaconChainConfig,
@@ -52,11 +58,13 @@ export class BeaconLightClient {
   /** Continues from a store kept across a restart (restored by ./store-codec.ts) instead of bootstrapping. */
   resume(store: LightClientStore): void {
     this.store = store;
+    this.lastTaken = null;
   }
 
   /** Forgets the store: the next round bootstraps from the checkpoint again. */
   reset(): void {
     this.store = null;
+    this.lastTaken = null;
   }
 
   /** Tries each endpoint's bootstrap until one verifies against the checkpoint root. */
@@ -88,12 +96,15 @@ export class BeaconLightClient {
   offerFinalityUpdate(json: unknown): VerifiedFinality | null {
     const store = this.store;
     if (!store) return null;
+    const text = JSON.stringify(json);
+    if (text === this.lastTaken) return this.finalized();
     const update = parseFinalityUpdate(this.config, json, 'light_client_finality_update event');
     const storePeriod = periodAtSlot(this.config, store.finalizedHeader.beacon.slot);
     const signaturePeriod = periodAtSlot(this.config, update.signatureSlot);
     if (signaturePeriod !== storePeriod && (store.nextSyncCommittee === null || signaturePeriod > storePeriod + 1)) return null;
     try {
       processFinalityUpdate(this.config, store, update, currentSlot(this.config, this.now()));
+      this.lastTaken = text;
     } catch (error) {
       if (!(error instanceof LightClientError && error.code === 'irrelevant_update')) throw error;
     }
@@ -159,6 +170,8 @@ export class BeaconLightClient {
   private async round(client: BeaconClient, store: LightClientStore, slotNow: number): Promise<number> {
     const json = await client.get('/eth/v1/beacon/light_client/finality_update');
     if (json === null) return 0;
+    const text = JSON.stringify(json);
+    if (text === this.lastTaken) return 0;
     const update = parseFinalityUpdate(this.config, json);
     const storePeriod = periodAtSlot(this.config, store.finalizedHeader.beacon.slot);
     const signaturePeriod = periodAtSlot(this.config, update.signatureSlot);
@@ -166,6 +179,7 @@ export class BeaconLightClient {
     if (store.nextSyncCommittee === null || signaturePeriod > storePeriod + 1) verified += await this.catchUp(client, store, slotNow, signaturePeriod);
     try {
       processFinalityUpdate(this.config, store, update, slotNow);
+      this.lastTaken = text;
       return verified + 1;
     } catch (error) {
       if (error instanceof LightClientError && error.code === 'irrelevant_update') return verified;

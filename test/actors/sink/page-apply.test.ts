@@ -54,15 +54,18 @@ test('against PostgreSQL: values holding quotes, backslashes, dollar tags and SQ
   const hostile = `it's $j$ $j1$ \\' '); DROP TABLE s.sink_cursors; -- \\\\ "q" ü`;
   const data = { token: hostile, address: '0x01', balance: '123456789012345678901234567890', finality: 'included' };
   const ops: TableOps = { upserts: new Map([['k1', { key: 'k1', data, blockNumber: 7, blockHash: '0xab', finality: 'included', sequence: '11' }]]), deletes: new Set([hostile]), finalizedFrom: -1, finalizedThrough: null };
-  const plan: PagePlan = { tables: new Map([['balances', ops]]), finalized: new Map(), last: { sequence: 11n, cursor: 'c11' }, applied: 1, skipped: 0, operations: { apply: 1, undo: 0, finalized: 0 }, emittedAt: [] };
+  // The node's cursors are opaque: one holding the guard's own quoting lands as it is.
+  const plan: PagePlan = { tables: new Map([['balances', ops]]), finalized: new Map(), last: { sequence: 11n, cursor: `c11 ${hostile}` }, applied: 1, skipped: 0, operations: { apply: 1, undo: 0, finalized: 0 }, emittedAt: [] };
   const tables = new Map([['balances', { collection: 'balances', mapping, schema: 's', name: 'erc20_balances' }]]);
   await runTransaction(client, 's', 'erc20', prepareTransaction(tables, plan)!, 10n, collections);
   const rows = (await client.query('SELECT key, data, token, balance::text AS balance, change_sequence::text AS sequence FROM s.erc20_balances')).rows;
   assert.deepEqual(rows, [{ key: 'k1', data, token: hostile, balance: '123456789012345678901234567890', sequence: '11' }]);
   assert.equal((await readCursor(client, 's', 'erc20'))!.sequence, 11n);
+  assert.equal((await readCursor(client, 's', 'erc20'))!.cursor, `c11 ${hostile}`);
 
   // The same plan again: the cursor is at 11, not 10 — refused, nothing written.
   await assert.rejects(runTransaction(client, 's', 'erc20', prepareTransaction(tables, plan)!, 10n, collections), CursorMovedError);
+  assert.equal((await client.query('SELECT count(*)::int AS n FROM s.erc20_balances')).rows[0].n, 1, 'nothing written');
   // A statement that fails (a balance that is no number) rolls back the cursor move with it.
   const bad: PagePlan = { ...plan, tables: new Map([['balances', { ...ops, deletes: new Set<string>(), upserts: new Map([['k2', { key: 'k2', data: { ...data, balance: 'NaN?' }, blockNumber: 8, blockHash: '0xcd', finality: 'included', sequence: '12' }]]) }]]), last: { sequence: 12n, cursor: 'c12' } };
   await assert.rejects(runTransaction(client, 's', 'erc20', prepareTransaction(tables, bad)!, 11n, collections), /numeric/);

@@ -54,6 +54,26 @@ describe('devnet Beacon API endpoint', () => {
     assert.equal(anchor.epoch, expectedSlot / 8);
   });
 
+  test('a finality update the light client took is not verified again: the next round over the same head verifies nothing, a new head\'s update is verified', async () => {
+    const genesis = (await client().get('/eth/v1/beacon/headers/0')) as { data: { root: string } };
+    const light = new BeaconLightClient(devnetBeaconConfig(devnet.config), hexToBytes(genesis.data.root, 32), [client()]);
+    const first = await light.sync();
+    assert.ok(first.verified > 0, JSON.stringify(first));
+    const again = await light.sync();
+    assert.deepEqual([again.verified, again.finalized, again.problems], [0, first.finalized, []], 'the same update, not verified again');
+    const event = await client().get('/eth/v1/beacon/light_client/finality_update');
+    assert.deepEqual(light.offerFinalityUpdate(event), first.finalized, 'nor when an event brings it');
+    // A new head brings a new finality update (another attested header and signature): verified.
+    await devnet.advanceTo(devnet.head().number + 1);
+    const next = await light.sync();
+    assert.deepEqual([next.verified, next.problems], [1, []]);
+    // The update taken, its signature changed: not the same update, so it is verified, and refused.
+    const tampered = (await client().get('/eth/v1/beacon/light_client/finality_update')) as { data: { sync_aggregate: { sync_committee_signature: string } } };
+    const signature = tampered.data.sync_aggregate.sync_committee_signature;
+    tampered.data.sync_aggregate.sync_committee_signature = `${signature.slice(0, -2)}${signature.endsWith('00') ? '01' : '00'}`;
+    assert.throws(() => light.offerFinalityUpdate(tampered));
+  });
+
   test('a client configured for another devnet seed rejects the signatures', async () => {
     const genesis = (await client().get('/eth/v1/beacon/headers/0')) as { data: { root: string } };
     const other = devnetBeaconConfig({ ...devnet.config, seed: 'another-seed' });
