@@ -34,7 +34,26 @@ function selfCheck() {
       if (got !== expected[i]) throw new Error(`${names[implementation]} hashed input ${i} to ${got}, expected ${expected[i]}`);
     });
   }
-  return names;
+  return [...names, ...streamCheck(addon, inputs, expected)];
+}
+
+/** The same three hashes from each running-Keccak implementation, fed in pieces, with a digest after each piece. */
+function streamCheck(addon, inputs, expected) {
+  const names = addon.streamImplementations();
+  names.forEach((name, implementation) => {
+    inputs.forEach((input, i) => {
+      const stream = new addon.KeccakStream(implementation);
+      const out = new Uint8Array(32);
+      for (let at = 0; at < input.length; at += 67) {
+        stream.absorb(input.subarray(at, at + 67));
+        stream.digest(out);
+      }
+      stream.digest(out);
+      const got = Buffer.from(out).toString('hex');
+      if (got !== expected[i]) throw new Error(`stream ${name} hashed input ${i} to ${got}, expected ${expected[i]}`);
+    });
+  });
+  return names.map((name) => `stream-${name}`);
 }
 
 buildAddon({

@@ -21,6 +21,8 @@ import { keccak256 } from './keccak.js';
 interface KeccakAddon {
   implementations(): string[];
   hashJobs(arena: Uint8Array, jobs: Uint32Array, count: number, implementation: number): void;
+  /** Absent from builds before it was added. */
+  bloomBits?(bytes: Uint8Array, values: Uint32Array, count: number, blooms: Uint8Array, blockBloom: Uint8Array, implementation: number): void;
 }
 
 const loaded = loadNativeAddon<KeccakAddon>('keccak', 'keccak_batch', import.meta.url);
@@ -85,6 +87,18 @@ export function hashJobs(arena: Uint8Array, jobs: Uint32Array, count: number): v
   if (count === 0) return;
   if (implementation === 'wasm') hashJobsWasm(arena, jobs, count);
   else loaded.addon!.hashJobs(arena, jobs, count, addonIndex);
+}
+
+/**
+ * Logs-bloom bits of `count` values in one native batch: value k is `values[3k … 3k+2]` = `[start, length, bloom]`,
+ * and keccak256(bytes[start, start+length)) sets its three bits in `blooms[bloom, bloom+256)` and in `blockBloom`.
+ * Returns false, doing nothing, when batches run on `wasm` or the addon lacks it (`bloom.ts` then sets them itself).
+ */
+export function bloomBitsNative(bytes: Uint8Array, values: Uint32Array, count: number, blooms: Uint8Array, blockBloom: Uint8Array): boolean {
+  const bloomBits = loaded.addon?.bloomBits;
+  if (implementation === 'wasm' || bloomBits === undefined) return false;
+  bloomBits(bytes, values, count, blooms, blockBloom, addonIndex);
+  return true;
 }
 
 const INITIAL_ARENA_BYTES = 1 << 18;

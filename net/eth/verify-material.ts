@@ -16,7 +16,7 @@
  *   bloom, logs])` is framed around slices of the eth/69 item: status, cumulativeGasUsed and the logs list are
  *   encoded identically in both forms. The header bloom must be the OR of the receipt blooms.
  */
-import { addBytesToBloomPlanned, BLOOM_BYTES, PlannedBloomBits } from './bloom.js';
+import { addValuesToBlooms, BLOOM_BYTES } from './bloom.js';
 import { BlockVerificationError, RlpDecodeError, UnsupportedTransactionTypeError, type BlockVerificationField } from './errors.js';
 import { GAS_PER_BLOB } from './blob-fee.js';
 import { decodeHeader, type BlockHeader } from './header.js';
@@ -148,26 +148,52 @@ function fail(subject: string, detail: string): never {
 }
 
 /**
- * ORs the bloom bits of every log's address and topics into the receipt's `bloom` and the block's `blockBloom`
- * (the OR of all receipt blooms, built as it goes), checking each log's shape `[address(20), [topic(32)…], data]`.
- * Walks with three reused spans: a block has hundreds of logs and thousands of topics.
+ * The bloom values (log addresses and topics) of the receipts written so far into the current receipt buffer, as
+ * `[start in the eth/69 bytes, length, offset of the receipt's bloom in the buffer]`, hashed and set in one batch
+ * (`addValuesToBlooms`) when the buffer is done with. Grows and is kept from block to block.
+ */
+let bloomValues = new Uint32Array(3 * 4096);
+let bloomValueCount = 0;
+
+function addBloomValue(start: number, end: number, bloomAt: number): void {
+  if (3 * (bloomValueCount + 1) > bloomValues.length) {
+    const grown = new Uint32Array(bloomValues.length * 2);
+    grown.set(bloomValues);
+    bloomValues = grown;
+  }
+  const at = 3 * bloomValueCount++;
+  bloomValues[at] = start;
+  bloomValues[at + 1] = end - start;
+  bloomValues[at + 2] = bloomAt;
+}
+
+/** Sets the bits of the values added since the last flush in their receipts' blooms (in `out`) and `blockBloom`. */
+function flushBloomValues(bytes: Uint8Array, out: Uint8Array, blockBloom: Uint8Array): void {
+  addValuesToBlooms(bytes, bloomValues, bloomValueCount, out, blockBloom);
+  bloomValueCount = 0;
+}
+
+/**
+ * Adds every log's address and topics to the bloom at `bloomAt` (`addBloomValue`), checking each log's shape
+ * `[address(20), [topic(32)…], data]`. Walks with three reused spans: a block has hundreds of logs and thousands of
+ * topics.
  */
 const RECEIPT_LOG = `${RECEIPT} log`;
 
-function addLogsToBloom(bloom: Uint8Array, blockBloom: Uint8Array, bytes: Uint8Array, logs: RlpSpan): void {
+function addLogsToBloom(bloomAt: number, bytes: Uint8Array, logs: RlpSpan): void {
   const where = RECEIPT_LOG;
   for (let offset = logs.payload; offset < logs.end; offset = log.end) {
     readRlpSpan(log, bytes, offset, logs.end, where);
     if (!log.list) fail(where, 'expected [address, topics, data]');
     readRlpSpan(logField, bytes, log.payload, log.end, where);
     if (logField.list || logField.end - logField.payload !== 20) fail(where, 'field address: expected 20 bytes');
-    addBytesToBloomPlanned(plan, plannedBlooms, bloom, bytes, logField.payload, logField.end, blockBloom);
+    addBloomValue(logField.payload, logField.end, bloomAt);
     readRlpSpan(logField, bytes, logField.end, log.end, where);
     if (!logField.list) fail(where, 'field topics: expected a list');
     for (let at = logField.payload; at < logField.end; at = topic.end) {
       readRlpSpan(topic, bytes, at, logField.end, where);
       if (topic.list || topic.end - topic.payload !== 32) fail(where, 'field topics[]: expected 32 bytes');
-      addBytesToBloomPlanned(plan, plannedBlooms, bloom, bytes, topic.payload, topic.end, blockBloom);
+      addBloomValue(topic.payload, topic.end, bloomAt);
     }
     readRlpSpan(logField, bytes, logField.end, log.end, where);
     if (logField.list) fail(where, 'field data: expected a byte string');
@@ -229,19 +255,20 @@ function reserveReceiptBytes(at: number, size: number): Uint8Array {
 
 /**
  * One receipt's consensus encoding `type || rlp([status, cumulativeGasUsed, bloom, logs])`, framed around slices
- * of its eth/69 item (the spans above), with its bloom computed in place (and ORed into `blockBloom`).
+ * of its eth/69 item (the spans above), its bloom zeroed and its values planned (`addBloomValue`): the bits are set
+ * by the next `flushBloomValues`.
  */
-function writeConsensusReceipt(out: Uint8Array, at: number, bytes: Uint8Array, type: number, payloadLength: number, blockBloom: Uint8Array): number {
+function writeConsensusReceipt(out: Uint8Array, at: number, bytes: Uint8Array, type: number, payloadLength: number): number {
   let offset = at;
   if (type !== 0) out[offset++] = type;
   offset = writeListPrefix(out, offset, payloadLength);
   // status and cumulativeGasUsed are adjacent, and short (at most 33 + 9 bytes): copied without a view
   for (let i = status.offset; i < cumulative.end; i++) out[offset++] = bytes[i]!;
   out.set(BLOOM_ITEM_PREFIX, offset);
-  const bloom = out.subarray(offset + BLOOM_ITEM_PREFIX.length, offset + BLOOM_ITEM_BYTES);
-  bloom.fill(0);
+  const bloomAt = offset + BLOOM_ITEM_PREFIX.length;
+  out.fill(0, bloomAt, bloomAt + BLOOM_BYTES);
   offset += BLOOM_ITEM_BYTES;
-  addLogsToBloom(bloom, blockBloom, bytes, logs);
+  addLogsToBloom(bloomAt, bytes, logs);
   out.set(bytes.subarray(logs.offset, logs.end), offset);
   return offset + (logs.end - logs.offset);
 }
@@ -254,30 +281,32 @@ function receiptsOf(bytes: Uint8Array): Receipts {
   const cumulativeGasUsed: bigint[] = [];
   let out = receiptScratch;
   let at = 0;
+  bloomValueCount = 0; // values of a block that threw before its flush
   for (let offset = list.payload; offset < list.end; offset = item.end) {
     readRlpSpan(item, bytes, offset, list.end, 'eth/69 receipt list');
     const type = readReceipt(bytes, item);
     const payloadLength = (cumulative.end - status.offset) + BLOOM_ITEM_BYTES + (logs.end - logs.offset);
     const size = (type === 0 ? 0 : 1) + listPrefixLength(payloadLength) + payloadLength;
     if (at + size > out.length) {
+      flushBloomValues(bytes, out, bloom);
       out = reserveReceiptBytes(at, size);
       at = 0;
     }
-    const end = writeConsensusReceipt(out, at, bytes, type, payloadLength, bloom);
+    const end = writeConsensusReceipt(out, at, bytes, type, payloadLength);
     encodings.push(out.subarray(at, end));
     cumulativeGasUsed.push(rlpUint(bytes, cumulative, RECEIPT, 'cumulativeGasUsed', 8));
     at = end;
   }
+  flushBloomValues(bytes, out, bloom);
   return { encodings, bloom, cumulativeGasUsed };
 }
 
 /**
- * One plan for all of a block's hashing (header, uncles, the transactions and withdrawals tries, new bloom values;
- * then the receipts trie, whose leaves hold the blooms), run in two batches (`keccak-batch.ts`). Per thread; a call
+ * One plan for all of a block's hashing but the bloom values' (header, uncles, the transactions and withdrawals
+ * tries; then the receipts trie, whose leaves hold the blooms), run in two batches (`keccak-batch.ts`). Per thread; a call
  * finishes with it before returning.
  */
 const plan = new HashPlan();
-const plannedBlooms = new PlannedBloomBits();
 
 /** The parse steps of `verifyBlockMaterialBytes`, in the order their errors were thrown before hashing was batched. */
 const enum Step { Body = 1, Transactions, Withdrawals, Receipts }
@@ -286,11 +315,7 @@ const enum Step { Body = 1, Transactions, Withdrawals, Receipts }
 export function verifyBlockMaterialBytes(input: BlockMaterialBytes): VerifiedMaterial {
   const header = decodeHeader(input.header);
   plan.reset();
-  try {
-    return verifyPlanned(input, header);
-  } finally {
-    plannedBlooms.abandon(); // only left over when a step threw before its plan ran
-  }
+  return verifyPlanned(input, header);
 }
 
 function verifyPlanned(input: BlockMaterialBytes, header: BlockHeader): VerifiedMaterial {
@@ -324,7 +349,6 @@ function verifyPlanned(input: BlockMaterialBytes, header: BlockHeader): Verified
     failure = error;
   }
   plan.run();
-  plannedBlooms.resolve(plan.arena);
 
   const hash = bytesToHex(plan.hashAt(hashAt));
   const check: Check = (field, expected, actual) => {

@@ -1,6 +1,6 @@
 /**
  * The node's changes to devp2p's RLPx hot path, installed once per thread before any host is created: the frame MAC
- * on WebAssembly Keccak (`frame-mac.ts`), socket input without the quadratic copy (`frame-input.ts`) and native
+ * on a native running Keccak (`frame-mac.ts`), socket input without the quadratic copy (`frame-input.ts`) and native
  * snappy for received eth messages (`frame-body.ts`), frame bodies encrypted and decrypted without devp2p's
  * extra copies (`frame-crypto.ts`). Outgoing eth payloads are compressed by `snappy.ts` in
  * `eth-protocol.ts`. Where a profile of `npm run bench -- p2p` put
