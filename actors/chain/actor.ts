@@ -3,7 +3,9 @@
  * and appends `apply / undo / finalize` moves to the chain journal — the one ordered truth every
  * processor follows. A reorg deeper than `chain.max_reorg_depth`, or one that contradicts
  * finalized material, fails closed: no further moves are published, the lane reports degraded
- * (readiness drops) with the reason, and nothing finalized is ever undone.
+ * (readiness drops) with the reason, and nothing finalized is ever undone. A finalized block off the canonical
+ * branch waits (pending) for the live chain to reach it, and fails closed once the head has moved more than
+ * `chain.max_reorg_depth` blocks on since that disagreement began.
  *
  * Accepts: ChainInbox (messages.ts): HeadNotice (from `source`), FinalizedNotice (from `finality`), ask `status`.
  * Sends: JournalNotice (messages.ts) to every processor actor and JSON-RPC listener.
@@ -30,6 +32,8 @@ interface State {
   readonly chain: ChainState;
   failed: string | null;
   pendingFinalized: BlockRef | null;
+  /** The head's number when finality first named a block off the canonical branch (null: no such report waiting). */
+  offBranchSince: number | null;
   readonly metrics: ChainMetrics;
 }
 
@@ -93,10 +97,23 @@ async function onFinalized(ctx: Ctx, state: State, finalized: BlockRef, notify =
     return;
   }
   if (canonical !== finalized.hash) {
+    // Deeper than chain.max_reorg_depth below the head, the live chain can never move to the finalized branch: they
+    // disagree. Shallower, the live source may not have reached that branch yet, or the report was read from a view
+    // a reorg has just replaced (devnet finality over p2p: the canonical block `finality_lag` below the source's
+    // head): the report waits, checked again on each new head and report, while the head moves up to
+    // chain.max_reorg_depth blocks on from where it was when the disagreement began.
+    const head = state.chain.head?.number ?? finalized.number;
+    state.offBranchSince ??= head;
+    if (head - finalized.number <= ctx.args.maxReorgDepth && head - state.offBranchSince <= ctx.args.maxReorgDepth) {
+      if (state.pendingFinalized?.hash !== finalized.hash) ctx.log.info('finality names a block off the canonical branch; waiting for the live chain to reach it', { number: finalized.number, hash: finalized.hash, canonical, head });
+      state.pendingFinalized = finalized;
+      return;
+    }
     failClosed(ctx, state, `finality reports block ${finalized.number} as ${finalized.hash}, which contradicts the canonical ${canonical}`);
     return;
   }
   state.pendingFinalized = null;
+  state.offBranchSince = null;
   await commitFinalized(state.store, state.chain, finalized);
   if (notify) await notifyProcessors(ctx, state);
 }
@@ -111,7 +128,7 @@ export default defineActor<State, ChainArgs, ChainInbox>({
     ctx.ready();
     const metrics = createChainMetrics(ctx.metrics);
     for (const cause of ['finalized_contradiction', 'reorg_too_deep'] satisfies FailCause[]) metrics.failedClosed.set({ cause }, 0);
-    return { store, chain, failed: null, pendingFinalized: null, metrics };
+    return { store, chain, failed: null, pendingFinalized: null, offBranchSince: null, metrics };
   },
   async handle(message, state, ctx) {
     switch (message.type) {
