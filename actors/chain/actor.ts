@@ -15,7 +15,7 @@ import { LinkClosedError } from '../../runtime/link.js';
 import { openStore, type Store } from '../../store/store.js';
 import type { ChainInbox, ChainReplies, HeadNotice, JournalNotice } from './messages.js';
 import type { ProcessorInbox } from '../processor/messages.js';
-import { ForkChoiceError, planHead } from './fork-choice.js';
+import { ForkChoiceError, offBranchFinalized, planHead } from './fork-choice.js';
 import type { BlockRef } from '../../store/chain-types.js';
 import { backfillTxIndex, chainView, commitFinalized, commitHead, loadChainState, type ChainState } from './journal-writer.js';
 import { createChainMetrics, type ChainMetrics } from './metrics.js';
@@ -104,7 +104,7 @@ async function onFinalized(ctx: Ctx, state: State, finalized: BlockRef, notify =
     // chain.max_reorg_depth blocks on from where it was when the disagreement began.
     const head = state.chain.head?.number ?? finalized.number;
     state.offBranchSince ??= head;
-    if (head - finalized.number <= ctx.args.maxReorgDepth && head - state.offBranchSince <= ctx.args.maxReorgDepth) {
+    if (offBranchFinalized(head, finalized.number, state.offBranchSince, ctx.args.maxReorgDepth) === 'wait') {
       if (state.pendingFinalized?.hash !== finalized.hash) ctx.log.info('finality names a block off the canonical branch; waiting for the live chain to reach it', { number: finalized.number, hash: finalized.hash, canonical, head });
       state.pendingFinalized = finalized;
       return;

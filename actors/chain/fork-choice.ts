@@ -86,3 +86,12 @@ function replaceFromAnchor(view: ChainView, head: BlockRef, branch: readonly Blo
 function tooDeep(head: BlockRef, newHead: BlockRef, limit: number, depth?: number): ForkChoiceError {
   return new ForkChoiceError('reorg_too_deep', `head ${newHead.number} (${newHead.hash}) would undo ${depth ?? 'more than ' + limit} blocks below head ${head.number}; the limit is chain.max_reorg_depth = ${limit}`);
 }
+
+/**
+ * What to do with a finalized block that is not the canonical block at its number: `wait` while the live chain may
+ * still reach its branch — the block lies at most `maxReorgDepth` below the head, and the head has moved at most
+ * `maxReorgDepth` blocks on since the disagreement began (`since`) — else `disagree` (the chain lane fails closed).
+ */
+export function offBranchFinalized(head: number, finalized: number, since: number, maxReorgDepth: number): 'wait' | 'disagree' {
+  return head - finalized <= maxReorgDepth && head - since <= maxReorgDepth ? 'wait' : 'disagree';
+}

@@ -72,7 +72,8 @@ function remember(store: Store, devnet: Devnet, blocks: readonly DevnetBlock[]):
 /**
  * The stored generator record, when it continues the stored chain: its blocks link parent to child,
  * its newest block is recorded in the chain tables (records are written after their blocks), and
- * where it overlaps the stored canonical chain the two hold the same block. The chain lane may
+ * where it overlaps the stored canonical chain the two meet (the same block at the stored head, or
+ * below it when the record's last step was a reorg the chain lane had not taken yet). The chain lane may
  * trail the source by many blocks at a stop (a fast devnet on a busy machine), the record may trail
  * the chain after a crash; either way the generator continues deterministically. Otherwise empty
  * (replay from the seed).
@@ -86,8 +87,14 @@ function storedResume(store: Store, storedHeadNumber: number, config: DevnetConf
   const linked = records.every((record, i) => i === 0 || record.value.built.devnetBlock.block.header.parentHash === hashAt(i - 1));
   const recorded = getHeaderBytes(store, hexToBytes(hashAt(newest), 32)) !== undefined;
   const common = Math.min(storedHeadNumber, records[newest]!.number) - records[0]!.number;
-  const canonical = common >= 0 ? store.chain.canonical.get(u64Key(records[common]!.number)) : undefined;
-  const agrees = common < 0 || (canonical !== undefined && bytesToHex(canonical) === hashAt(common));
+  // Where they overlap, the record's branch meets the stored canonical chain: at the stored head, or lower when the
+  // generator's last step was a reorg the chain lane had not committed at the stop (it reorgs when told the head).
+  const onCanonical = (i: number) => {
+    const canonical = store.chain.canonical.get(u64Key(records[i]!.number));
+    return canonical !== undefined && bytesToHex(canonical) === hashAt(i);
+  };
+  let agrees = common < 0;
+  for (let i = common; i >= 0 && !agrees; i -= 1) agrees = onCanonical(i);
   if (!linked || !recorded || !agrees) {
     log.warn('the stored devnet record does not continue the stored chain; replaying from the seed', { records: records.length, newest: records[newest]!.number, storedHead: storedHeadNumber });
     return [];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ForkChoiceError, planHead, type ChainView } from '../../../actors/chain/fork-choice.js';
+import { ForkChoiceError, offBranchFinalized, planHead, type ChainView } from '../../../actors/chain/fork-choice.js';
 import type { BlockRef } from '../../../store/chain-types.js';
 import type { Hex } from '../../../net/eth/hex.js';
 
@@ -85,4 +85,14 @@ test('replacing the chain from its anchor is refused when the anchor is finalize
 
 test('a branch whose unknown parent lies above the anchor is still missing material, not a replacement', () => {
   assert.throws(() => planHead(view(ANCHORED, ['a2', 'a3']), { number: 4, hash: h('c4') }, 8), (error: unknown) => error instanceof ForkChoiceError && error.reason === 'missing_material');
+});
+
+test('a finalized block off the canonical branch waits while the live chain may still reach it, then disagrees', () => {
+  // A follower just reorged at head 157: finality names block 153 from a view the reorg replaced.
+  assert.equal(offBranchFinalized(157, 153, 157, 64), 'wait');
+  assert.equal(offBranchFinalized(157 + 64, 153 + 64, 157, 64), 'wait', 'the head may move max_reorg_depth blocks on');
+  assert.equal(offBranchFinalized(157 + 65, 153 + 65, 157, 64), 'disagree', 'still off the branch after that: finality and the chain disagree');
+  // Deeper than max_reorg_depth below the head (beacon finality on mainnet): the live chain can never move there.
+  assert.equal(offBranchFinalized(1_000, 1_000 - 65, 1_000, 64), 'disagree');
+  assert.equal(offBranchFinalized(1_000, 1_000 - 64, 1_000, 64), 'wait');
 });
