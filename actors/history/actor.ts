@@ -45,6 +45,7 @@ import { chosenSource, missingSourceError, type SkippedHistorySource } from './s
 import { checkOrderRange, sourceOrder, type SourceFailure } from './source-order.js';
 import { missingCount, nextMissing, previousMissing } from './job-ranges.js';
 import { fetchProvenChunk, historyRecorded } from './anchor.js';
+import { DeferredTxIndex } from './tx-index-batch.js';
 import { ensureColdBackfillJobs, reducedHashAt } from './cold-backfill.js';
 import type { HistoryApplyMessage, ProcessorInbox } from '../processor/messages.js';
 import type { CreateJobRequest, HistoryInbox } from './messages.js';
@@ -94,6 +95,10 @@ interface State {
   running: Promise<void> | null;
   meter: RunMeter | null;
   stopping: boolean;
+  /** The transaction index of the chunks jobs record, written in sorted batches (tx-index-batch.ts). */
+  readonly txIndex: DeferredTxIndex;
+  /** Whether what an earlier run left pending in it was indexed (at the runner's first start). */
+  txIndexRecovered: boolean;
   /** Rescans processors for pending cold backfills (cold-backfill.ts). */
   coldScan?: NodeJS.Timeout;
   /** For the backfill subscriptions (subscriptions.ts). */
@@ -136,6 +141,7 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
     const sources = new Map(ctx.args.sources.map((source) => [source.id, createHistorySource(source, store, { signal: shutdown.signal, chainId: ctx.args.chainId, convertBatch, askPeers, log: (level, message, fields) => log(level, message, { source: source.id, ...fields }) })]));
     const state: State = {
       store, sources, processors: new Map(ctx.args.processors.map((p) => [p.id, p])), shutdown, running: null, meter: null, stopping: false,
+      txIndex: new DeferredTxIndex(store), txIndexRecovered: false,
       chainId: ctx.args.chainId, chunkBlocks: ctx.args.chunkBlocks, defaultSource: ctx.args.sources[0]?.id, skippedSources: ctx.args.skippedSources,
     };
     registerReplacements(state);
@@ -198,6 +204,8 @@ export default defineActor<State, HistoryArgs, HistoryInbox>({
     clearInterval(state.coldScan);
     state.shutdown.abort(new Error('history lane stopping'));
     await state.running?.catch((error: unknown) => ctx.log.warn('job runner ended with an error while stopping', errorFields(error)));
+    // Entries still buffered are written now; if the stop is cut short, they are listed as pending and indexed at the next start.
+    await state.txIndex.flush().catch((error: unknown) => ctx.log.warn('could not write the buffered transaction index; it is rebuilt at the next start', errorFields(error)));
     await Promise.all([...state.sources.values()].map((source) => source.close?.()));
     await state.store.close();
   },
@@ -333,6 +341,12 @@ function pump(ctx: Ctx, state: State): void {
 }
 
 async function runJobs(ctx: Ctx, state: State): Promise<void> {
+  if (!state.txIndexRecovered) {
+    state.txIndexRecovered = true;
+    const recovered = await state.txIndex.recover();
+    if (recovered.blocks > 0) ctx.log.info('indexed the transactions of blocks an earlier run recorded without them', { blocks: recovered.blocks });
+    if (recovered.missing.length > 0) ctx.log.warn('blocks listed for the transaction index have no stored link or body; their transactions stay unindexed', { blocks: recovered.missing.length, first: recovered.missing[0] });
+  }
   for (;;) {
     if (state.stopping) return;
     const jobs = listJobs(state.store);
@@ -343,7 +357,11 @@ async function runJobs(ctx: Ctx, state: State): Promise<void> {
     }
     // Backfill subscriptions after the jobs, one at a time, oldest first (subscriptions.ts).
     const subscription = nextSubscription(state.store);
-    if (!subscription) return;
+    if (!subscription) {
+      // Idle: the entries of failed or cancelled work are written too.
+      await state.txIndex.flush();
+      return;
+    }
     await runSubscription(ctx, state, subscription);
   }
 }
@@ -384,7 +402,7 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
   let ahead: Prefetch | null = null;
   const fetchChunk = (chunk: BlockRange, below: () => Hash | null): Prefetch => {
     const blocks = (async () => (order.some((source) => source.recordsNeeded) ? historyRecorded(state.store, chunk.from, chunk.to) : null) ?? fetchProvenChunk(state.store, order, chunk, {
-      belowFallback: below, signal: state.shutdown.signal, stopping: () => state.stopping, skipped: sourceSkipped(ctx, id),
+      belowFallback: below, signal: state.shutdown.signal, stopping: () => state.stopping, skipped: sourceSkipped(ctx, id), txIndex: state.txIndex,
     }))();
     blocks.catch(() => undefined);
     return { chunk, blocks };
@@ -402,6 +420,7 @@ async function runJob(ctx: Ctx, state: State, initial: MaterializationJob): Prom
       const chunk = ascending ? nextMissing(readRanges(tables.coverage), job.fromBlock, job.toBlock, ctx.args.chunkBlocks)
         : cursor < job.fromBlock ? null : previousMissing(readRanges(tables.coverage), job.fromBlock, cursor, ctx.args.chunkBlocks);
       if (chunk === null) {
+        await state.txIndex.flush();
         await finish(state, id, { state: 'completed', blocksDone: progressOf(), currentChunk: null });
         ctx.log.info('materialization job completed', { job: id, blocks: job.blocksTotal });
         return;

@@ -24,7 +24,8 @@ import { getBodyBytes, getCanonicalHash, getHeaderBytes, getReceiptsBytes, putBl
 import type { Store } from '../../store/store.js';
 import { lowestLinkAbove, putHistoryLinks, readHistoryLink } from '../../store/history-canonical.js';
 import { decodeU64KeyAsNumber } from '../../store/keys.js';
-import { indexTransactions } from '../../store/tx-index.js';
+import { indexTransactions, markTxIndexPending } from '../../store/tx-index.js';
+import type { DeferredTxIndex } from './tx-index-batch.js';
 import type { HistorySource } from './sources.js';
 import { fromFirstThatServes, rangePieces, type SourceFailure } from './source-order.js';
 import type { BlockRef } from '../../store/chain-types.js';
@@ -163,12 +164,12 @@ export function checkProven(store: Store, blocks: readonly HistoryBlock[]): void
  */
 export async function fetchProvenChunk(
   store: Store, order: readonly HistorySource[], chunk: { readonly from: number; readonly to: number },
-  options: { readonly belowFallback: () => Hash | null; readonly signal: AbortSignal; readonly stopping: () => boolean; readonly skipped?: (failure: SourceFailure) => void },
+  options: { readonly belowFallback: () => Hash | null; readonly signal: AbortSignal; readonly stopping: () => boolean; readonly skipped?: (failure: SourceFailure) => void; readonly txIndex?: DeferredTxIndex },
 ): Promise<Array<BlockRef>> {
   const blocks = await fetchOrdered(store, order, chunk.from, chunk.to, options.signal, options.skipped);
   checkHashChain(blocks, chunk.from, trustedHash(store, chunk.from - 1) ?? options.belowFallback(), null);
   checkProven(store, blocks);
-  if (!options.stopping()) await recordProven(store, blocks, order.some((source) => source.recordsNeeded));
+  if (!options.stopping()) await recordProven(store, blocks, order.some((source) => source.recordsNeeded), options.txIndex);
   return blocks.map((block) => ({ number: block.number, hash: block.hash }));
 }
 
@@ -203,15 +204,19 @@ export async function fetchOrdered(
 
 /**
  * Records proven blocks in one write transaction: material (when the source's blocks are not recorded already),
- * the links of those below the recorded chain, and their transactions in the canonical transaction index.
+ * the links of those below the recorded chain, and their transactions in the canonical transaction index — at once,
+ * or, with `deferred` (a history job's chunks), listed as pending and buffered there (tx-index-batch.ts).
  */
-export async function recordProven(store: Store, blocks: readonly HistoryBlock[], material: boolean): Promise<void> {
+export async function recordProven(store: Store, blocks: readonly HistoryBlock[], material: boolean, deferred?: DeferredTxIndex): Promise<void> {
   const lowest = lowestCanonical(store);
   const below = blocks.filter((block) => lowest === null || block.number < lowest.number);
+  const pending = below.length === 0 ? null : [below[0]!.number, below.at(-1)!.number] as const;
   await store.write(() => {
     if (material) for (const block of blocks) putBlockMaterial(store, block.material);
     if (below.length === 0) return;
     putHistoryLinks(store, below.map((block) => ({ number: block.number, hash: block.hash, parentHash: block.parentHash })));
-    for (const block of below) indexTransactions(store, block.material.hash, transactionHashesOfBody(block.material.body));
+    if (deferred) markTxIndexPending(store, pending!);
+    else for (const block of below) indexTransactions(store, block.material.hash, transactionHashesOfBody(block.material.body));
   });
+  if (deferred && pending) await deferred.add(pending, below.map((block) => block.material));
 }

@@ -27,6 +27,7 @@ import {
 import { chunkInFlight, TERMINAL_JOB_STATES, type HistoryWorkView } from '../../store/history-jobs.js';
 import { HistoryBlockError } from '../../net/history/history-block.js';
 import { fetchProvenChunk } from './anchor.js';
+import type { DeferredTxIndex } from './tx-index-batch.js';
 import type { HistorySource } from './sources.js';
 import { chosenSource, type SourceChoice } from './source-choice.js';
 import { checkOrderRange, sourceOrder } from './source-order.js';
@@ -44,6 +45,8 @@ export interface SubscriptionLane extends SourceChoice {
   readonly stopping: boolean;
   readonly chainId: number;
   readonly chunkBlocks: number;
+  /** The lane's deferred transaction index (tx-index-batch.ts). */
+  readonly txIndex: DeferredTxIndex;
 }
 
 export interface SubscriptionView extends HistoryWorkView {
@@ -213,6 +216,7 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
     // Every owned block published: completed, even when a cancel arrived while its last chunk was in flight.
     const run = ownedRunsAfter(store, id, publishedThrough, 1)[0];
     if (run === undefined) {
+      await lane.txIndex.flush();
       await finish(store, id, { state: 'completed' });
       ctx.log.info('backfill subscription completed', { subscription: id, blocks: record.blocksTotal });
       return;
@@ -226,7 +230,7 @@ export async function runSubscription(ctx: ActorContext<unknown>, lane: Subscrip
     await updateSubscription(store, id, (current) => ({ ...current, currentChunk: { fromBlock: chunk.from, toBlock: chunk.to } }));
     try {
       const blocks = await fetchProvenChunk(store, order, chunk, {
-        belowFallback: () => null, signal: lane.shutdown.signal, stopping: () => lane.stopping,
+        belowFallback: () => null, signal: lane.shutdown.signal, stopping: () => lane.stopping, txIndex: lane.txIndex,
         skipped: (failure) => ctx.log.info('history source could not serve a range; asking the next one', { work: id, source: failure.source, blockNumber: failure.blockNumber, reason: failure.reason.slice(0, 300) }),
       });
       if (lane.stopping) return;
