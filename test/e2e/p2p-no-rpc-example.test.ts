@@ -51,8 +51,12 @@ test('the no-RPC example begins at the finalized block consensus_p2p proves, and
   t.after(async () => { await node.stop(); removeDir(node.dir); });
   const cold = async () => (await admin(node, 'GET', `${JOBS}/cb-erc20`)).json as Job & { purpose?: string };
   const readiness: number[] = [];
+  const notReady: string[] = [];
   await waitUntil(node, async () => {
-    readiness.push((await fetch(`${node.baseUrl}/health/ready`)).status);
+    const answer = await fetch(`${node.baseUrl}/health/ready`);
+    readiness.push(answer.status);
+    if (answer.status !== 200) notReady.push(await answer.text());
+    else await answer.body?.cancel();
     return (await cold()).state === 'completed' && (await coverageOf(node, 'erc20')).state === 'live';
   }, 180_000);
   const begins = await firstRecordedBlock(node);
@@ -60,7 +64,7 @@ test('the no-RPC example begins at the finalized block consensus_p2p proves, and
   const job = await cold();
   assert.deepEqual([job.source, job.purpose, job.fromBlock, job.lastError], ['peers', 'cold_backfill', 0, null]);
   assert.ok(job.toBlock >= begins && job.progress.blocksDone === job.progress.blocksTotal, JSON.stringify(job));
-  assert.deepEqual([...new Set(readiness)], [200], 'ready throughout the backfill, as with rpc history');
+  assert.deepEqual([...new Set(readiness)], [200], `ready throughout the backfill, as with rpc history; not ready: ${notReady.slice(0, 3).join(' | ')}`);
   const cov = await coverageOf(node, 'erc20');
   // One run from block 0 (its finalized and included parts), no gap.
   assert.equal(cov.available[0]!.fromBlock, 0, JSON.stringify(cov.available));
