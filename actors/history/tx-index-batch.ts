@@ -1,7 +1,7 @@
 /**
  * The canonical transaction index of the blocks a history job records, deferred (store/tx-index.ts, "Deferred
  * entries"): a chunk's blocks are listed as pending in the transaction that records them, their entries buffered
- * here, and written sorted once `FLUSH_ENTRIES` are buffered, when the job completes, when the lane has no work left
+ * here, and written sorted once `FLUSH_ENTRIES` (or `FLUSH_RANGES` chunks) are buffered, when the job completes, when the lane has no work left
  * and when it stops. Until then `eth_getTransactionByHash` and `eth_getTransactionReceipt` do not find those
  * transactions (the blocks themselves are served). `recover` indexes what a previous run left pending.
  */
@@ -13,6 +13,11 @@ import { packTxEntries, readTxIndexPending, TX_ENTRY_BYTES, writeTxIndexSorted, 
 
 /** Entries buffered before they are written: ~36 MB, ~2,600 mainnet-sized blocks. */
 export const FLUSH_ENTRIES = 524_288;
+/**
+ * Ranges buffered before they are written, whatever their entries: the pending list in the store is rewritten with
+ * each chunk, so it stays short on chains with few transactions (early mainnet from Era1 has none for 46,000 blocks).
+ */
+export const FLUSH_RANGES = 64;
 
 export interface IndexedBlock {
   readonly hash: Uint8Array;
@@ -39,7 +44,7 @@ export class DeferredTxIndex {
       this.entries += part.length / TX_ENTRY_BYTES;
     }
     this.ranges.push(range);
-    if (this.entries >= this.flushEntries) await this.flush();
+    if (this.entries >= this.flushEntries || this.ranges.length >= FLUSH_RANGES) await this.flush();
   }
 
   /** Writes what is buffered (after any write already under way); resolves when it is committed. */

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { recordProven } from '../../../actors/history/anchor.js';
-import { DeferredTxIndex } from '../../../actors/history/tx-index-batch.js';
+import { DeferredTxIndex, FLUSH_RANGES } from '../../../actors/history/tx-index-batch.js';
 import { keccak256 } from '../../../net/eth/keccak.js';
 import { bytesToHex, type Hash } from '../../../net/eth/hex.js';
 import { encodeRlp } from '../../../net/eth/rlp.js';
@@ -23,12 +23,12 @@ import { lookupTransaction, readTxIndexPending, sortedEntryOrder, TX_ENTRY_BYTES
 const TXS_PER_BLOCK = 7;
 
 /** Blocks from..to of a synthetic chain, each with `TXS_PER_BLOCK` typed transactions of random bytes in its body. */
-function chain(from: number, to: number): { blocks: HistoryBlock[]; txs: Array<{ hash: Uint8Array; block: Uint8Array; index: number }> } {
+function chain(from: number, to: number, txsPerBlock = TXS_PER_BLOCK): { blocks: HistoryBlock[]; txs: Array<{ hash: Uint8Array; block: Uint8Array; index: number }> } {
   const blocks: HistoryBlock[] = [];
   const txs: Array<{ hash: Uint8Array; block: Uint8Array; index: number }> = [];
   let parent = `0x${'00'.repeat(32)}` as Hash;
   for (let number = from; number <= to; number += 1) {
-    const encodings = Array.from({ length: TXS_PER_BLOCK }, () => Uint8Array.from([2, ...randomBytes(90)]));
+    const encodings = Array.from({ length: txsPerBlock }, () => Uint8Array.from([2, ...randomBytes(90)]));
     const body = encodeRlp([encodings, []]);
     const hash = randomBytes(32);
     encodings.forEach((encoding, index) => txs.push({ hash: keccak256(encoding), block: hash, index }));
@@ -110,6 +110,23 @@ test('blocks a run recorded but never indexed (its buffer lost, as with kill -9)
     assert.deepEqual(await new DeferredTxIndex(reopened).recover(), { blocks: 0, missing: [] }, 'nothing is left listed');
   } finally {
     await reopened.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('chunks of blocks without transactions are written once FLUSH_RANGES are buffered, so the pending list stays short', async () => {
+  const { dataDir, store } = tempStore();
+  try {
+    const index = new DeferredTxIndex(store);
+    const { blocks } = chain(1, FLUSH_RANGES + 1, 0);
+    for (let i = 0; i < FLUSH_RANGES - 1; i += 1) await recordProven(store, blocks.slice(i, i + 1), true, index);
+    assert.equal(readTxIndexPending(store).length, FLUSH_RANGES - 1);
+    await recordProven(store, blocks.slice(FLUSH_RANGES - 1, FLUSH_RANGES), true, index);
+    assert.deepEqual(readTxIndexPending(store), [], 'written at the range limit with no entries');
+    await recordProven(store, blocks.slice(FLUSH_RANGES), true, index);
+    assert.deepEqual(readTxIndexPending(store), [[FLUSH_RANGES + 1, FLUSH_RANGES + 1]]);
+  } finally {
+    await store.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
