@@ -16,10 +16,15 @@ export interface TxLocation {
   readonly index: number;
 }
 
+/** Writes a location (block hash ‖ u32 index) into `target` at `at`. */
+function writeLocation(target: Buffer, at: number, blockHash: Uint8Array, index: number): void {
+  target.set(blockHash, at);
+  target.writeUInt32BE(index, at + 32);
+}
+
 function encodeLocation(blockHash: Uint8Array, index: number): Buffer {
   const value = Buffer.allocUnsafe(TX_LOCATION_BYTES);
-  value.set(blockHash, 0);
-  value.writeUInt32BE(index, 32);
+  writeLocation(value, 0, blockHash, index);
   return value;
 }
 
@@ -83,8 +88,7 @@ export function packTxEntries(blockHash: Uint8Array, txHashes: readonly Uint8Arr
   txHashes.forEach((txHash, index) => {
     const at = index * TX_ENTRY_BYTES;
     packed.set(txHash, at);
-    packed.set(blockHash, at + 32);
-    packed.writeUInt32BE(index, at + 64);
+    writeLocation(packed, at + 32, blockHash, index);
   });
   return packed;
 }
@@ -101,12 +105,13 @@ export function sortedEntryOrder(packed: Buffer): Uint32Array {
   const next = starts.slice(0, 65_536);
   const order = new Uint32Array(count);
   for (let i = 0; i < count; i += 1) order[next[packed.readUInt16BE(i * TX_ENTRY_BYTES)]!++] = i;
-  const key = (i: number) => packed.subarray(i * TX_ENTRY_BYTES, i * TX_ENTRY_BYTES + 32);
+  // Key of entry a against key of entry b, compared in place (no view allocated per comparison).
+  const compareKeys = (a: number, b: number) => packed.compare(packed, b * TX_ENTRY_BYTES, b * TX_ENTRY_BYTES + 32, a * TX_ENTRY_BYTES, a * TX_ENTRY_BYTES + 32);
   for (let b = 0; b < 65_536; b += 1) {
     for (let j = starts[b]! + 1; j < starts[b + 1]!; j += 1) {
       const item = order[j]!;
       let k = j - 1;
-      while (k >= starts[b]! && Buffer.compare(key(order[k]!), key(item)) > 0) {
+      while (k >= starts[b]! && compareKeys(order[k]!, item) > 0) {
         order[k + 1] = order[k]!;
         k -= 1;
       }
@@ -123,25 +128,26 @@ export function sortedEntryOrder(packed: Buffer): Uint32Array {
 export async function writeTxIndexSorted(store: Store, packed: Buffer, ranges: readonly PendingRange[]): Promise<void> {
   const order = sortedEntryOrder(packed);
   const table = store.chain.txIndex;
-  for (let start = 0; start < order.length || start === 0; start += SLICE_ENTRIES) {
-    const end = Math.min(order.length, start + SLICE_ENTRIES);
-    const last = end === order.length;
+  const slices = Math.max(1, Math.ceil(order.length / SLICE_ENTRIES));
+  for (let slice = 0; slice < slices; slice += 1) {
+    const end = Math.min(order.length, (slice + 1) * SLICE_ENTRIES);
     await store.write(() => {
-      for (let j = start; j < end; j += 1) {
+      for (let j = slice * SLICE_ENTRIES; j < end; j += 1) {
         const at = order[j]! * TX_ENTRY_BYTES;
         table.put(packed.subarray(at, at + 32), packed.subarray(at + 32, at + TX_ENTRY_BYTES));
       }
-      if (last && ranges.length > 0) {
-        const left = [...ranges];
-        const kept = readTxIndexPending(store).filter(([from, to]) => {
-          const at = left.findIndex((r) => r[0] === from && r[1] === to);
-          if (at < 0) return true;
-          left.splice(at, 1);
-          return false;
-        });
-        store.meta.put(PENDING_KEY, kept);
-      }
+      if (slice === slices - 1) unmarkTxIndexPending(store, ranges);
     });
-    if (last) break;
   }
+}
+
+/** Takes `ranges` off the deferred list, one listed entry for each; inside a write transaction. */
+function unmarkTxIndexPending(store: Store, ranges: readonly PendingRange[]): void {
+  if (ranges.length === 0) return;
+  const left = [...ranges];
+  store.meta.put(PENDING_KEY, readTxIndexPending(store).filter(([from, to]) => {
+    const at = left.findIndex((r) => r[0] === from && r[1] === to);
+    if (at >= 0) left.splice(at, 1);
+    return at < 0;
+  }));
 }

@@ -6,6 +6,7 @@
  * transactions (the blocks themselves are served). `recover` indexes what a previous run left pending.
  */
 import { transactionHashesOfBody } from '../../net/eth/body-transaction-hashes.js';
+import { hexToBytes } from '../../net/eth/hex.js';
 import { getBodyBytes } from '../../store/chain-material.js';
 import { readHistoryLink } from '../../store/history-canonical.js';
 import type { Store } from '../../store/store.js';
@@ -71,7 +72,7 @@ export class DeferredTxIndex {
       const found: IndexedBlock[] = [];
       for (let number = range[0]; number <= range[1]; number += 1) {
         const link = readHistoryLink(this.store, number);
-        const hash = link ? Buffer.from(link.hash.slice(2), 'hex') : null;
+        const hash = link ? hexToBytes(link.hash, 32) : null;
         const body = hash ? getBodyBytes(this.store, hash, number) : undefined;
         if (!hash || !body) missing.push(number);
         else found.push({ hash, body });

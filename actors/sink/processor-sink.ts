@@ -262,9 +262,8 @@ export class ProcessorSink {
         if (plan.skipped > 0) metrics.changesSkipped.inc(labels, plan.skipped);
         const prepared = prepareTransaction(byCollection, plan);
         const from = planned.sequence;
-        const finalizedAfter = plan.finalized;
         const nextCollections = Object.fromEntries(Object.entries(planned.collections).map(([collection, state]) => {
-          const block = finalizedAfter.get(collection) ?? -1;
+          const block = plan.finalized.get(collection) ?? -1;
           return [collection, { ...state, finalizedBlock: block < 0 ? null : block }];
         }));
         if (plan.last !== null) planned = { sequence: plan.last.sequence, collections: nextCollections };
