@@ -85,7 +85,10 @@ test('a fresh follower of an upstream cold-backfills its start_block = 0 instanc
       '[sources.live]', 'kind = "rpc"', `url = "${gate.url}"`, 'poll_interval_ms = 100',
       '[finality]', 'kind = "rpc"', 'poll_interval_ms = 200',
       '[history]', `chunk_blocks = ${CHUNK_BLOCKS}`,
-      '[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${archive.url}"`, 'source_concurrency = 2', 'batch_blocks = 8',
+      // `encoding = "raw"` (the upstream serves it): with `auto` the source first asks the raw methods for the first
+      // block it fetches to decide, one more fetch of whichever block a job asks first (block 0 when erc20's job runs
+      // before blobs'), which the counts below are not about.
+      '[[sources.history]]', 'id = "archive"', 'kind = "rpc"', `url = "${archive.url}"`, 'source_concurrency = 2', 'batch_blocks = 8', 'encoding = "raw"',
       '[[processors]]', 'id = "blobs"', 'kind = "blobs"', 'start_block = 0',
       '[[processors]]', 'id = "erc20"', 'kind = "erc20"', TOKENS, 'start_block = 0', '',
     ].join('\n'),
